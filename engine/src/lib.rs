@@ -1,0 +1,1 @@
+//! Coherent: a UCI chess engine.

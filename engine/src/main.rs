@@ -1,0 +1,3 @@
+//! `coherent`: UCI engine binary.
+
+fn main() {}
