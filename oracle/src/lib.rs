@@ -2,3 +2,5 @@
 //!
 //! Each module is one concept of `ARCHITECTURE.md`; the binary in `main.rs`
 //! is a thin command line over them.
+
+pub mod build;
