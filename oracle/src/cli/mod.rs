@@ -20,19 +20,21 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {}
 
-/// Exit status of a command that ran to its end and rejected its subject (a failed gate, a rejected verdict).
-pub const EXIT_REJECTED: u8 = 1;
 /// Exit status for bad input or an error that stopped the command.
 pub const EXIT_ERROR: u8 = 2;
 
 /// Runs one parsed command line and maps its outcome to the exit status (0 ok, 1 rejected, 2 error).
 pub fn run(cli: Cli) -> ExitCode {
-    let outcome: anyhow::Result<ExitCode> = match cli.command {};
-    match outcome {
+    match execute(cli.command) {
         Ok(code) => code,
         Err(error) => {
             eprintln!("error: {error:#}");
             ExitCode::from(EXIT_ERROR)
         }
     }
+}
+
+/// Dispatches one subcommand to its area's `run`.
+fn execute(command: Command) -> anyhow::Result<ExitCode> {
+    match command {}
 }
