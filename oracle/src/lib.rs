@@ -5,3 +5,4 @@
 
 pub mod build;
 pub mod governance;
+pub mod stats;
