@@ -8,6 +8,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod constitution;
+mod register;
+
 /// The Coherent oracle: decides, with pre-registered statistics, whether an engine change may land.
 #[derive(Debug, Parser)]
 #[command(name = "oracle", version, about, propagate_version = true)]
@@ -18,7 +21,15 @@ pub struct Cli {
 
 /// Every subcommand of the oracle.
 #[derive(Debug, Subcommand)]
-enum Command {}
+enum Command {
+    /// The constitution: check it as the oracle enforces it.
+    Constitution(constitution::ConstitutionArgs),
+    /// The register: verify, show, append, replay, genesis.
+    Register(register::RegisterArgs),
+}
+
+/// Exit status for a rejected change or an unsound register.
+pub const EXIT_REJECTED: u8 = 1;
 
 /// Exit status for bad input or an error that stopped the command.
 pub const EXIT_ERROR: u8 = 2;
@@ -36,5 +47,8 @@ pub fn run(cli: Cli) -> ExitCode {
 
 /// Dispatches one subcommand to its area's `run`.
 fn execute(command: Command) -> anyhow::Result<ExitCode> {
-    match command {}
+    match command {
+        Command::Constitution(args) => constitution::run(args),
+        Command::Register(args) => register::run(args),
+    }
 }

@@ -11,6 +11,8 @@ use std::num::{NonZeroU32, NonZeroU64};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+use crate::governance::text::deserialize_via_try_from;
 use thiserror::Error;
 
 use crate::build::BuildRecipe;
@@ -193,8 +195,8 @@ pub struct DrawRule {
 }
 
 /// A time control: `B+I` seconds per game plus increment, or `nodes=N` per move.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(into = "String")]
 pub enum TimeControl {
     /// Base time and increment, in milliseconds.
     Clock {
@@ -487,6 +489,8 @@ impl Stage {
         }
     }
 }
+
+deserialize_via_try_from!(TimeControl);
 
 #[cfg(test)]
 mod tests {

@@ -8,6 +8,8 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
+
+use crate::governance::text::deserialize_via_try_from;
 use thiserror::Error;
 
 use crate::governance::canonical::{CanonicalError, to_canonical_yaml};
@@ -218,8 +220,8 @@ pub struct LossBudget {
 }
 
 /// An entry number, written `T-0001`, `T-0002`, … (more digits after `T-9999`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(into = "String")]
 pub struct EntryId(u32);
 
 impl EntryId {
@@ -361,6 +363,8 @@ impl fmt::Display for StageState {
         })
     }
 }
+
+deserialize_via_try_from!(EntryId);
 
 #[cfg(test)]
 mod tests {

@@ -205,12 +205,12 @@ fn check_times(entry: &Entry, previous: Option<&Entry>, report: &mut impl FnMut(
             entry.bound_at
         ));
     }
-    if let Some(earlier) = previous.and_then(|p| p.recorded_at.as_ref()) {
-        if recorded < earlier {
-            report(format!(
-                "recorded_at {recorded} is before the previous entry's {earlier}"
-            ));
-        }
+    if let Some(earlier) = previous.and_then(|p| p.recorded_at.as_ref())
+        && recorded < earlier
+    {
+        report(format!(
+            "recorded_at {recorded} is before the previous entry's {earlier}"
+        ));
     }
 }
 
@@ -240,10 +240,10 @@ fn check_shape(entry: &Entry, id: EntryId, report: &mut impl FnMut(String)) {
         report("field `proof` is required on the Randfall path and only there".into());
     }
     let accepted = matches!(entry.verdict, Verdict::Gewinn | Verdict::Korrektur);
-    if let Some(gate) = entry.gate.filter(|_| accepted) {
-        if !gate.popcnt_in_eval || gate.software_popcount_in_eval {
-            report(format!("verdict {} with a failed gate", entry.verdict));
-        }
+    if let Some(gate) = entry.gate.filter(|_| accepted)
+        && (!gate.popcnt_in_eval || gate.software_popcount_in_eval)
+    {
+        report(format!("verdict {} with a failed gate", entry.verdict));
     }
 }
 
