@@ -369,13 +369,13 @@ fn render_table(audit: &Audit) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<7} {:<20} {:<11} {:<8} {:<9} {:>8} {:>8}  {:<12}",
-        "id", "recorded_at", "profile", "path", "verdict", "gain", "loss", "candidate"
+        "{:<7} {:<20} {:<11} {:<8} {:<9} {:>8} {:>8}  candidate",
+        "id", "recorded_at", "profile", "path", "verdict", "gain", "loss"
     );
     for (entry, _) in &audit.entries {
         let _ = writeln!(
             out,
-            "{:<7} {:<20} {:<11} {:<8} {:<9} {:>8.2} {:>8.2}  {:<12}",
+            "{:<7} {:<20} {:<11} {:<8} {:<9} {:>8.2} {:>8.2}  {}",
             entry.id.map(|id| id.to_string()).unwrap_or_default(),
             entry
                 .recorded_at
@@ -457,7 +457,7 @@ fn render_entry(entry: &Entry, hash: &Sha256Hex) -> String {
     if let Some(proof) = &entry.proof {
         let _ = writeln!(
             out,
-            "  proof        {} predecessor {:?} candidate {:?}",
+            "  proof        {} predecessor {} candidate {}",
             proof.spec, proof.predecessor, proof.candidate
         );
     }

@@ -334,7 +334,7 @@ impl Entry {
 
 impl fmt::Display for PathKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.pad(match self {
             Self::Genesis => "genesis",
             Self::Standard => "standard",
             Self::Randfall => "randfall",
@@ -344,7 +344,7 @@ impl fmt::Display for PathKind {
 
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.pad(match self {
             Self::Genesis => "genesis",
             Self::Gewinn => "gewinn",
             Self::Korrektur => "korrektur",
@@ -353,9 +353,18 @@ impl fmt::Display for Verdict {
     }
 }
 
+impl fmt::Display for ProofOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(match self {
+            Self::Pass => "pass",
+            Self::Fail => "fail",
+        })
+    }
+}
+
 impl fmt::Display for StageState {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.pad(match self {
             Self::AcceptH1 => "accept_h1",
             Self::AcceptH0 => "accept_h0",
             Self::Undecided => "undecided",
