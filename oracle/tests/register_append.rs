@@ -30,6 +30,9 @@ fn write_draft(repo: &Repo, name: &str, entry: &Entry) -> String {
     path.to_string_lossy().into_owned()
 }
 
+/// A change made to a valid draft.
+type Change = Box<dyn Fn(&mut Entry)>;
+
 /// A repository whose register holds only the fixture's genesis entry.
 fn repo_with_genesis() -> Repo {
     let repo = Repo::new();
@@ -99,7 +102,7 @@ fn append_with_a_stale_head_is_refused_naming_the_head() {
 #[test]
 fn append_refuses_what_does_not_belong_in_the_register() {
     let repo = repo_with_genesis();
-    let cases: Vec<(Box<dyn Fn(&mut Entry)>, &str)> = vec![
+    let cases: Vec<(Change, &str)> = vec![
         (
             Box::new(|e| e.profile = Some("smoke".into())),
             "profile `smoke` is not binding",
