@@ -358,3 +358,44 @@ fn genesis_only_into_an_empty_register() {
             .contains("--commit: `abc` is not a full git object id")
     );
 }
+
+#[test]
+fn committed_fixture_repository_is_what_the_library_writes() {
+    // `scripts/check-register-yaml11.py` reads this repository with PyYAML.
+    let root =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/register-repo");
+    let mut expected: Vec<(String, Vec<u8>)> = register_fixture::chain(&sample_entries())
+        .into_iter()
+        .map(|(name, bytes)| (format!("register/{name}"), bytes))
+        .collect();
+    expected.push((
+        "constitution/constitution.yaml".into(),
+        register_fixture::constitution_text().into_bytes(),
+    ));
+    expected.push((
+        "books/book-a.epd".into(),
+        register_fixture::BOOK_A.as_bytes().to_vec(),
+    ));
+    expected.push((
+        "books/book-b.epd".into(),
+        register_fixture::BOOK_B.as_bytes().to_vec(),
+    ));
+    let update = std::env::var_os("REGISTER_FIXTURE_UPDATE").is_some();
+    for (name, bytes) in expected {
+        let path = root.join(&name);
+        if update {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &bytes).unwrap();
+        }
+        let stored = std::fs::read(&path).unwrap_or_default();
+        assert!(
+            stored == bytes,
+            "{name} is stale: rerun with REGISTER_FIXTURE_UPDATE=1"
+        );
+    }
+    assert!(
+        register_fixture::oracle_at(&root, &["register", "verify"])
+            .status
+            .success()
+    );
+}
