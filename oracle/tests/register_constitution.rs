@@ -107,7 +107,7 @@ fn errors_name_file_line_column_and_field() {
         (
             "standard: [0.0, 10.0]",
             "standard: [10.0, 0.0]",
-            "error: FILE:34:11: profiles.bound.stages[0].bounds: bounds [10, 0] must be finite with elo0 < elo1",
+            "error: FILE:34:21: profiles.bound.stages[0].bounds.standard: bounds [10, 0] must be finite with elo0 < elo1",
         ),
         (
             "tc: \"10+0.1\"",
