@@ -125,6 +125,11 @@ fn errors_name_file_line_column_and_field() {
             "error: FILE:1:1: missing field `version`",
         ),
         (
+            "alpha: 0.05",
+            "alpha: 1",
+            "error: FILE:19:12: profiles.bound.alpha: 1 is not a probability strictly between 0 and 1",
+        ),
+        (
             "max_games: 20000\n",
             "max_games: 20001\n",
             "error: FILE: field `profiles.bound.stages[0]`: min_games and max_games must be even",
