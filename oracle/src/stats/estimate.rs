@@ -36,7 +36,8 @@ pub fn logistic_score(elo: f64) -> f64 {
 #[must_use]
 pub fn logistic_elo(score: f64) -> f64 {
     let x = score.clamp(SCORE_CLAMP, 1.0 - SCORE_CLAMP);
-    -400.0 * (1.0 / x - 1.0).log10()
+    // Adding 0.0 turns −0.0 (an even score) into 0.0 so it never prints as "-0.00".
+    -400.0 * (1.0 / x - 1.0).log10() + 0.0
 }
 
 /// Normalized Elo with its 95% interval.
