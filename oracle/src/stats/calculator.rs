@@ -121,3 +121,69 @@ impl SprtCalculator {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(elo0: f64, elo1: f64, model: Model) -> SprtParams {
+        SprtParams::new(elo0, elo1, 0.05, 0.05, model).unwrap()
+    }
+
+    /// Worked example 2: at the bounds of [0, 2] nElo the expected length is
+    /// 1.8·ln 19·(K/2)² ≈ 159,942 games, whatever the draw ratio and bias.
+    #[test]
+    fn worked_example_2() {
+        for (d, r) in [(0.49, 191.0), (0.0, 0.0), (0.7, 60.0)] {
+            let calc = SprtCalculator::new(&params(0.0, 2.0, Model::Normalized), d, r).unwrap();
+            for (score, pass) in [(calc.score0, 0.05), (calc.score1, 0.95)] {
+                let c = calc.characteristic(logistic_elo(score));
+                assert_eq!(c.expected_games.round(), 159_942.0, "d {d} r {r}");
+                assert!((c.pass_probability - pass).abs() < 1e-9);
+            }
+        }
+        let closed = 1.8 * 19f64.ln() * (NELO_PER_T / 5.0).powi(2);
+        let calc = SprtCalculator::new(&params(-5.0, 0.0, Model::Normalized), 0.49, 191.0).unwrap();
+        let c = calc.characteristic(logistic_elo(calc.score1));
+        assert!((c.expected_games - closed).abs() < 1e-6 * closed);
+        assert!((closed - 25_590.0).abs() < 10.0);
+    }
+
+    #[test]
+    fn midpoint_uses_the_zero_drift_limit() {
+        let p = params(0.0, 5.0, Model::Logistic);
+        let calc = SprtCalculator::new(&p, 0.5, 0.0).unwrap();
+        let c = calc.characteristic(logistic_elo((calc.score0 + calc.score1) / 2.0));
+        assert!((c.pass_probability - 0.5).abs() < 1e-6);
+        let w2 = (calc.score1 - calc.score0).powi(2) / calc.variance;
+        let limit = -p.lower_bound() * p.upper_bound() / w2;
+        assert!((c.expected_games - limit).abs() < 1e-3 * limit);
+    }
+
+    #[test]
+    fn extremes_stay_finite() {
+        let calc = SprtCalculator::new(&params(-1500.0, 0.0, Model::Logistic), 0.49, 0.0).unwrap();
+        for elo in [-3000.0, -1500.0, 0.0, 800.0, 3000.0] {
+            let c = calc.characteristic(elo);
+            assert!(c.pass_probability.is_finite() && (0.0..=1.0).contains(&c.pass_probability));
+            assert!(
+                c.expected_games.is_finite() && c.expected_games >= 0.0,
+                "{elo}: {c:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn bad_inputs_are_named() {
+        let p = params(0.0, 2.0, Model::Normalized);
+        for (d, r, word) in [
+            (1.0, 0.0, "draw ratio"),
+            (-0.1, 0.0, "draw ratio"),
+            (0.5, -1.0, "bias"),
+            (0.9, 300.0, "incompatible"),
+        ] {
+            let message = SprtCalculator::new(&p, d, r).unwrap_err().to_string();
+            assert!(message.contains(word), "{message}");
+        }
+    }
+}
