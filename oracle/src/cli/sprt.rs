@@ -189,8 +189,8 @@ struct SimulateArgs {
     /// Simulated tests per true nElo.
     #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..))]
     tests: u64,
-    /// Pairs per batch of the sequential test.
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..))]
+    /// Pairs per batch of the sequential test (Fishtest: 32 games per batch at STC).
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..))]
     batch: u64,
     /// Shape of the pair distribution, tilted to each true nElo (relative weights).
     #[arg(long, value_name = "LL,LD,DD,WD,WW", default_value = "130,2520,5300,2520,130", value_parser = parse_counts::<5>)]
