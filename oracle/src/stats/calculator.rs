@@ -3,8 +3,7 @@
 
 use serde::Serialize;
 
-use super::estimate::logistic_elo;
-use super::llr::logistic;
+use super::estimate::{logistic_elo, logistic_score};
 use super::sprt::SprtParams;
 use super::{Model, NELO_PER_T, StatsError, finite};
 
@@ -58,7 +57,7 @@ impl SprtCalculator {
                 "bias must not be negative, got {rms_bias}"
             )));
         }
-        let variance = (1.0 - draw_ratio) / 4.0 - (logistic(rms_bias) - 0.5).powi(2);
+        let variance = (1.0 - draw_ratio) / 4.0 - (logistic_score(rms_bias) - 0.5).powi(2);
         if variance <= 0.0 {
             return Err(StatsError::Calculator(format!(
                 "draw ratio {draw_ratio} and bias {rms_bias} are incompatible: \
@@ -79,7 +78,7 @@ impl SprtCalculator {
             )));
         }
         let score = |elo: f64| match params.model {
-            Model::Logistic => logistic(elo),
+            Model::Logistic => logistic_score(elo),
             Model::Normalized => 0.5 + elo / NELO_PER_T * variance.sqrt(),
         };
         let (score0, score1) = (score(params.elo0), score(params.elo1));
@@ -99,7 +98,8 @@ impl SprtCalculator {
     pub fn characteristic(&self, elo: f64) -> Characteristic {
         let (a, b) = (self.lower_bound, self.upper_bound);
         let w2 = (self.score1 - self.score0).powi(2) / self.variance;
-        let h = (2.0 * logistic(elo) - self.score0 - self.score1) / (self.score1 - self.score0);
+        let h =
+            (2.0 * logistic_score(elo) - self.score0 - self.score1) / (self.score1 - self.score0);
         let (pass, scaled) = if (h * (a - b)).abs() < ZERO_DRIFT {
             (-a / (b - a), -a * b)
         } else {

@@ -7,7 +7,6 @@ use statrs::distribution::{ContinuousCDF, Normal};
 use super::brownian::{Brownian, phi};
 use super::counts::Counts;
 use super::distribution::Distribution;
-use super::llr::logistic;
 use super::roots::brent;
 use super::sprt::SprtParams;
 use super::{Model, NELO_PER_T};
@@ -29,7 +28,7 @@ fn z975() -> f64 {
 /// Logistic score of an Elo difference: 1/(1 + 10^(−elo/400)).
 #[must_use]
 pub fn logistic_score(elo: f64) -> f64 {
-    logistic(elo)
+    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
 }
 
 /// Logistic Elo of a score, with the score clamped to [0.001, 0.999] (±1200 Elo at most).
@@ -99,7 +98,7 @@ impl BrownianSprt {
         let (total, pdf) = Distribution::empirical(counts.buckets());
         let (mean, var) = pdf.mean_variance();
         let score = |elo: f64| match params.model {
-            Model::Logistic => logistic(elo),
+            Model::Logistic => logistic_score(elo),
             Model::Normalized => {
                 let sigma_pg = (C::GAMES_PER_UNIT as f64 * var).sqrt();
                 0.5 + elo / NELO_PER_T * sigma_pg
@@ -134,7 +133,7 @@ impl BrownianSprt {
 
     /// Probability of an outcome worse than the observed one if the true logistic Elo were `elo`.
     fn outcome_prob(&self, elo: f64) -> f64 {
-        let s = logistic(elo);
+        let s = logistic_score(elo);
         let v = self.var + (s - self.mean).powi(2);
         let mu = (s - (self.s0 + self.s1) / 2.0) * (self.s1 - self.s0) / v;
         let sigma2 = (self.s1 - self.s0).powi(2) / v;

@@ -7,6 +7,7 @@
 
 use super::counts::Counts;
 use super::distribution::Distribution;
+use super::estimate::logistic_score;
 use super::roots::brent;
 use super::sprt::SprtParams;
 use super::{Model, NELO_PER_T, StatsError};
@@ -19,12 +20,6 @@ const T_VALUE_ROUNDS: usize = 10;
 
 /// The fixed-point iteration stops once no probability moves more than this.
 const T_VALUE_TOLERANCE: f64 = 1e-9;
-
-/// Logistic score of an Elo difference: 1/(1 + 10^(−elo/400)).
-#[must_use]
-pub(crate) fn logistic(elo: f64) -> f64 {
-    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
-}
 
 /// Solves Σ p_i b_i / (1 + λ b_i) = 0 for λ strictly between the poles −1/max b and −1/min b.
 fn secular(pdf: &Distribution, b: &[f64]) -> Option<f64> {
@@ -92,7 +87,7 @@ fn fit(
     games_per_unit: u64,
 ) -> Result<Distribution, StatsError> {
     let fitted = match model {
-        Model::Logistic => mle_expected(pdf, logistic(elo)),
+        Model::Logistic => mle_expected(pdf, logistic_score(elo)),
         // A pair's t-value is √2 times the per-game one.
         Model::Normalized => mle_t_value(pdf, elo / NELO_PER_T * (games_per_unit as f64).sqrt()),
     };
