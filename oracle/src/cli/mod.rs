@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 
 mod constitution;
 mod register;
+mod sprt;
 
 /// The Coherent oracle: decides, with pre-registered statistics, whether an engine change may land.
 #[derive(Debug, Parser)]
@@ -26,6 +27,8 @@ enum Command {
     Constitution(constitution::ConstitutionArgs),
     /// The register: verify, show, append, replay, genesis.
     Register(register::RegisterArgs),
+    /// SPRT statistics: status, replay, calculator, simulation.
+    Sprt(sprt::SprtArgs),
 }
 
 /// Exit status for a rejected change or an unsound register.
@@ -50,5 +53,6 @@ fn execute(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Constitution(args) => constitution::run(args),
         Command::Register(args) => register::run(args),
+        Command::Sprt(args) => sprt::run(args),
     }
 }
