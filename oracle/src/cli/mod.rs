@@ -8,6 +8,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod tune;
+
 /// The Coherent oracle: decides, with pre-registered statistics, whether an engine change may land.
 #[derive(Debug, Parser)]
 #[command(name = "oracle", version, about, propagate_version = true)]
@@ -18,7 +20,10 @@ pub struct Cli {
 
 /// Every subcommand of the oracle.
 #[derive(Debug, Subcommand)]
-enum Command {}
+enum Command {
+    /// SPSA tuning of the engine's tunables and the seed-000 end-rule model.
+    Tune(tune::TuneArgs),
+}
 
 /// Exit status for bad input or an error that stopped the command.
 pub const EXIT_ERROR: u8 = 2;
@@ -36,5 +41,7 @@ pub fn run(cli: Cli) -> ExitCode {
 
 /// Dispatches one subcommand to its area's `run`.
 fn execute(command: Command) -> anyhow::Result<ExitCode> {
-    match command {}
+    match command {
+        Command::Tune(args) => tune::run(args),
+    }
 }
