@@ -4,4 +4,5 @@
 //! is a thin command line over them.
 
 pub mod build;
+pub mod play;
 pub mod tune;
