@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod book;
 mod tune;
 
 /// The Coherent oracle: decides, with pre-registered statistics, whether an engine change may land.
@@ -21,9 +22,14 @@ pub struct Cli {
 /// Every subcommand of the oracle.
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Opening books: generate from the engine, check any EPD/PGN book.
+    Book(book::BookArgs),
     /// SPSA tuning of the engine's tunables and the seed-000 end-rule model.
     Tune(tune::TuneArgs),
 }
+
+/// Exit status for a rejected input (invalid book, rejected change).
+pub const EXIT_REJECTED: u8 = 1;
 
 /// Exit status for bad input or an error that stopped the command.
 pub const EXIT_ERROR: u8 = 2;
@@ -42,6 +48,7 @@ pub fn run(cli: Cli) -> ExitCode {
 /// Dispatches one subcommand to its area's `run`.
 fn execute(command: Command) -> anyhow::Result<ExitCode> {
     match command {
+        Command::Book(args) => book::run(args),
         Command::Tune(args) => tune::run(args),
     }
 }
