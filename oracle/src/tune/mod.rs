@@ -4,5 +4,8 @@
 //! values, `model` simulates both to compare the rules.
 
 pub mod model;
+pub mod pair;
+pub mod params;
 pub mod rules;
+pub mod run;
 pub mod schedule;
