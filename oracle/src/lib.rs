@@ -5,3 +5,4 @@
 
 pub mod build;
 pub mod play;
+pub mod stats;
