@@ -6,4 +6,5 @@
 pub mod book;
 pub mod build;
 pub mod play;
+pub mod stats;
 pub mod tune;

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod book;
+mod match_cmd;
 mod tune;
 
 /// The Coherent oracle: decides, with pre-registered statistics, whether an engine change may land.
@@ -26,9 +27,13 @@ enum Command {
     Book(book::BookArgs),
     /// SPSA tuning of the engine's tunables and the seed-000 end-rule model.
     Tune(tune::TuneArgs),
+    /// Play a match between two UCI engines (game pairs, clocks, faults, PGN, live SPRT, shards).
+    Match(Box<match_cmd::MatchArgs>),
+    /// Combine shard results of `oracle match --shard` and apply the SPRT at round boundaries.
+    Merge(match_cmd::MergeArgs),
 }
 
-/// Exit status for a rejected input (invalid book, rejected change).
+/// Exit status for a rejected change (e.g. the SPRT accepted H0).
 pub const EXIT_REJECTED: u8 = 1;
 
 /// Exit status for bad input or an error that stopped the command.
@@ -50,5 +55,7 @@ fn execute(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Book(args) => book::run(args),
         Command::Tune(args) => tune::run(args),
+        Command::Match(args) => match_cmd::run_match_command(*args),
+        Command::Merge(args) => match_cmd::run_merge_command(args),
     }
 }

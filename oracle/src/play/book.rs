@@ -93,10 +93,17 @@ pub struct Book {
 impl Book {
     /// Reads and validates a book; PGN games are cut to their first `plies` half-moves.
     pub fn load(path: &Path, format: BookFormat, plies: usize) -> Result<Book, BookError> {
-        let bytes = std::fs::read(path).map_err(|source| BookError::Read { path: path.to_path_buf(), source })?;
+        let bytes = std::fs::read(path).map_err(|source| BookError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
         let sha256 = hex(&Sha256::digest(&bytes));
         let text = String::from_utf8_lossy(&bytes);
-        let invalid = |line: usize, reason: String| BookError::Invalid { path: path.to_path_buf(), line, reason };
+        let invalid = |line: usize, reason: String| BookError::Invalid {
+            path: path.to_path_buf(),
+            line,
+            reason,
+        };
         let openings = match format {
             BookFormat::Epd => parse_epd(&text).map_err(|(l, r)| invalid(l, r))?,
             BookFormat::Pgn => parse_pgn(&text, plies).map_err(|(l, r)| invalid(l, r))?,
@@ -132,17 +139,22 @@ impl Schedule {
 
 /// Lower-case hexadecimal of a digest.
 pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-        use std::fmt::Write as _;
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            use std::fmt::Write as _;
+            let _ = write!(s, "{b:02x}");
+            s
+        })
 }
 
 /// Parses and validates a FEN into a position.
 pub fn parse_fen(fen: &str) -> Result<Chess, String> {
-    let parsed = Fen::from_ascii(fen.as_bytes()).map_err(|e| format!("invalid FEN `{fen}`: {e}"))?;
-    parsed.into_position(CastlingMode::Standard).map_err(|e| format!("illegal position `{fen}`: {e}"))
+    let parsed =
+        Fen::from_ascii(fen.as_bytes()).map_err(|e| format!("invalid FEN `{fen}`: {e}"))?;
+    parsed
+        .into_position(CastlingMode::Standard)
+        .map_err(|e| format!("illegal position `{fen}`: {e}"))
 }
 
 /// The FEN of a position as engines and PGN readers expect it.
@@ -166,7 +178,10 @@ fn parse_epd(text: &str) -> Result<Vec<Opening>, (usize, String)> {
         if pos.is_game_over() {
             return Err((index + 1, format!("position `{line}` is already decided")));
         }
-        openings.push(Opening { fen: Some(fen_of(&pos)), moves: Vec::new() });
+        openings.push(Opening {
+            fen: Some(fen_of(&pos)),
+            moves: Vec::new(),
+        });
     }
     Ok(openings)
 }
@@ -181,7 +196,12 @@ struct PgnGame {
 
 impl PgnGame {
     fn new(line: usize) -> PgnGame {
-        PgnGame { line, fen: None, pos: Chess::default(), moves: Vec::new() }
+        PgnGame {
+            line,
+            fen: None,
+            pos: Chess::default(),
+            moves: Vec::new(),
+        }
     }
 }
 
@@ -192,15 +212,25 @@ fn parse_pgn(text: &str, plies: usize) -> Result<Vec<Opening>, (usize, String)> 
     let mut in_movetext = false;
     let mut comment_depth = 0usize;
     let mut variation_depth = 0usize;
-    let finish = |game: Option<PgnGame>, openings: &mut Vec<Opening>| -> Result<(), (usize, String)> {
-        if let Some(g) = game {
-            if g.moves.len() < plies && g.pos.is_game_over() {
-                return Err((g.line, format!("game ends after {} plies, fewer than {plies}", g.moves.len())));
+    let finish =
+        |game: Option<PgnGame>, openings: &mut Vec<Opening>| -> Result<(), (usize, String)> {
+            if let Some(g) = game {
+                if g.moves.len() < plies && g.pos.is_game_over() {
+                    return Err((
+                        g.line,
+                        format!(
+                            "game ends after {} plies, fewer than {plies}",
+                            g.moves.len()
+                        ),
+                    ));
+                }
+                openings.push(Opening {
+                    fen: g.fen,
+                    moves: g.moves,
+                });
             }
-            openings.push(Opening { fen: g.fen, moves: g.moves });
-        }
-        Ok(())
-    };
+            Ok(())
+        };
     for (index, raw) in text.lines().enumerate() {
         let number = index + 1;
         let line = raw.trim();
@@ -233,7 +263,9 @@ fn parse_pgn(text: &str, plies: usize) -> Result<Vec<Opening>, (usize, String)> 
                 continue;
             }
             rest = rest.trim_start();
-            let Some(first) = rest.chars().next() else { break };
+            let Some(first) = rest.chars().next() else {
+                break;
+            };
             match first {
                 '{' => {
                     comment_depth = 1;
@@ -249,7 +281,9 @@ fn parse_pgn(text: &str, plies: usize) -> Result<Vec<Opening>, (usize, String)> 
                     rest = &rest[1..];
                 }
                 _ => {
-                    let end = rest.find(|c: char| c.is_whitespace() || "{}();".contains(c)).unwrap_or(rest.len());
+                    let end = rest
+                        .find(|c: char| c.is_whitespace() || "{}();".contains(c))
+                        .unwrap_or(rest.len());
                     let token = &rest[..end];
                     rest = &rest[end..];
                     if variation_depth > 0 {
@@ -267,12 +301,14 @@ fn parse_pgn(text: &str, plies: usize) -> Result<Vec<Opening>, (usize, String)> 
                     if san.is_empty() || san.starts_with('$') || g.moves.len() >= plies {
                         continue;
                     }
-                    let parsed =
-                        SanPlus::from_ascii(san.as_bytes()).map_err(|e| (number, format!("bad move `{token}`: {e}")))?;
-                    let m = parsed
-                        .san
-                        .to_move(&g.pos)
-                        .map_err(|e| (number, format!("illegal move `{token}` in {}: {e}", fen_of(&g.pos))))?;
+                    let parsed = SanPlus::from_ascii(san.as_bytes())
+                        .map_err(|e| (number, format!("bad move `{token}`: {e}")))?;
+                    let m = parsed.san.to_move(&g.pos).map_err(|e| {
+                        (
+                            number,
+                            format!("illegal move `{token}` in {}: {e}", fen_of(&g.pos)),
+                        )
+                    })?;
                     g.moves.push(m.to_uci(CastlingMode::Standard).to_string());
                     g.pos.play_unchecked(m);
                 }
@@ -332,11 +368,16 @@ mod tests {
         let book = Book::load(file.path(), BookFormat::Epd, 0).unwrap();
         assert_eq!(book.openings.len(), 2);
         // The en-passant square is dropped when no capture is possible (legal mode).
-        assert_eq!(book.openings[0].fen.as_deref(), Some("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"));
+        assert_eq!(
+            book.openings[0].fen.as_deref(),
+            Some("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1")
+        );
         assert_eq!(book.sha256.len(), 64);
 
         let bad = write("8/8/8/8/8/8/8/8 w - -\n", ".epd");
-        let error = Book::load(bad.path(), BookFormat::Epd, 0).unwrap_err().to_string();
+        let error = Book::load(bad.path(), BookFormat::Epd, 0)
+            .unwrap_err()
+            .to_string();
         assert!(error.ends_with(":1: illegal position `8/8/8/8/8/8/8/8 w - - 0 1`: illegal position: empty board, missing king"), "{error}");
     }
 
@@ -349,19 +390,35 @@ mod tests {
         );
         assert_eq!(BookFormat::from_path(file.path()), BookFormat::Pgn);
         let book = Book::load(file.path(), BookFormat::Pgn, 4).unwrap();
-        assert_eq!(book.openings[0], Opening { fen: None, moves: vec!["e2e4".into(), "e7e5".into(), "g1f3".into(), "b8c6".into()] });
-        assert_eq!(book.openings[1].fen.as_deref(), Some("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"));
+        assert_eq!(
+            book.openings[0],
+            Opening {
+                fen: None,
+                moves: vec!["e2e4".into(), "e7e5".into(), "g1f3".into(), "b8c6".into()]
+            }
+        );
+        assert_eq!(
+            book.openings[1].fen.as_deref(),
+            Some("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1")
+        );
         assert_eq!(book.openings[1].moves, vec!["e2e4", "e8d7", "e1d2"]);
 
         let bad = write("[Event \"a\"]\n\n1. e4 e5\n2. Ke3 *\n", ".pgn");
-        let error = Book::load(bad.path(), BookFormat::Pgn, 8).unwrap_err().to_string();
+        let error = Book::load(bad.path(), BookFormat::Pgn, 8)
+            .unwrap_err()
+            .to_string();
         assert!(error.contains(":4: illegal move `Ke3`"), "{error}");
     }
 
     #[test]
     fn schedule_is_a_seeded_permutation_read_from_the_offset() {
         let book = Book {
-            openings: (0..10).map(|_| Opening { fen: None, moves: Vec::new() }).collect(),
+            openings: (0..10)
+                .map(|_| Opening {
+                    fen: None,
+                    moves: Vec::new(),
+                })
+                .collect(),
             sha256: String::new(),
         };
         let a = book.schedule(7, 0);

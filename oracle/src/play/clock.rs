@@ -37,7 +37,9 @@ pub enum TimeControl {
 
 /// A `--tc` that could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid time control `{0}`: expected `BASE+INC` or `MOVES/BASE+INC` in seconds, e.g. 8+0.08 or 40/60+0.6")]
+#[error(
+    "invalid time control `{0}`: expected `BASE+INC` or `MOVES/BASE+INC` in seconds, e.g. 8+0.08 or 40/60+0.6"
+)]
 pub struct TimeControlError(pub String);
 
 impl FromStr for TimeControl {
@@ -46,7 +48,10 @@ impl FromStr for TimeControl {
     fn from_str(text: &str) -> Result<TimeControl, TimeControlError> {
         let error = || TimeControlError(text.to_string());
         let (moves, rest) = match text.split_once('/') {
-            Some((m, rest)) => (Some(m.parse::<u32>().ok().filter(|&m| m > 0).ok_or_else(error)?), rest),
+            Some((m, rest)) => (
+                Some(m.parse::<u32>().ok().filter(|&m| m > 0).ok_or_else(error)?),
+                rest,
+            ),
             None => (None, text),
         };
         let (base, increment) = rest.split_once('+').unwrap_or((rest, "0"));
@@ -61,7 +66,11 @@ impl FromStr for TimeControl {
         if base.is_zero() && increment.is_zero() {
             return Err(error());
         }
-        Ok(TimeControl::Clock { base, increment, moves })
+        Ok(TimeControl::Clock {
+            base,
+            increment,
+            moves,
+        })
     }
 }
 
@@ -69,7 +78,11 @@ impl fmt::Display for TimeControl {
     /// The PGN `TimeControl` value (`40/60+0.6`, `8+0.08`), or `-` for fixed limits.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            TimeControl::Clock { base, increment, moves } => {
+            TimeControl::Clock {
+                base,
+                increment,
+                moves,
+            } => {
                 if let Some(m) = moves {
                     write!(f, "{m}/")?;
                 }
@@ -79,7 +92,9 @@ impl fmt::Display for TimeControl {
                 }
                 Ok(())
             }
-            TimeControl::Nodes(_) | TimeControl::Depth(_) | TimeControl::Movetime(_) => f.write_str("-"),
+            TimeControl::Nodes(_) | TimeControl::Depth(_) | TimeControl::Movetime(_) => {
+                f.write_str("-")
+            }
         }
     }
 }
@@ -135,10 +150,16 @@ impl GameClock {
     /// Fresh clocks: each side has base + increment.
     pub fn new(rules: ClockRules) -> GameClock {
         let start = match rules.tc {
-            TimeControl::Clock { base, increment, .. } => base + increment,
+            TimeControl::Clock {
+                base, increment, ..
+            } => base + increment,
             _ => Duration::ZERO,
         };
-        GameClock { rules, remaining: [start; 2], moves_made: [0; 2] }
+        GameClock {
+            rules,
+            remaining: [start; 2],
+            moves_made: [0; 2],
+        }
     }
 
     /// The time left for `side` (0 White, 1 Black); zero for fixed-limit games.
@@ -149,7 +170,9 @@ impl GameClock {
     /// The `go` limits for `side` to move.
     pub fn limits(&self, side: usize) -> GoLimits {
         match self.rules.tc {
-            TimeControl::Clock { increment, moves, .. } => GoLimits {
+            TimeControl::Clock {
+                increment, moves, ..
+            } => GoLimits {
                 wtime: Some(self.remaining[0]),
                 btime: Some(self.remaining[1]),
                 winc: Some(increment),
@@ -166,7 +189,9 @@ impl GameClock {
     /// How long to wait for `bestmove` from `side` before sending `stop`.
     pub fn read_deadline(&self, side: usize) -> Duration {
         match self.rules.tc {
-            TimeControl::Clock { .. } => self.remaining[side] + self.rules.margin + self.rules.slack,
+            TimeControl::Clock { .. } => {
+                self.remaining[side] + self.rules.margin + self.rules.slack
+            }
             TimeControl::Movetime(t) => t + self.rules.margin + self.rules.slack,
             TimeControl::Nodes(_) | TimeControl::Depth(_) => self.rules.move_timeout,
         }
@@ -182,10 +207,15 @@ impl GameClock {
         if elapsed > allowed + self.rules.margin {
             return Charge::Forfeit;
         }
-        if let TimeControl::Clock { base, increment, moves } = self.rules.tc {
+        if let TimeControl::Clock {
+            base,
+            increment,
+            moves,
+        } = self.rules.tc
+        {
             self.remaining[side] = allowed.saturating_sub(elapsed) + increment;
             self.moves_made[side] += 1;
-            if moves.is_some_and(|m| self.moves_made[side] % m == 0) {
+            if moves.is_some_and(|m| self.moves_made[side].is_multiple_of(m)) {
                 self.remaining[side] += base;
             }
         }
@@ -202,16 +232,35 @@ mod tests {
     }
 
     fn rules(tc: &str) -> ClockRules {
-        ClockRules { tc: tc.parse().unwrap(), margin: ms(100), slack: ms(50), move_timeout: ms(5000) }
+        ClockRules {
+            tc: tc.parse().unwrap(),
+            margin: ms(100),
+            slack: ms(50),
+            move_timeout: ms(5000),
+        }
     }
 
     #[test]
     fn parses_and_prints_time_controls() {
         let tc: TimeControl = "8+0.08".parse().unwrap();
-        assert_eq!(tc, TimeControl::Clock { base: ms(8000), increment: ms(80), moves: None });
+        assert_eq!(
+            tc,
+            TimeControl::Clock {
+                base: ms(8000),
+                increment: ms(80),
+                moves: None
+            }
+        );
         assert_eq!(tc.to_string(), "8+0.08");
         let tc: TimeControl = "40/60+0.6".parse().unwrap();
-        assert_eq!(tc, TimeControl::Clock { base: ms(60000), increment: ms(600), moves: Some(40) });
+        assert_eq!(
+            tc,
+            TimeControl::Clock {
+                base: ms(60000),
+                increment: ms(600),
+                moves: Some(40)
+            }
+        );
         assert_eq!(tc.to_string(), "40/60+0.6");
         assert_eq!("10".parse::<TimeControl>().unwrap().to_string(), "10");
         for bad in ["", "x+1", "0+0", "0/10+1", "-1+0", "8+", "inf+0"] {
@@ -224,7 +273,10 @@ mod tests {
     fn clock_starts_with_increment_clamps_small_overruns_and_forfeits_large_ones() {
         let mut clock = GameClock::new(rules("1+0.01"));
         assert_eq!(clock.remaining(0), ms(1010));
-        assert_eq!(clock.limits(0).command(), "go wtime 1010 btime 1010 winc 10 binc 10");
+        assert_eq!(
+            clock.limits(0).command(),
+            "go wtime 1010 btime 1010 winc 10 binc 10"
+        );
         assert_eq!(clock.read_deadline(0), ms(1160));
         assert_eq!(clock.charge(0, ms(300)), Charge::InTime);
         assert_eq!(clock.remaining(0), ms(720));
@@ -248,11 +300,17 @@ mod tests {
 
     #[test]
     fn fixed_limits_still_have_deadlines() {
-        let mut nodes = GameClock::new(ClockRules { tc: TimeControl::Nodes(5000), ..rules("1+0") });
+        let mut nodes = GameClock::new(ClockRules {
+            tc: TimeControl::Nodes(5000),
+            ..rules("1+0")
+        });
         assert_eq!(nodes.limits(0).command(), "go nodes 5000");
         assert_eq!(nodes.read_deadline(0), ms(5000));
         assert_eq!(nodes.charge(0, ms(5200)), Charge::Forfeit);
-        let mut movetime = GameClock::new(ClockRules { tc: TimeControl::Movetime(ms(200)), ..rules("1+0") });
+        let mut movetime = GameClock::new(ClockRules {
+            tc: TimeControl::Movetime(ms(200)),
+            ..rules("1+0")
+        });
         assert_eq!(movetime.read_deadline(0), ms(350));
         assert_eq!(movetime.charge(0, ms(290)), Charge::InTime);
         assert_eq!(movetime.charge(0, ms(301)), Charge::Forfeit);

@@ -72,7 +72,10 @@ impl Termination {
     /// The termination an engine error stands for.
     pub fn of_error(error: &UciError) -> Termination {
         match error {
-            UciError::Deadline { expected: "bestmove", .. } => Termination::TimeForfeit,
+            UciError::Deadline {
+                expected: "bestmove",
+                ..
+            } => Termination::TimeForfeit,
             UciError::Deadline { .. } => Termination::Stall,
             UciError::Malformed { .. } => Termination::IllegalMove,
             UciError::Disconnected { .. } | UciError::Spawn { .. } => Termination::Disconnect,
@@ -154,8 +157,15 @@ pub struct Adjudication {
 impl Adjudication {
     /// Fishtest's settings: draw after move 34 at |score| ≤ 20 for 8 moves, resign at ≤ −400 for 3.
     pub const FISHTEST: Adjudication = Adjudication {
-        draw: Some(DrawRule { move_number: 34, move_count: 8, score: 20 }),
-        resign: Some(ResignRule { move_count: 3, score: 400 }),
+        draw: Some(DrawRule {
+            move_number: 34,
+            move_count: 8,
+            score: 20,
+        }),
+        resign: Some(ResignRule {
+            move_count: 3,
+            score: 400,
+        }),
         max_moves: None,
     };
 }
@@ -216,7 +226,11 @@ fn centipawns(score: Score) -> i32 {
 }
 
 /// Plays one game: `engines[0]` has White, `engines[1]` Black.
-pub fn play_game(engines: [&mut Engine; 2], opening: &Opening, settings: &GameSettings) -> GameRecord {
+pub fn play_game(
+    engines: [&mut Engine; 2],
+    opening: &Opening,
+    settings: &GameSettings,
+) -> GameRecord {
     let mut game = Game::new(opening.clone());
     let [white, black] = engines;
     let mut engines = [white, black];
@@ -228,7 +242,8 @@ pub fn play_game(engines: [&mut Engine; 2], opening: &Opening, settings: &GameSe
     let mut clock = GameClock::new(settings.clock);
     let fen = opening.fen.clone();
     let mut history: Vec<String> = opening.moves.clone();
-    let mut pos = play_uci_moves(opening.root(), &opening.moves).expect("book openings are validated when loaded");
+    let mut pos = play_uci_moves(opening.root(), &opening.moves)
+        .expect("book openings are validated when loaded");
     let mut repetitions = Repetitions::new(&pos);
     let mut judge = Judge::new(settings.adjudication);
     loop {
@@ -246,11 +261,21 @@ pub fn play_game(engines: [&mut Engine; 2], opening: &Opening, settings: &GameSe
             Err(error) => return game.fault(side, &error),
         };
         if clock.charge(index, search.elapsed) == Charge::Forfeit {
-            let reason = format!("{side:?} loses on time ({:.3} s)", search.elapsed.as_secs_f64());
+            let reason = format!(
+                "{side:?} loses on time ({:.3} s)",
+                search.elapsed.as_secs_f64()
+            );
             return game.time_forfeit(side, &pos, reason);
         }
-        let Some(m) = UciMove::from_ascii(search.bestmove.as_bytes()).ok().and_then(|u| u.to_move(&pos).ok()) else {
-            let reason = format!("{side:?} plays illegal move `{}` in {}", search.bestmove, fen_of(&pos));
+        let Some(m) = UciMove::from_ascii(search.bestmove.as_bytes())
+            .ok()
+            .and_then(|u| u.to_move(&pos).ok())
+        else {
+            let reason = format!(
+                "{side:?} plays illegal move `{}` in {}",
+                search.bestmove,
+                fen_of(&pos)
+            );
             game.faulted = Some(side);
             return game.finish(GameResult::loss_for(side), Termination::IllegalMove, reason);
         };
@@ -265,17 +290,27 @@ pub fn play_game(engines: [&mut Engine; 2], opening: &Opening, settings: &GameSe
             elapsed: search.elapsed,
             engine_time_ms: search.info.time_ms,
         });
-        if let Some((result, reason)) = judge.after_move(side, search.info.score, pos.fullmoves().get()) {
-            if rules_outcome(&pos, &repetitions).is_none() {
-                return game.finish(result, Termination::Adjudication, reason);
-            }
+        if let Some((result, reason)) =
+            judge.after_move(side, search.info.score, pos.fullmoves().get())
+            && rules_outcome(&pos, &repetitions).is_none()
+        {
+            return game.finish(result, Termination::Adjudication, reason);
         }
     }
 }
 
+/// The game lost by `side` whose engine could not be started (no `uciok` or `readyok`, or it exited).
+pub fn unstarted_game(opening: Opening, side: Color, error: &UciError) -> GameRecord {
+    Game::new(opening).fault(side, error)
+}
+
 /// Colour of engine slot `index` (0 White).
 fn color_of(index: usize) -> Color {
-    if index == 0 { Color::White } else { Color::Black }
+    if index == 0 {
+        Color::White
+    } else {
+        Color::Black
+    }
 }
 
 /// A game being built.
@@ -287,7 +322,11 @@ struct Game {
 
 impl Game {
     fn new(opening: Opening) -> Game {
-        Game { opening, moves: Vec::new(), faulted: None }
+        Game {
+            opening,
+            moves: Vec::new(),
+            faulted: None,
+        }
     }
 
     fn finish(self, result: GameResult, termination: Termination, reason: String) -> GameRecord {
@@ -309,7 +348,12 @@ impl Game {
         if termination == Termination::TimeForfeit {
             // The position is needed for the insufficient-material exception.
             let pos = play_uci_moves(self.opening.root(), &self.opening.moves)
-                .and_then(|p| play_uci_moves(p, &self.moves.iter().map(|m| m.uci.clone()).collect::<Vec<_>>()))
+                .and_then(|p| {
+                    play_uci_moves(
+                        p,
+                        &self.moves.iter().map(|m| m.uci.clone()).collect::<Vec<_>>(),
+                    )
+                })
                 .expect("every recorded move was checked");
             return self.time_forfeit(side, &pos, reason);
         }
@@ -319,7 +363,11 @@ impl Game {
     /// Loss on time for `side`, or a draw when the opponent has no mating material (FIDE 6.9).
     fn time_forfeit(mut self, side: Color, pos: &Chess, reason: String) -> GameRecord {
         self.faulted = Some(side);
-        let result = if pos.has_insufficient_material(!side) { GameResult::Draw } else { GameResult::loss_for(side) };
+        let result = if pos.has_insufficient_material(!side) {
+            GameResult::Draw
+        } else {
+            GameResult::loss_for(side)
+        };
         self.finish(result, Termination::TimeForfeit, reason)
     }
 }
@@ -359,7 +407,10 @@ fn rules_outcome(pos: &Chess, repetitions: &Repetitions) -> Option<(GameResult, 
         return Some((GameResult::Draw, "Draw by stalemate".to_string()));
     }
     if pos.is_insufficient_material() {
-        return Some((GameResult::Draw, "Draw by insufficient material".to_string()));
+        return Some((
+            GameResult::Draw,
+            "Draw by insufficient material".to_string(),
+        ));
     }
     if repetitions.is_threefold() {
         return Some((GameResult::Draw, "Draw by threefold repetition".to_string()));
@@ -379,30 +430,51 @@ struct Judge {
 
 impl Judge {
     fn new(rules: Adjudication) -> Judge {
-        Judge { rules, draw_plies: 0, resign_moves: [0; 2] }
+        Judge {
+            rules,
+            draw_plies: 0,
+            resign_moves: [0; 2],
+        }
     }
 
     /// Updates the counters after `side` moved with `score`; `fullmoves` is the new move number.
-    fn after_move(&mut self, side: Color, score: Option<Score>, fullmoves: u32) -> Option<(GameResult, String)> {
+    fn after_move(
+        &mut self,
+        side: Color,
+        score: Option<Score>,
+        fullmoves: u32,
+    ) -> Option<(GameResult, String)> {
         let cp = score.map(centipawns);
         if let Some(rule) = self.rules.resign {
             let count = &mut self.resign_moves[side as usize];
-            *count = if cp.is_some_and(|cp| cp <= -rule.score) { *count + 1 } else { 0 };
+            *count = if cp.is_some_and(|cp| cp <= -rule.score) {
+                *count + 1
+            } else {
+                0
+            };
             if *count >= rule.move_count {
-                return Some((GameResult::loss_for(side), format!("{side:?} resigns (adjudication)")));
+                return Some((
+                    GameResult::loss_for(side),
+                    format!("{side:?} resigns (adjudication)"),
+                ));
             }
         }
         if let Some(rule) = self.rules.draw {
-            let quiet = fullmoves >= rule.move_number && cp.is_some_and(|cp| cp.abs() <= rule.score);
+            let quiet =
+                fullmoves >= rule.move_number && cp.is_some_and(|cp| cp.abs() <= rule.score);
             self.draw_plies = if quiet { self.draw_plies + 1 } else { 0 };
             if self.draw_plies >= 2 * rule.move_count {
                 return Some((GameResult::Draw, "Draw by adjudication".to_string()));
             }
         }
-        if let Some(max) = self.rules.max_moves {
-            if side == Color::Black && fullmoves > max {
-                return Some((GameResult::Draw, format!("Draw by maximum length ({max} moves)")));
-            }
+        if let Some(max) = self.rules.max_moves
+            && side == Color::Black
+            && fullmoves > max
+        {
+            return Some((
+                GameResult::Draw,
+                format!("Draw by maximum length ({max} moves)"),
+            ));
         }
         None
     }
@@ -442,44 +514,99 @@ mod tests {
         };
         let mate = none("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3").unwrap();
         assert_eq!(mate, (GameResult::BlackWins, "Black mates".to_string()));
-        assert!(none("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1").unwrap().1.contains("stalemate"));
-        assert!(none("7k/8/6K1/8/8/8/8/5B2 b - - 0 1").unwrap().1.contains("insufficient"));
-        assert!(none("7k/8/6K1/8/8/8/8/5R2 b - - 100 80").unwrap().1.contains("fifty"));
+        assert!(
+            none("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")
+                .unwrap()
+                .1
+                .contains("stalemate")
+        );
+        assert!(
+            none("7k/8/6K1/8/8/8/8/5B2 b - - 0 1")
+                .unwrap()
+                .1
+                .contains("insufficient")
+        );
+        assert!(
+            none("7k/8/6K1/8/8/8/8/5R2 b - - 100 80")
+                .unwrap()
+                .1
+                .contains("fifty")
+        );
         // Mate on the 100th half-move still counts as mate.
-        assert_eq!(none("5R1k/8/6K1/8/8/8/8/8 b - - 100 80").unwrap().0, GameResult::WhiteWins);
+        assert_eq!(
+            none("5R1k/8/6K1/8/8/8/8/8 b - - 100 80").unwrap().0,
+            GameResult::WhiteWins
+        );
     }
 
     #[test]
     fn adjudication_follows_fishtest_counts() {
         let mut judge = Judge::new(Adjudication::FISHTEST);
         for _ in 0..2 {
-            assert_eq!(judge.after_move(Color::White, Some(Score::Cp(-450)), 20), None);
-            assert_eq!(judge.after_move(Color::Black, Some(Score::Cp(450)), 21), None);
+            assert_eq!(
+                judge.after_move(Color::White, Some(Score::Cp(-450)), 20),
+                None
+            );
+            assert_eq!(
+                judge.after_move(Color::Black, Some(Score::Cp(450)), 21),
+                None
+            );
         }
-        let (result, _) = judge.after_move(Color::White, Some(Score::Mate(-3)), 22).unwrap();
+        let (result, _) = judge
+            .after_move(Color::White, Some(Score::Mate(-3)), 22)
+            .unwrap();
         assert_eq!(result, GameResult::BlackWins);
 
         let mut judge = Judge::new(Adjudication::FISHTEST);
         for ply in 0..15 {
-            let side = if ply % 2 == 0 { Color::White } else { Color::Black };
-            assert_eq!(judge.after_move(side, Some(Score::Cp(10)), 34 + ply / 2), None, "ply {ply}");
+            let side = if ply % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            assert_eq!(
+                judge.after_move(side, Some(Score::Cp(10)), 34 + ply / 2),
+                None,
+                "ply {ply}"
+            );
         }
-        assert_eq!(judge.after_move(Color::Black, Some(Score::Cp(-20)), 42).unwrap().0, GameResult::Draw);
+        assert_eq!(
+            judge
+                .after_move(Color::Black, Some(Score::Cp(-20)), 42)
+                .unwrap()
+                .0,
+            GameResult::Draw
+        );
         // Before move 34 nothing counts.
         let mut judge = Judge::new(Adjudication::FISHTEST);
         for ply in 0..40 {
-            assert_eq!(judge.after_move(color_of(ply % 2), Some(Score::Cp(0)), 10), None);
+            assert_eq!(
+                judge.after_move(color_of(ply % 2), Some(Score::Cp(0)), 10),
+                None
+            );
         }
     }
 
     #[test]
     fn time_forfeit_against_a_bare_king_is_a_draw() {
         let pos = parse_fen("7k/8/6K1/8/8/8/8/5R2 w - - 0 1").unwrap();
-        let game = Game::new(Opening { fen: Some(fen_of(&pos)), moves: Vec::new() });
+        let game = Game::new(Opening {
+            fen: Some(fen_of(&pos)),
+            moves: Vec::new(),
+        });
         let record = game.time_forfeit(Color::White, &pos, String::new());
-        assert_eq!((record.result, record.termination), (GameResult::Draw, Termination::TimeForfeit));
-        let game = Game::new(Opening { fen: Some(fen_of(&pos)), moves: Vec::new() });
+        assert_eq!(
+            (record.result, record.termination),
+            (GameResult::Draw, Termination::TimeForfeit)
+        );
+        let game = Game::new(Opening {
+            fen: Some(fen_of(&pos)),
+            moves: Vec::new(),
+        });
         let record = game.time_forfeit(Color::Black, &pos, String::new());
-        assert_eq!((record.result, record.faulted), (GameResult::WhiteWins, Some(Color::Black)));
+        assert_eq!(
+            (record.result, record.faulted),
+            (GameResult::WhiteWins, Some(Color::Black))
+        );
     }
 }

@@ -5,4 +5,6 @@ pub mod book;
 pub mod clock;
 pub mod game;
 pub mod pgn;
+pub mod runner;
+pub mod shard;
 pub mod uci;

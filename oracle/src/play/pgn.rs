@@ -4,8 +4,8 @@
 
 use std::fmt::Write as _;
 
-use shakmaty::san::SanPlus;
 use shakmaty::Position;
+use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 
 use super::game::GameRecord;
@@ -59,12 +59,19 @@ pub fn render(header: &PgnHeader<'_>, game: &GameRecord) -> String {
     }
     tag("TimeControl", header.time_control);
     tag("Termination", game.termination.pgn_tag());
-    tag("PlyCount", &(game.opening.moves.len() + game.moves.len()).to_string());
+    tag(
+        "PlyCount",
+        &(game.opening.moves.len() + game.moves.len()).to_string(),
+    );
     out.push('\n');
 
     let mut pos = game.opening.root();
     let mut text = String::new();
-    let book = game.opening.moves.iter().map(|m| (m.as_str(), "book".to_string()));
+    let book = game
+        .opening
+        .moves
+        .iter()
+        .map(|m| (m.as_str(), "book".to_string()));
     let played = game.moves.iter().map(|m| {
         let mut comment = match m.score {
             Some(score) => format_score(score),
@@ -91,7 +98,12 @@ pub fn render(header: &PgnHeader<'_>, game: &GameRecord) -> String {
         }
         let _ = write!(text, "{san} {{{comment}}} ");
     }
-    let _ = write!(text, "{{{}}} {}", game.reason.replace(['{', '}'], ""), game.result.pgn());
+    let _ = write!(
+        text,
+        "{{{}}} {}",
+        game.reason.replace(['{', '}'], ""),
+        game.result.pgn()
+    );
     wrap(&text, 79, &mut out);
     out.push_str("\n\n");
     out
@@ -125,7 +137,10 @@ mod tests {
     #[test]
     fn renders_tags_book_moves_and_comments() {
         let game = GameRecord {
-            opening: Opening { fen: None, moves: vec!["f2f3".into(), "e7e5".into()] },
+            opening: Opening {
+                fen: None,
+                moves: vec!["f2f3".into(), "e7e5".into()],
+            },
             moves: vec![
                 MoveRecord {
                     uci: "g2g4".into(),
