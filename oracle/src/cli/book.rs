@@ -1,7 +1,6 @@
 //! `oracle book`: generate opening books from the engine and check any EPD/PGN book.
 
 use std::collections::HashSet;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -9,6 +8,8 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 
 use oracle::book::{check, generate};
+use oracle::play::book::{BookFormat, hex};
+use sha2::{Digest, Sha256};
 
 use super::EXIT_REJECTED;
 
@@ -114,19 +115,20 @@ fn run_generate(a: &GenerateArgs) -> anyhow::Result<ExitCode> {
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} positions {msg} [{elapsed}]")
             .expect("static template"),
     );
+    let mut candidates = 0;
     let positions = generate::generate(&spec, &exclude, &mut scorers, |accepted, tried| {
         bar.set_position(accepted as u64);
         bar.set_message(format!("({tried} candidates)"));
+        candidates = tried;
     })?;
     bar.finish_and_clear();
     let mut text = positions.join("\n");
     text.push('\n');
-    write_atomically(&a.out, text.as_bytes())?;
-    let digest = oracle::play::book::hex(&<sha2::Sha256 as sha2::Digest>::digest(text.as_bytes()));
+    oracle::play::runner::write_atomically(&a.out, text.as_bytes())?;
+    let digest = hex(&Sha256::digest(text.as_bytes()));
     println!(
-        "{} positions  sha256 {}  {}",
+        "{} positions from {candidates} candidates  sha256 {digest}  {}",
         positions.len(),
-        digest,
         a.out.display()
     );
     Ok(ExitCode::SUCCESS)
@@ -135,22 +137,6 @@ fn run_generate(a: &GenerateArgs) -> anyhow::Result<ExitCode> {
 /// Every position of the book at `path`, as the keys generation compares against.
 fn excluded_positions(path: &Path) -> anyhow::Result<HashSet<String>> {
     check::positions(path, usize::MAX).with_context(|| format!("--exclude {}", path.display()))
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same directory, fsync, rename.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    tmp.write_all(bytes)
-        .and_then(|()| tmp.as_file().sync_all())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.persist(path)
-        .with_context(|| format!("cannot rename into {}", path.display()))?;
-    Ok(())
 }
 
 fn run_check(a: &CheckArgs) -> anyhow::Result<ExitCode> {
@@ -170,8 +156,8 @@ fn run_check(a: &CheckArgs) -> anyhow::Result<ExitCode> {
             for d in &report.duplicates {
                 let at: Vec<String> = d.at.iter().map(ToString::to_string).collect();
                 let place = match report.format {
-                    oracle::play::book::BookFormat::Epd => "lines",
-                    oracle::play::book::BookFormat::Pgn => "games",
+                    BookFormat::Epd => "lines",
+                    BookFormat::Pgn => "games",
                 };
                 println!("duplicate {} at {place} {}", d.epd, at.join(", "));
             }

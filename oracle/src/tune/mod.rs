@@ -4,6 +4,7 @@
 //! checkpoints it, `rules` and `pair` turn two runs into adopted values, `model`
 //! simulates the whole procedure to compare the end rules.
 
+pub mod duel;
 pub mod model;
 pub mod pair;
 pub mod params;

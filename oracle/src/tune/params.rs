@@ -67,7 +67,9 @@ pub fn parse(text: &str, source_name: &str) -> Result<Vec<Param>, ParamsError> {
                 .into_iter()
                 .find(|(v, _)| v.fract() != 0.0)
         {
-            return Err(fail(format!("{field} {v} of an int parameter is not an integer")));
+            return Err(fail(format!(
+                "{field} {v} of an int parameter is not an integer"
+            )));
         }
         let param = Param {
             name: name.to_string(),
@@ -140,12 +142,18 @@ mod tests {
     fn errors_name_the_line_and_field() {
         let cases = [
             ("A, int, 1, 0, 2, 1\n", ":1: expected 7"),
-            ("A, int, 1, 0, 2, 1, 0.002\nB, long, 1, 0, 2, 1, 0.002\n", ":2: type `long`"),
+            (
+                "A, int, 1, 0, 2, 1, 0.002\nB, long, 1, 0, 2, 1, 0.002\n",
+                ":2: type `long`",
+            ),
             ("A, int, x, 0, 2, 1, 0.002\n", "value `x`"),
             ("A, int, 1, 0, 2, 0, 0.002\n", "c_end must be positive"),
             ("A, int, 1.5, 0, 2, 1, 0.002\n", "value 1.5 of an int"),
             ("A, int, 5, 0, 2, 1, 0.002\n", "outside [min, max]"),
-            ("A, int, 1, 0, 2, 1, 0.002\nA, int, 1, 0, 2, 1, 0.002\n", ":2: parameter A is listed twice"),
+            (
+                "A, int, 1, 0, 2, 1, 0.002\nA, int, 1, 0, 2, 1, 0.002\n",
+                ":2: parameter A is listed twice",
+            ),
             ("\n# nothing\n", "no parameters"),
         ];
         for (text, want) in cases {

@@ -6,7 +6,6 @@
 //! index, so a resumed run plans the same duels as an uninterrupted one, and the duel
 //! results of a bundle are applied in duel order whatever order they finished in.
 
-use std::io::Write;
 use std::path::Path;
 
 use rand::SeedableRng;
@@ -235,11 +234,17 @@ impl RunState {
     /// Checks that a loaded state is the run `spec` over `params`; names the first difference.
     pub fn matches(&self, spec: &RunSpec, params: &[Param]) -> Result<(), String> {
         if self.version != STATE_VERSION {
-            return Err(format!("layout version {} is not {STATE_VERSION}", self.version));
+            return Err(format!(
+                "layout version {} is not {STATE_VERSION}",
+                self.version
+            ));
         }
         let fields = [
             ("games", self.spec.games == spec.games),
-            ("pairs per duel", self.spec.pairs_per_duel == spec.pairs_per_duel),
+            (
+                "pairs per duel",
+                self.spec.pairs_per_duel == spec.pairs_per_duel,
+            ),
             ("bundle", self.spec.bundle == spec.bundle),
             ("seed", self.spec.seed == spec.seed),
             ("engine, limits or book", self.spec.context == spec.context),
@@ -304,16 +309,7 @@ pub fn save(path: &Path, state: &RunState) -> Result<(), TuneError> {
         reason,
     };
     let json = serde_json::to_vec(state).map_err(|e| fail(e.to_string()))?;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| fail(e.to_string()))?;
-    tmp.write_all(&json)
-        .and_then(|()| tmp.as_file().sync_all())
-        .map_err(|e| fail(e.to_string()))?;
-    tmp.persist(path).map_err(|e| fail(e.to_string()))?;
-    Ok(())
+    crate::play::runner::write_atomically(path, &json).map_err(|e| fail(e.to_string()))
 }
 
 #[cfg(test)]
@@ -463,8 +459,14 @@ mod tests {
 
     #[test]
     fn different_seeds_flip_differently() {
-        let a = RunState::new(spec(600, 1), params()).unwrap().next_bundle().unwrap();
-        let b = RunState::new(spec(600, 2), params()).unwrap().next_bundle().unwrap();
+        let a = RunState::new(spec(600, 1), params())
+            .unwrap()
+            .next_bundle()
+            .unwrap();
+        let b = RunState::new(spec(600, 2), params())
+            .unwrap()
+            .next_bundle()
+            .unwrap();
         assert_ne!(
             a.iter().map(|p| p.flips.clone()).collect::<Vec<_>>(),
             b.iter().map(|p| p.flips.clone()).collect::<Vec<_>>()
