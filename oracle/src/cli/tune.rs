@@ -20,7 +20,7 @@ use oracle::tune::pair::{self, ParamRow};
 use oracle::tune::rules::EndRule;
 use oracle::tune::run::{self, RunSpec, RunState};
 use oracle::tune::schedule::Param;
-use oracle::tune::{params, plot};
+use oracle::tune::{params, patch, plot};
 
 /// Arguments of `oracle tune`.
 #[derive(Debug, Args)]
@@ -105,6 +105,9 @@ struct PairArgs {
     /// The end rule whose values become the patch (the constitution does not name one yet).
     #[arg(long, value_enum, default_value = "seed-mean-t1")]
     rule: EndRule,
+    /// The engine's tunables table (e.g. engine/src/tune.rs): also write a `git apply` diff of it.
+    #[arg(long)]
+    table: Option<PathBuf>,
 }
 
 /// Deadline for `ENGINE tunables` to print its listing.
@@ -399,6 +402,25 @@ fn run_pair(a: &PairArgs) -> anyhow::Result<ExitCode> {
         &a.out.join("theta.svg"),
         plot::theta_svg(&run1, &run2).as_bytes(),
     )?;
+    if let Some(table) = &a.table {
+        let source = std::fs::read_to_string(table)
+            .with_context(|| format!("--table {}", table.display()))?;
+        let defaults: Vec<(&str, String)> = run1
+            .params
+            .iter()
+            .zip(&rows)
+            .map(|(p, row)| {
+                (
+                    p.name.as_str(),
+                    params::format_value(p, row.adopted(a.rule)),
+                )
+            })
+            .collect();
+        let diff = patch::table_diff(&source, &table.display().to_string(), &defaults)
+            .with_context(|| format!("--table {}", table.display()))?;
+        let name = format!("tunables-{}.patch", a.rule.key());
+        write_atomically(&a.out.join(name), diff.as_bytes())?;
+    }
     if a.m.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {

@@ -8,6 +8,7 @@ pub mod duel;
 pub mod model;
 pub mod pair;
 pub mod params;
+pub mod patch;
 pub mod plot;
 pub mod rules;
 pub mod run;
