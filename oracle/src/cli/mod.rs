@@ -8,9 +8,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod book;
 mod constitution;
+mod match_cmd;
 mod register;
 mod sprt;
+mod tune;
 
 /// The Coherent oracle: decides, with pre-registered statistics, whether an engine change may land.
 #[derive(Debug, Parser)]
@@ -29,6 +32,14 @@ enum Command {
     Register(register::RegisterArgs),
     /// SPRT statistics: status, replay, calculator, simulation.
     Sprt(sprt::SprtArgs),
+    /// Opening books: generate from the engine, check any EPD/PGN book.
+    Book(book::BookArgs),
+    /// SPSA tuning of the engine's tunables and the seed-000 end-rule model.
+    Tune(tune::TuneArgs),
+    /// Play a match between two UCI engines (game pairs, clocks, faults, PGN, live SPRT, shards).
+    Match(Box<match_cmd::MatchArgs>),
+    /// Combine shard results of `oracle match --shard` and apply the SPRT at round boundaries.
+    Merge(match_cmd::MergeArgs),
 }
 
 /// Exit status for a rejected change or an unsound register.
@@ -54,5 +65,9 @@ fn execute(command: Command) -> anyhow::Result<ExitCode> {
         Command::Constitution(args) => constitution::run(args),
         Command::Register(args) => register::run(args),
         Command::Sprt(args) => sprt::run(args),
+        Command::Book(args) => book::run(args),
+        Command::Tune(args) => tune::run(args),
+        Command::Match(args) => match_cmd::run_match_command(*args),
+        Command::Merge(args) => match_cmd::run_merge_command(args),
     }
 }
