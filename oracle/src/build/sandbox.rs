@@ -294,23 +294,39 @@ fn bubblewrap_args(job: &Job) -> Vec<OsString> {
     .into_iter()
     .map(OsString::from)
     .collect();
-    if let Some(home) = std::env::var_os("HOME").filter(|home| Path::new(home) != Path::new("/")) {
-        args.extend([OsString::from("--tmpfs"), home]);
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .filter(|home| home.is_absolute() && home.parent().is_some());
+    if let Some(home) = &home {
+        args.extend([OsString::from("--tmpfs"), home.clone().into_os_string()]);
     }
-    let mut bind = |flag: &str, from: &OsStr, to: &OsStr| {
-        args.extend([OsString::from(flag), from.to_owned(), to.to_owned()]);
+    let mut bind = |flag: &str, from: &OsStr, to: &Path| {
+        // bubblewrap creates missing mount points with mode 0700, which `nobody` cannot cross.
+        if let Some(home) = &home {
+            let mut ancestors: Vec<&Path> = to
+                .ancestors()
+                .skip(1)
+                .take_while(|dir| dir.starts_with(home) && *dir != home)
+                .collect();
+            ancestors.reverse();
+            for dir in ancestors {
+                args.extend(["--perms", "0755", "--dir"].map(OsString::from));
+                args.push(dir.as_os_str().to_owned());
+            }
+        }
+        args.extend([OsString::from(flag), from.to_owned(), to.as_os_str().to_owned()]);
     };
     for (source, destination) in &job.read_only {
         if !job.writable.iter().any(|dir| destination.starts_with(dir)) {
-            bind("--ro-bind", source.as_os_str(), destination.as_os_str());
+            bind("--ro-bind", source.as_os_str(), destination);
         }
     }
     for dir in &job.writable {
-        bind("--bind", dir.as_os_str(), dir.as_os_str());
+        bind("--bind", dir.as_os_str(), dir);
     }
     for (source, destination) in &job.read_only {
         if job.writable.iter().any(|dir| destination.starts_with(dir)) {
-            bind("--ro-bind", source.as_os_str(), destination.as_os_str());
+            bind("--ro-bind", source.as_os_str(), destination);
         }
     }
     args.push("--".into());

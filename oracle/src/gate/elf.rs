@@ -52,10 +52,12 @@ impl<'data> Binary<'data> {
         !self.by_address.is_empty()
     }
 
-    /// The function named exactly `name`.
+    /// The function whose raw or demangled name is exactly `name`.
     #[must_use]
     pub fn function_named(&self, name: &str) -> Option<&Function> {
-        self.by_address.values().find(|function| function.name == name)
+        self.by_address
+            .values()
+            .find(|function| function.name == name || demangle(&function.name) == name)
     }
 
     /// The function that starts at `address`.
