@@ -79,7 +79,11 @@ pub struct BenchSignature {
 
 /// Parses the last non-empty line of `output` as `<N> nodes <M> nps`.
 pub fn parse_bench_output(output: &str) -> Result<BenchRun, BenchError> {
-    let line = output.lines().rev().find(|line| !line.trim().is_empty()).unwrap_or("");
+    let line = output
+        .lines()
+        .rev()
+        .find(|line| !line.trim().is_empty())
+        .unwrap_or("");
     let unparsable = || BenchError::Unparsable {
         line: line.to_owned(),
     };
@@ -93,7 +97,11 @@ pub fn parse_bench_output(output: &str) -> Result<BenchRun, BenchError> {
 }
 
 /// Runs `<binary> bench` `runs` times in the sandbox and requires the same node count each time.
-pub fn measure(binary: &Path, sandbox: &Sandbox, runs: usize) -> Result<BenchSignature, BenchError> {
+pub fn measure(
+    binary: &Path,
+    sandbox: &Sandbox,
+    runs: usize,
+) -> Result<BenchSignature, BenchError> {
     let scratch = tempfile::tempdir().map_err(BenchError::Scratch)?;
     let binary_dir = binary.parent().unwrap_or(Path::new("/")).to_owned();
     let mut results = Vec::with_capacity(runs);
@@ -154,7 +162,8 @@ pub fn bench_trailer(repo: &Repository, commit: Oid) -> Result<Option<u64>, Benc
 
 /// The `Bench:` trailer value of a commit message, if any.
 pub fn trailer_in_message(message: &str) -> Result<Option<u64>, String> {
-    let trailers = git2::message_trailers_strs(message).map_err(|error| error.message().to_owned())?;
+    let trailers =
+        git2::message_trailers_strs(message).map_err(|error| error.message().to_owned())?;
     let mut value = None;
     for (key, text) in trailers.iter() {
         if !key.eq_ignore_ascii_case("bench") {
@@ -165,7 +174,10 @@ pub fn trailer_in_message(message: &str) -> Result<Option<u64>, String> {
             .parse()
             .map_err(|_| format!("`Bench: {text}` is not a node count"))?;
         if value.is_some_and(|seen| seen != nodes) {
-            return Err(format!("several `Bench:` trailers disagree ({} and {nodes})", value.unwrap_or(0)));
+            return Err(format!(
+                "several `Bench:` trailers disagree ({} and {nodes})",
+                value.unwrap_or(0)
+            ));
         }
         value = Some(nodes);
     }
@@ -196,9 +208,13 @@ mod tests {
 
     #[test]
     fn reads_the_bench_trailer() {
-        let message = "eval: KBNK corner term\n\nLonger text.\n\nBench: 695\nSigned-off-by: A <a@b>\n";
+        let message =
+            "eval: KBNK corner term\n\nLonger text.\n\nBench: 695\nSigned-off-by: A <a@b>\n";
         assert_eq!(trailer_in_message(message), Ok(Some(695)));
-        assert_eq!(trailer_in_message("subject\n\nno trailers here\n"), Ok(None));
+        assert_eq!(
+            trailer_in_message("subject\n\nno trailers here\n"),
+            Ok(None)
+        );
         assert!(trailer_in_message("s\n\nBench: many\n").is_err());
         assert!(trailer_in_message("s\n\nBench: 1\nBench: 2\n").is_err());
     }
@@ -214,6 +230,9 @@ mod tests {
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
         let sandbox = Sandbox::detect(super::super::Limits::engine());
         let result = measure(&script, &sandbox, 2);
-        assert!(matches!(result, Err(BenchError::NonDeterministic { .. })), "{result:?}");
+        assert!(
+            matches!(result, Err(BenchError::NonDeterministic { .. })),
+            "{result:?}"
+        );
     }
 }

@@ -113,23 +113,34 @@ impl Cache {
             .prefix("build-")
             .tempdir_in(&parent)
             .map_err(io(&parent))?;
-        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).map_err(io(dir.path()))?;
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755))
+            .map_err(io(dir.path()))?;
         Ok(dir)
     }
 
     /// The cached binary and its record for `key`, if present and its bytes still hash right.
-    pub fn lookup(&self, key: &str, binary_name: &str) -> Result<Option<(PathBuf, CacheEntry)>, CacheError> {
+    pub fn lookup(
+        &self,
+        key: &str,
+        binary_name: &str,
+    ) -> Result<Option<(PathBuf, CacheEntry)>, CacheError> {
         let dir = self.root.join("builds").join(key);
         let record = dir.join("entry.json");
         let text = match fs::read_to_string(&record) {
             Ok(text) => text,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => return Err(CacheError::Io { path: record, source }),
+            Err(source) => {
+                return Err(CacheError::Io {
+                    path: record,
+                    source,
+                });
+            }
         };
-        let entry: CacheEntry = serde_json::from_str(&text).map_err(|error| CacheError::Corrupt {
-            path: record.clone(),
-            reason: error.to_string(),
-        })?;
+        let entry: CacheEntry =
+            serde_json::from_str(&text).map_err(|error| CacheError::Corrupt {
+                path: record.clone(),
+                reason: error.to_string(),
+            })?;
         let binary = dir.join(binary_name);
         let actual = sha256_file(&binary)?;
         if actual != entry.sha256 {
@@ -143,7 +154,13 @@ impl Cache {
 
     /// Stores `binary` under `key` atomically; returns the cached binary's path. If another
     /// process stored the same key meanwhile, its (identical by construction) entry is kept.
-    pub fn store(&self, key: &str, binary_name: &str, binary: &Path, entry: &CacheEntry) -> Result<PathBuf, CacheError> {
+    pub fn store(
+        &self,
+        key: &str,
+        binary_name: &str,
+        binary: &Path,
+        entry: &CacheEntry,
+    ) -> Result<PathBuf, CacheError> {
         let builds = self.root.join("builds");
         let staging = tempfile::Builder::new()
             .prefix(".staging-")
@@ -151,7 +168,8 @@ impl Cache {
             .map_err(io(&builds))?;
         let staged_binary = staging.path().join(binary_name);
         fs::copy(binary, &staged_binary).map_err(io(&staged_binary))?;
-        fs::set_permissions(&staged_binary, fs::Permissions::from_mode(0o555)).map_err(io(&staged_binary))?;
+        fs::set_permissions(&staged_binary, fs::Permissions::from_mode(0o555))
+            .map_err(io(&staged_binary))?;
         fs::File::open(&staged_binary)
             .and_then(|file| file.sync_all())
             .map_err(io(&staged_binary))?;
@@ -161,7 +179,8 @@ impl Cache {
         file.write_all(json.as_bytes())
             .and_then(|()| file.sync_all())
             .map_err(io(&record))?;
-        fs::set_permissions(staging.path(), fs::Permissions::from_mode(0o755)).map_err(io(staging.path()))?;
+        fs::set_permissions(staging.path(), fs::Permissions::from_mode(0o755))
+            .map_err(io(staging.path()))?;
         let final_dir = builds.join(key);
         let staged = staging.keep();
         if let Err(error) = fs::rename(&staged, &final_dir) {
@@ -206,7 +225,9 @@ mod tests {
         let sha = sha256_file(&binary).unwrap();
         let key = Cache::key("tree", "rustc 1.95.0", "recipe");
         assert!(cache.lookup(&key, "coherent").unwrap().is_none());
-        let stored = cache.store(&key, "coherent", &binary, &entry(&sha)).unwrap();
+        let stored = cache
+            .store(&key, "coherent", &binary, &entry(&sha))
+            .unwrap();
         let (found, record) = cache.lookup(&key, "coherent").unwrap().unwrap();
         assert_eq!((found.clone(), record), (stored, entry(&sha)));
         fs::set_permissions(&found, fs::Permissions::from_mode(0o644)).unwrap();
@@ -218,6 +239,9 @@ mod tests {
     #[test]
     fn keys_separate_their_parts() {
         assert_ne!(Cache::key("ab", "c", "d"), Cache::key("a", "bc", "d"));
-        assert_ne!(Cache::key("t", "rustc 1.95.0", "r"), Cache::key("t", "rustc 1.96.0", "r"));
+        assert_ne!(
+            Cache::key("t", "rustc 1.95.0", "r"),
+            Cache::key("t", "rustc 1.96.0", "r")
+        );
     }
 }

@@ -23,7 +23,9 @@ pub struct Toolchain {
 #[derive(Debug, thiserror::Error)]
 pub enum CargoError {
     /// rustup or rustc could not be run to locate the toolchain.
-    #[error("locating toolchain `{toolchain}` (is it installed? `rustup toolchain install {toolchain}`): {reason}")]
+    #[error(
+        "locating toolchain `{toolchain}` (is it installed? `rustup toolchain install {toolchain}`): {reason}"
+    )]
     Toolchain {
         /// The recipe's toolchain.
         toolchain: String,
@@ -79,13 +81,19 @@ impl Toolchain {
                 .output()
                 .map_err(|error| fail(error.to_string()))?;
             if !output.status.success() {
-                return Err(fail(String::from_utf8_lossy(&output.stderr).trim().to_owned()));
+                return Err(fail(
+                    String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+                ));
             }
             String::from_utf8(output.stdout).map_err(|error| fail(error.to_string()))
         };
         let sysroot = PathBuf::from(rustc(&["--print", "sysroot"])?.trim());
         let verbose_version = rustc(&["-vV"])?;
-        let version = verbose_version.lines().next().unwrap_or_default().to_owned();
+        let version = verbose_version
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_owned();
         Ok(Self {
             sysroot,
             version,
@@ -169,7 +177,11 @@ pub fn build(
         args: cargo_args(recipe, &dirs.target),
         env: environment(recipe, toolchain, dirs),
         cwd: dirs.source.clone(),
-        writable: vec![dirs.cargo_home.clone(), dirs.target.clone(), dirs.scratch.clone()],
+        writable: vec![
+            dirs.cargo_home.clone(),
+            dirs.target.clone(),
+            dirs.scratch.clone(),
+        ],
         read_only,
         log: dirs.log.clone(),
     };
@@ -193,10 +205,17 @@ pub fn build(
 /// `cargo build` arguments: locked, offline, the recipe's package and binary, profile overrides.
 #[must_use]
 pub fn cargo_args(recipe: &BuildRecipe, target: &Path) -> Vec<OsString> {
-    let mut args: Vec<OsString> = ["build", "--release", "--locked", "--offline", "--color", "never"]
-        .into_iter()
-        .map(OsString::from)
-        .collect();
+    let mut args: Vec<OsString> = [
+        "build",
+        "--release",
+        "--locked",
+        "--offline",
+        "--color",
+        "never",
+    ]
+    .into_iter()
+    .map(OsString::from)
+    .collect();
     args.extend(["--package", &recipe.package, "--bin", &recipe.binary].map(OsString::from));
     args.extend(["--target-dir".into(), target.as_os_str().to_owned()]);
     args.extend(recipe.profile_config_args().into_iter().map(OsString::from));
@@ -206,7 +225,11 @@ pub fn cargo_args(recipe: &BuildRecipe, target: &Path) -> Vec<OsString> {
 /// The complete environment of the build: nothing of the caller's (no tokens, no `RUSTFLAGS`,
 /// no `CARGO_*`) except what is set here.
 #[must_use]
-pub fn environment(recipe: &BuildRecipe, toolchain: &Toolchain, dirs: &BuildDirs) -> Vec<(OsString, OsString)> {
+pub fn environment(
+    recipe: &BuildRecipe,
+    toolchain: &Toolchain,
+    dirs: &BuildDirs,
+) -> Vec<(OsString, OsString)> {
     let bin = toolchain.sysroot.join("bin");
     let flags = recipe
         .rustflags(&dirs.source, &dirs.cargo_home, &dirs.target)
@@ -252,9 +275,20 @@ mod tests {
     #[test]
     fn cargo_is_locked_offline_and_overrides_the_profile() {
         let args = cargo_args(&BuildRecipe::standard(), &dirs().target);
-        let text: Vec<String> = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
-        for expected in ["--locked", "--offline", "--release", "profile.release.lto=true"] {
-            assert!(text.iter().any(|arg| arg == expected), "{expected} missing in {text:?}");
+        let text: Vec<String> = args
+            .iter()
+            .map(|arg| arg.to_string_lossy().into_owned())
+            .collect();
+        for expected in [
+            "--locked",
+            "--offline",
+            "--release",
+            "profile.release.lto=true",
+        ] {
+            assert!(
+                text.iter().any(|arg| arg == expected),
+                "{expected} missing in {text:?}"
+            );
         }
         let package = text.iter().position(|arg| arg == "--package").unwrap();
         assert_eq!(text[package + 1], "coherent");

@@ -51,7 +51,16 @@ impl Isolation {
         };
         if works(
             "bwrap",
-            &["--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "--proc", "/proc", "--"],
+            &[
+                "--ro-bind",
+                "/",
+                "/",
+                "--unshare-net",
+                "--unshare-pid",
+                "--proc",
+                "/proc",
+                "--",
+            ],
         ) {
             Self::Bubblewrap
         } else if works("unshare", &["-n", "--"]) {
@@ -314,7 +323,11 @@ fn bubblewrap_args(job: &Job) -> Vec<OsString> {
                 args.push(dir.as_os_str().to_owned());
             }
         }
-        args.extend([OsString::from(flag), from.to_owned(), to.as_os_str().to_owned()]);
+        args.extend([
+            OsString::from(flag),
+            from.to_owned(),
+            to.as_os_str().to_owned(),
+        ]);
     };
     for (source, destination) in &job.read_only {
         if !job.writable.iter().any(|dir| destination.starts_with(dir)) {
@@ -374,7 +387,9 @@ fn kill_group(pid: u32) {
 pub fn describe(ending: &Ending) -> String {
     use std::os::unix::process::ExitStatusExt;
     match ending {
-        Ending::TimedOut(limit) => format!("killed after the wall-time limit of {} s", limit.as_secs()),
+        Ending::TimedOut(limit) => {
+            format!("killed after the wall-time limit of {} s", limit.as_secs())
+        }
         Ending::Exited(status) => match (status.code(), status.signal()) {
             (Some(code), _) => format!("exit status {code}"),
             (None, Some(libc::SIGXCPU)) => "killed by SIGXCPU (CPU-time limit)".into(),
@@ -405,9 +420,15 @@ mod tests {
     fn environment_is_scrubbed_and_output_logged() {
         let dir = tempfile::tempdir().unwrap();
         let sandbox = Sandbox::detect(Limits::engine());
-        let job = shell_job(dir.path(), "echo \"token=${GITHUB_TOKEN:-none} path=$PATH\"");
+        let job = shell_job(
+            dir.path(),
+            "echo \"token=${GITHUB_TOKEN:-none} path=$PATH\"",
+        );
         let ending = sandbox.run(&job).unwrap();
-        assert!(matches!(ending, Ending::Exited(status) if status.success()), "{ending:?}");
+        assert!(
+            matches!(ending, Ending::Exited(status) if status.success()),
+            "{ending:?}"
+        );
         let log = std::fs::read_to_string(dir.path().join("log")).unwrap();
         assert_eq!(log.trim(), "token=none path=/usr/bin:/bin");
     }
@@ -433,7 +454,10 @@ mod tests {
         let sandbox = Sandbox::detect(limits);
         let job = shell_job(dir.path(), "head -c 100000 /dev/zero > big");
         let ending = sandbox.run(&job).unwrap();
-        assert!(matches!(ending, Ending::Exited(status) if !status.success()), "{ending:?}");
+        assert!(
+            matches!(ending, Ending::Exited(status) if !status.success()),
+            "{ending:?}"
+        );
         assert!(std::fs::metadata(dir.path().join("big")).unwrap().len() <= 4096);
     }
 }

@@ -31,11 +31,13 @@ impl<'data> Binary<'data> {
                 continue;
             }
             let Ok(name) = symbol.name() else { continue };
-            by_address.entry(symbol.address()).or_insert_with(|| Function {
-                name: name.to_owned(),
-                address: symbol.address(),
-                size: symbol.size(),
-            });
+            by_address
+                .entry(symbol.address())
+                .or_insert_with(|| Function {
+                    name: name.to_owned(),
+                    address: symbol.address(),
+                    size: symbol.size(),
+                });
         }
         Ok(Self { file, by_address })
     }
@@ -103,7 +105,9 @@ pub fn demangle(name: &str) -> String {
         rest = &rest[digits + len..];
     }
     let is_hash = |part: &&str| {
-        part.len() == 17 && part.starts_with('h') && part[1..].bytes().all(|b| b.is_ascii_hexdigit())
+        part.len() == 17
+            && part.starts_with('h')
+            && part[1..].bytes().all(|b| b.is_ascii_hexdigit())
     };
     if parts.last().is_some_and(is_hash) {
         parts.pop();
@@ -121,7 +125,10 @@ mod tests {
             demangle("_ZN8coherent4eval6helper17h0123456789abcdefE"),
             "coherent::eval::helper"
         );
-        assert_eq!(demangle("coherent_evaluate_popcnt"), "coherent_evaluate_popcnt");
+        assert_eq!(
+            demangle("coherent_evaluate_popcnt"),
+            "coherent_evaluate_popcnt"
+        );
         assert_eq!(demangle("_ZN3bad99E"), "_ZN3bad99E");
     }
 

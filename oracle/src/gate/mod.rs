@@ -97,16 +97,16 @@ pub fn inspect(bytes: &[u8], symbols: &[String]) -> Result<GateReport, GateError
         report.failures.push("no entry symbol to inspect".into());
     }
     if !binary.has_symbols() && !symbols.is_empty() {
-        report
-            .failures
-            .push("the binary has no symbol table (stripped): the evaluation cannot be located".into());
+        report.failures.push(
+            "the binary has no symbol table (stripped): the evaluation cannot be located".into(),
+        );
     }
     for symbol in symbols {
         match binary.function_named(symbol) {
             Some(entry) => scan_from(&binary, entry, &mut report),
-            None if binary.has_symbols() => report
-                .failures
-                .push(format!("entry symbol `{symbol}` is not in the binary's symbol table")),
+            None if binary.has_symbols() => report.failures.push(format!(
+                "entry symbol `{symbol}` is not in the binary's symbol table"
+            )),
             None => {}
         }
     }
@@ -155,7 +155,11 @@ fn scan_from(binary: &Binary<'_>, entry: &Function, report: &mut GateReport) {
     let mut next = 0;
     while let Some((function, depth, called_from)) = queue.get(next).cloned() {
         next += 1;
-        if report.functions_scanned.iter().any(|f| f.symbol == function.name) {
+        if report
+            .functions_scanned
+            .iter()
+            .any(|f| f.symbol == function.name)
+        {
             continue;
         }
         let found = scan::scan(binary, &function);
@@ -195,7 +199,10 @@ fn entry_of<'a>(report: &'a GateReport, function: &'a ScannedFunction) -> Option
         match &current.called_from {
             None => return Some(current.symbol.as_str()),
             Some(parent) => {
-                current = report.functions_scanned.iter().find(|f| &f.name == parent)?;
+                current = report
+                    .functions_scanned
+                    .iter()
+                    .find(|f| &f.name == parent)?;
             }
         }
     }
@@ -242,7 +249,10 @@ mod tests {
         let me = std::fs::read(std::env::current_exe().unwrap()).unwrap();
         let report = inspect(&me, &["no_such_symbol_anywhere".to_owned()]).unwrap();
         assert!(!report.pass);
-        assert!(report.failures[0].contains("no_such_symbol_anywhere"), "{report:?}");
+        assert!(
+            report.failures[0].contains("no_such_symbol_anywhere"),
+            "{report:?}"
+        );
         assert!(report.functions_scanned.is_empty());
     }
 
@@ -264,6 +274,9 @@ mod tests {
 
     #[test]
     fn garbage_is_an_error_not_a_verdict() {
-        assert!(matches!(inspect(b"\x7fELF garbage", &[DEFAULT_SYMBOL.to_owned()]), Err(GateError::Parse(_))));
+        assert!(matches!(
+            inspect(b"\x7fELF garbage", &[DEFAULT_SYMBOL.to_owned()]),
+            Err(GateError::Parse(_))
+        ));
     }
 }

@@ -61,7 +61,10 @@ pub fn scan(binary: &Binary<'_>, function: &Function) -> FunctionScan {
         }
         for index in 0..instruction.op_count() {
             if is_immediate(instruction.op_kind(index)) {
-                mark_swar(&mut result.swar, &instruction.immediate(index).to_le_bytes());
+                mark_swar(
+                    &mut result.swar,
+                    &instruction.immediate(index).to_le_bytes(),
+                );
             }
         }
         if instruction.is_ip_rel_memory_operand() {
@@ -98,9 +101,8 @@ fn mark_swar(found: &mut [bool; 4], data: &[u8]) {
     for (index, constant) in SWAR_CONSTANTS.iter().enumerate() {
         let wide = constant.to_le_bytes();
         let narrow = &wide[..4];
-        let in_lanes = |width: usize, pattern: &[u8]| {
-            data.chunks_exact(width).any(|lane| lane == pattern)
-        };
+        let in_lanes =
+            |width: usize, pattern: &[u8]| data.chunks_exact(width).any(|lane| lane == pattern);
         if in_lanes(8, &wide) || in_lanes(4, narrow) {
             found[index] = true;
         }

@@ -99,8 +99,10 @@ fn extra_term(us: u64, them: u64) -> i32 {
 /// The engine source with an evaluation weight and an extra-term variant.
 #[must_use]
 pub fn engine_source(weight: i32, helper: &str) -> String {
-    ENGINE
-        .replace("HELPER", &format!("const WEIGHT: i32 = {weight};\n\n{helper}"))
+    ENGINE.replace(
+        "HELPER",
+        &format!("const WEIGHT: i32 = {weight};\n\n{helper}"),
+    )
 }
 
 /// A temporary git repository holding fixture commits (no work tree is used by the oracle).
@@ -148,12 +150,31 @@ impl FixtureRepo {
                 })
                 .unwrap();
         }
-        let tree = self.repo.find_tree(index.write_tree_to(&self.repo).unwrap()).unwrap();
-        let signature = Signature::new("Fixture", "fixture@example.invalid", &Time::new(1_700_000_000, 0)).unwrap();
-        let parent = self.repo.head().ok().and_then(|head| head.peel_to_commit().ok());
+        let tree = self
+            .repo
+            .find_tree(index.write_tree_to(&self.repo).unwrap())
+            .unwrap();
+        let signature = Signature::new(
+            "Fixture",
+            "fixture@example.invalid",
+            &Time::new(1_700_000_000, 0),
+        )
+        .unwrap();
+        let parent = self
+            .repo
+            .head()
+            .ok()
+            .and_then(|head| head.peel_to_commit().ok());
         let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
         self.repo
-            .commit(Some("HEAD"), &signature, &signature, message, &tree, &parents)
+            .commit(
+                Some("HEAD"),
+                &signature,
+                &signature,
+                message,
+                &tree,
+                &parents,
+            )
             .unwrap()
     }
 
@@ -161,9 +182,16 @@ impl FixtureRepo {
     pub fn commit_crate(&self, main: &str, build_script: Option<&str>, message: &str) -> Oid {
         let mut manifest = MANIFEST.to_owned();
         if build_script.is_some() {
-            manifest = manifest.replace("edition = \"2024\"\n", "edition = \"2024\"\nbuild = \"build.rs\"\n");
+            manifest = manifest.replace(
+                "edition = \"2024\"\n",
+                "edition = \"2024\"\nbuild = \"build.rs\"\n",
+            );
         }
-        let mut files = vec![("Cargo.toml", manifest.as_str()), ("Cargo.lock", LOCK), ("src/main.rs", main)];
+        let mut files = vec![
+            ("Cargo.toml", manifest.as_str()),
+            ("Cargo.lock", LOCK),
+            ("src/main.rs", main),
+        ];
         if let Some(script) = build_script {
             files.push(("build.rs", script));
         }
@@ -198,7 +226,10 @@ impl Run {
 
 /// Runs the real `oracle` binary.
 pub fn oracle(args: &[&str]) -> Run {
-    let output = Command::new(env!("CARGO_BIN_EXE_oracle")).args(args).output().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_oracle"))
+        .args(args)
+        .output()
+        .unwrap();
     Run {
         code: output.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -210,7 +241,15 @@ pub fn oracle(args: &[&str]) -> Run {
 pub fn build(repo: &FixtureRepo, commit: &str) -> Run {
     let repo_path = repo.path().to_str().unwrap().to_owned();
     let cache = shared_cache().to_str().unwrap().to_owned();
-    oracle(&["build", commit, "--repo", &repo_path, "--cache-dir", &cache, "--json"])
+    oracle(&[
+        "build",
+        commit,
+        "--repo",
+        &repo_path,
+        "--cache-dir",
+        &cache,
+        "--json",
+    ])
 }
 
 /// Builds and returns the cached binary's path (panics with the oracle's output on failure).
