@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::cargo::CargoError;
 use super::recipe::hex;
 
 /// What a cache entry records about its binary (`entry.json` beside it).
@@ -78,12 +79,15 @@ impl Cache {
 
     /// Opens (creating if needed) the cache at `root`.
     pub fn open(root: &Path) -> Result<Self, CacheError> {
-        for dir in [root.join("builds"), root.join("work")] {
+        for dir in [root.to_owned(), root.join("builds"), root.join("work")] {
+            if dir.is_dir() {
+                continue;
+            }
             fs::create_dir_all(&dir).map_err(io(&dir))?;
-            // Bubblewrap runs builds as `nobody`, who must reach the work dirs under the cache.
+            // Bubblewrap runs builds as `nobody`, who must reach the work dirs under the cache;
+            // directories the user made are left as they are.
             fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).map_err(io(&dir))?;
         }
-        fs::set_permissions(root, fs::Permissions::from_mode(0o755)).map_err(io(root))?;
         Ok(Self {
             root: root.to_owned(),
         })
@@ -116,6 +120,22 @@ impl Cache {
         fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755))
             .map_err(io(dir.path()))?;
         Ok(dir)
+    }
+
+    /// Moves a failed build's log out of its work directory (deleted afterwards) to
+    /// `logs/<commit>.log` in the cache, and points the error there.
+    #[must_use]
+    pub fn keep_log(&self, error: CargoError, commit: &str) -> CargoError {
+        let CargoError::Failed { ending, log, tail } = error else {
+            return error;
+        };
+        let logs = self.root.join("logs");
+        let kept = logs.join(format!("{commit}.log"));
+        let log = match fs::create_dir_all(&logs).and_then(|()| fs::copy(&log, &kept)) {
+            Ok(_) => kept,
+            Err(_) => log,
+        };
+        CargoError::Failed { ending, log, tail }
     }
 
     /// The cached binary and its record for `key`, if present and its bytes still hash right.

@@ -44,12 +44,10 @@ pub enum CargoError {
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
     /// cargo ran and failed, or a limit stopped it.
-    #[error("build failed ({ending}) in {dir}; last lines of {log}:\n{tail}")]
+    #[error("build failed ({ending}); full log {}; last lines:\n{tail}", log.display())]
     Failed {
         /// How cargo ended.
         ending: String,
-        /// The build directory.
-        dir: PathBuf,
         /// The full build log.
         log: PathBuf,
         /// The last lines of the log.
@@ -189,7 +187,6 @@ pub fn build(
     if !matches!(ending, Ending::Exited(status) if status.success()) {
         return Err(CargoError::Failed {
             ending: sandbox::describe(&ending),
-            dir: dirs.source.clone(),
             log: dirs.log.clone(),
             tail: log_tail(&dirs.log, 25),
         });

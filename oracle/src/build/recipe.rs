@@ -210,6 +210,13 @@ mod tests {
     }
 
     #[test]
+    fn standard_recipe_as_the_constitution_writes_it() {
+        let yaml = serde_norway::to_string(&BuildRecipe::standard()).unwrap();
+        insta::assert_snapshot!("standard_recipe_yaml", yaml);
+        insta::assert_snapshot!("standard_recipe_sha256", BuildRecipe::standard().sha256());
+    }
+
+    #[test]
     fn any_change_changes_the_hash() {
         let base = BuildRecipe::standard();
         let mut cpu = base.clone();
