@@ -103,13 +103,22 @@ pub fn measure(
     runs: usize,
 ) -> Result<BenchSignature, BenchError> {
     let scratch = tempfile::tempdir().map_err(BenchError::Scratch)?;
-    let binary_dir = binary.parent().unwrap_or(Path::new("/")).to_owned();
+    // Run a private read-only copy: the sandbox user can reach it wherever the original lives,
+    // and nobody can change the file between the runs.
+    let engine_dir = scratch.path().join("engine");
+    let engine = engine_dir.join("engine");
+    std::fs::create_dir(&engine_dir)
+        .and_then(|()| std::fs::copy(binary, &engine))
+        .and_then(|_| set_mode(&engine, 0o555))
+        .and_then(|()| set_mode(&engine_dir, 0o755))
+        .and_then(|()| set_mode(scratch.path(), 0o755))
+        .map_err(BenchError::Scratch)?;
     let mut results = Vec::with_capacity(runs);
     for index in 0..runs {
         let work = scratch.path().join(format!("run-{index}"));
         std::fs::create_dir(&work).map_err(BenchError::Scratch)?;
         let job = Job {
-            program: binary.to_owned(),
+            program: engine.clone(),
             args: vec!["bench".into()],
             env: vec![
                 ("PATH".into(), "/usr/bin:/bin".into()),
@@ -118,7 +127,7 @@ pub fn measure(
             ],
             cwd: work.clone(),
             writable: vec![work.clone()],
-            read_only: vec![(binary_dir.clone(), binary_dir.clone())],
+            read_only: vec![(engine_dir.clone(), engine_dir.clone())],
             log: scratch.path().join(format!("run-{index}.log")),
         };
         let ending = sandbox.run(&job)?;
@@ -144,6 +153,11 @@ pub fn measure(
         nodes,
         runs: results,
     })
+}
+
+fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
 }
 
 /// The commit's `Bench: N` trailer, if it has one (several must agree).
@@ -225,9 +239,8 @@ mod tests {
         let script = dir.path().join("engine");
         // Nodes depend on the nanoseconds of the clock: different on (almost) every run.
         std::fs::write(&script, "#!/bin/sh\necho \"$(date +%N) nodes 1 nps\"\n").unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        // Owner-only, in a private temp dir: the sandbox must still be able to run it.
+        set_mode(&script, 0o700).unwrap();
         let sandbox = Sandbox::detect(super::super::Limits::engine());
         let result = measure(&script, &sandbox, 2);
         assert!(

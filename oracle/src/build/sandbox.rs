@@ -36,38 +36,30 @@ pub enum Isolation {
 }
 
 impl Isolation {
-    /// Probes the tools in order of strength by running `true` under each.
+    /// Probes the levels in order of strength by running `/bin/true` exactly as a real job
+    /// would run (same mounts, same user switch), and takes the first that works.
     #[must_use]
     pub fn detect() -> Self {
-        let works = |program: &str, args: &[&str]| {
-            Command::new(program)
-                .args(args)
-                .arg("true")
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .is_ok_and(|status| status.success())
+        let probe = |isolation: Self| {
+            let sandbox = Sandbox {
+                isolation,
+                limits: Limits::engine(),
+            };
+            let job = Job {
+                program: "/bin/true".into(),
+                args: Vec::new(),
+                env: Vec::new(),
+                cwd: "/".into(),
+                writable: Vec::new(),
+                read_only: Vec::new(),
+                log: "/dev/null".into(),
+            };
+            matches!(sandbox.run(&job), Ok(Ending::Exited(status)) if status.success())
         };
-        if works(
-            "bwrap",
-            &[
-                "--ro-bind",
-                "/",
-                "/",
-                "--unshare-net",
-                "--unshare-pid",
-                "--proc",
-                "/proc",
-                "--",
-            ],
-        ) {
-            Self::Bubblewrap
-        } else if works("unshare", &["-n", "--"]) {
-            Self::UnshareNet
-        } else {
-            Self::None
-        }
+        [Self::Bubblewrap, Self::UnshareNet]
+            .into_iter()
+            .find(|isolation| probe(*isolation))
+            .unwrap_or(Self::None)
     }
 
     /// Whether the command cannot reach the network.
