@@ -43,6 +43,10 @@ pub struct ScannedFunction {
     pub swar_constants: Vec<String>,
     /// The SWAR sequence is present (0x5555… and 0x3333… together).
     pub software_popcount: bool,
+    /// Calls through registers or memory, whose targets the gate cannot follow.
+    pub indirect_calls: u32,
+    /// Positions that did not decode as x86-64 instructions.
+    pub undecodable: u32,
 }
 
 /// The gate's verdict and everything it counted.
@@ -120,6 +124,12 @@ pub fn inspect(bytes: &[u8], symbols: &[String]) -> Result<GateReport, GateError
                 function.called_from.as_deref().unwrap_or("-"),
             ));
         }
+        if function.undecodable > 0 {
+            report.failures.push(format!(
+                "`{}` has {} positions that do not decode as x86-64: it cannot be inspected",
+                function.name, function.undecodable
+            ));
+        }
         if function.vpopcnt > 0 {
             report.failures.push(format!(
                 "AVX-512 vpopcnt in `{}`: the release must run on baseline x86-64 with POPCNT",
@@ -188,6 +198,8 @@ fn scan_from(binary: &Binary<'_>, entry: &Function, report: &mut GateReport) {
                 .map(|(constant, _)| format!("{constant:#018x}"))
                 .collect(),
             software_popcount: found.software_popcount(),
+            indirect_calls: found.indirect_calls,
+            undecodable: found.invalid,
         });
     }
 }
@@ -224,7 +236,7 @@ pub fn render(report: &GateReport) -> String {
     );
     for function in &report.functions_scanned {
         out.push_str(&format!(
-            "  [{}] {} {} ({} bytes): popcnt {}, vpopcnt {}, swar [{}]\n",
+            "  [{}] {} {} ({} bytes): popcnt {}, vpopcnt {}, swar [{}], indirect calls {}\n",
             function.depth,
             function.address,
             function.name,
@@ -232,6 +244,7 @@ pub fn render(report: &GateReport) -> String {
             function.popcnt,
             function.vpopcnt,
             function.swar_constants.join(" "),
+            function.indirect_calls,
         ));
     }
     for failure in &report.failures {

@@ -23,7 +23,9 @@ pub struct FunctionScan {
     pub swar: [bool; 4],
     /// Start addresses of functions reached by `call rel32` or a tail `jmp` out of the function.
     pub callees: Vec<u64>,
-    /// Bytes that did not decode as instructions.
+    /// Calls through a register or memory operand: their targets are unknown statically.
+    pub indirect_calls: u32,
+    /// Positions that did not decode as instructions.
     pub invalid: u32,
 }
 
@@ -80,6 +82,9 @@ pub fn scan(binary: &Binary<'_>, function: &Function) -> FunctionScan {
         let tail = instruction.flow_control() == FlowControl::UnconditionalBranch && leaves;
         if direct && (call || tail) && !result.callees.contains(&target) {
             result.callees.push(target);
+        }
+        if instruction.flow_control() == FlowControl::IndirectCall {
+            result.indirect_calls += 1;
         }
     }
     result
