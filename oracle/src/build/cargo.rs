@@ -92,10 +92,34 @@ impl Toolchain {
             .next()
             .unwrap_or_default()
             .to_owned();
+        check_release(name, &verbose_version)?;
         Ok(Self {
             sysroot,
             version,
             verbose_version,
+        })
+    }
+}
+
+/// A toolchain pinned by version number (`1.95.0`) must report exactly that release, so a
+/// machine without rustup cannot silently build with whatever `rustc` is on its `PATH`.
+fn check_release(name: &str, verbose_version: &str) -> Result<(), CargoError> {
+    if !name
+        .bytes()
+        .all(|byte| byte.is_ascii_digit() || byte == b'.')
+    {
+        return Ok(());
+    }
+    let release = verbose_version
+        .lines()
+        .find_map(|line| line.strip_prefix("release: "))
+        .unwrap_or("");
+    if release == name {
+        Ok(())
+    } else {
+        Err(CargoError::Toolchain {
+            toolchain: name.to_owned(),
+            reason: format!("`rustc -vV` reports release {release:?}"),
         })
     }
 }
@@ -267,6 +291,14 @@ mod tests {
 
     fn dirs() -> BuildDirs {
         BuildDirs::under(Path::new("/w/a"))
+    }
+
+    #[test]
+    fn a_pinned_version_must_match_the_compiler() {
+        let verbose = "rustc 1.95.0 (59807616e 2026-04-14)\nrelease: 1.95.0\n";
+        assert!(check_release("1.95.0", verbose).is_ok());
+        assert!(check_release("1.94.0", verbose).is_err());
+        assert!(check_release("stable", verbose).is_ok());
     }
 
     #[test]
