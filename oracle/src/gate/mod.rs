@@ -7,6 +7,7 @@
 //! symbol exists, scalar `popcnt` occurs in what it reaches, and no reached function carries the
 //! software popcount (the SWAR masks) or AVX-512 `vpopcnt*`.
 
+pub mod demangle;
 pub mod elf;
 pub mod scan;
 
@@ -23,7 +24,7 @@ pub const CALL_DEPTH: u32 = 2;
 /// One function the gate disassembled.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ScannedFunction {
-    /// Readable name (legacy Rust symbols demangled, hash dropped).
+    /// Readable name (Rust symbols demangled, legacy hashes dropped).
     pub name: String,
     /// Raw symbol name.
     pub symbol: String,
@@ -173,7 +174,7 @@ fn scan_from(binary: &Binary<'_>, entry: &Function, report: &mut GateReport) {
             continue;
         }
         let found = scan::scan(binary, &function);
-        let name = elf::demangle(&function.name);
+        let name = demangle::demangle(&function.name);
         if depth < CALL_DEPTH {
             for callee in &found.callees {
                 match binary.function_at(*callee) {
