@@ -250,18 +250,19 @@ impl Sandbox {
     fn command(&self, job: &Job, drop_root: bool) -> Command {
         match self.isolation {
             Isolation::Bubblewrap => {
-                let mut command = Command::new("bwrap");
+                let mut command = Command::new(tool("bwrap"));
                 command.args(bubblewrap_args(job));
                 if drop_root {
                     let id = UNPRIVILEGED_ID.to_string();
-                    command.args(["setpriv", "--reuid", &id, "--regid", &id, "--clear-groups"]);
+                    command.arg(tool("setpriv"));
+                    command.args(["--reuid", &id, "--regid", &id, "--clear-groups"]);
                     command.args(["--no-new-privs", "--"]);
                 }
                 command.arg(&job.program).args(&job.args);
                 command
             }
             Isolation::UnshareNet => {
-                let mut command = Command::new("unshare");
+                let mut command = Command::new(tool("unshare"));
                 command.args(["-n", "--"]).arg(&job.program).args(&job.args);
                 command
             }
@@ -336,6 +337,17 @@ fn bubblewrap_args(job: &Job) -> Vec<OsString> {
     }
     args.push("--".into());
     args
+}
+
+/// A tool's absolute path from the oracle's own `PATH` (the job's environment is the
+/// candidate's and must not decide which sandbox binary runs); the bare name if not found.
+fn tool(name: &str) -> PathBuf {
+    std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|dir| dir.join(name))
+        .find(|path| path.is_file())
+        .unwrap_or_else(|| PathBuf::from(name))
 }
 
 fn is_root() -> bool {
