@@ -438,6 +438,43 @@ mod tests {
     }
 
     #[test]
+    fn read_only_mounts_inside_writable_dirs_come_after_them() {
+        let job = Job {
+            program: "/bin/true".into(),
+            args: Vec::new(),
+            env: Vec::new(),
+            cwd: "/".into(),
+            writable: vec!["/w/cargo-home".into()],
+            read_only: vec![
+                ("/host/registry".into(), "/w/cargo-home/registry".into()),
+                ("/w/src".into(), "/w/src".into()),
+            ],
+            log: "/dev/null".into(),
+        };
+        let args: Vec<String> = bubblewrap_args(&job)
+            .iter()
+            .map(|arg| arg.to_string_lossy().into_owned())
+            .collect();
+        let at = |value: &str| args.iter().position(|arg| arg == value).unwrap();
+        assert!(
+            at("/") < at("/w/src"),
+            "the root is mounted first: {args:?}"
+        );
+        assert!(at("/w/src") < at("/w/cargo-home"), "{args:?}");
+        assert!(at("/w/cargo-home") < at("/host/registry"), "{args:?}");
+        assert_eq!(args[at("/host/registry") - 1], "--ro-bind");
+        assert_eq!(args.last().map(String::as_str), Some("--"));
+        for flag in [
+            "--unshare-net",
+            "--unshare-pid",
+            "--die-with-parent",
+            "--new-session",
+        ] {
+            assert!(args.iter().any(|arg| arg == flag), "{flag} missing");
+        }
+    }
+
+    #[test]
     fn wall_time_limit_kills_the_command() {
         let dir = tempfile::tempdir().unwrap();
         let mut limits = Limits::engine();
