@@ -5,6 +5,7 @@
 
 pub mod book;
 pub mod build;
+pub mod gate;
 pub mod governance;
 pub mod play;
 pub mod stats;

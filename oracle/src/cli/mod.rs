@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod book;
+mod build_cmd;
 mod constitution;
 mod match_cmd;
 mod register;
@@ -40,6 +41,12 @@ enum Command {
     Match(Box<match_cmd::MatchArgs>),
     /// Combine shard results of `oracle match --shard` and apply the SPRT at round boundaries.
     Merge(match_cmd::MergeArgs),
+    /// Build a commit twice in different directories; require equal sha256; cache the binary.
+    Build(build_cmd::BuildArgs),
+    /// Build-shape gate: hardware POPCNT in the evaluation's fast variant, no software popcount.
+    Gate(build_cmd::GateArgs),
+    /// Bench signature: run `<binary> bench` twice and require the same node count.
+    Bench(build_cmd::BenchArgs),
 }
 
 /// Exit status for a rejected change or an unsound register.
@@ -69,5 +76,8 @@ fn execute(command: Command) -> anyhow::Result<ExitCode> {
         Command::Tune(args) => tune::run(args),
         Command::Match(args) => match_cmd::run_match_command(*args),
         Command::Merge(args) => match_cmd::run_merge_command(args),
+        Command::Build(args) => build_cmd::run_build(args),
+        Command::Gate(args) => build_cmd::run_gate(args),
+        Command::Bench(args) => build_cmd::run_bench(args),
     }
 }
