@@ -4,3 +4,4 @@
 //! is a thin command line over them.
 
 pub mod build;
+pub mod tablebase;

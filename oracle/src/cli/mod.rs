@@ -8,6 +8,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+pub mod tb;
+
 /// The Coherent oracle: decides, with pre-registered statistics, whether an engine change may land.
 #[derive(Debug, Parser)]
 #[command(name = "oracle", version, about, propagate_version = true)]
@@ -18,7 +20,10 @@ pub struct Cli {
 
 /// Every subcommand of the oracle.
 #[derive(Debug, Subcommand)]
-enum Command {}
+enum Command {
+    /// The exact endgame solver: generate tables, probe positions.
+    Tb(tb::TbArgs),
+}
 
 /// Exit status for bad input or an error that stopped the command.
 pub const EXIT_ERROR: u8 = 2;
@@ -36,5 +41,7 @@ pub fn run(cli: Cli) -> ExitCode {
 
 /// Dispatches one subcommand to its area's `run`.
 fn execute(command: Command) -> anyhow::Result<ExitCode> {
-    match command {}
+    match command {
+        Command::Tb(args) => tb::run(args),
+    }
 }
