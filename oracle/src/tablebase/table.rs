@@ -141,6 +141,37 @@ impl Table {
         Outcome::from_byte(self.values[ix.index(squares, stm)])
     }
 
+    /// Counts over every legal placement with `stm` to move, without symmetry reduction
+    /// (each square assignment once; equal pieces such as two bishops count in both orders).
+    #[must_use]
+    pub fn unreduced_counts(&self, stm: Color) -> Counts {
+        let n = self.ending.piece_count();
+        let mut c = Counts::default();
+        let mut squares = [0u8; 4];
+        for code in 0..1usize << (6 * n) {
+            for (slot, sq) in squares[..n].iter_mut().enumerate() {
+                *sq = ((code >> (6 * slot)) & 63) as u8;
+            }
+            let p = Placement::new(&self.ending.layout(), &squares);
+            if p.has_overlap() {
+                continue;
+            }
+            match self.outcome(&squares[..n], stm) {
+                None => c.invalid += 1,
+                Some(Outcome::Draw) => c.draw += 1,
+                Some(Outcome::Win(k)) => {
+                    c.win += 1;
+                    c.max_win_plies = c.max_win_plies.max(k);
+                }
+                Some(Outcome::Loss(k)) => {
+                    c.loss += 1;
+                    c.max_loss_plies = c.max_loss_plies.max(k);
+                }
+            }
+        }
+        c
+    }
+
     /// Serialises the table into its file bytes.
     fn to_bytes(&self) -> Vec<u8> {
         let header = serde_json::to_string(&self.header).expect("header serialises");
@@ -219,7 +250,7 @@ pub type Man = (Color, Role, u8);
 ///
 /// Colours are swapped (and the board mirrored) when Black holds the stronger material.
 fn lookup(
-    tables: &HashMap<Ending, Arc<Table>>,
+    table_of: impl Fn(&Ending) -> Result<Arc<Table>, TablebaseError>,
     men: &[Man],
     stm: Color,
 ) -> Result<Outcome, TablebaseError> {
@@ -233,9 +264,7 @@ fn lookup(
     if ending.is_bare_kings() {
         return Ok(Outcome::Draw);
     }
-    let table = tables
-        .get(&ending)
-        .ok_or_else(|| TablebaseError::NotLoaded(ending.to_string()))?;
+    let table = table_of(&ending)?;
     let oriented: Vec<Man> = men
         .iter()
         .map(|&(c, r, sq)| if flip { (!c, r, sq ^ 56) } else { (c, r, sq) })
@@ -263,11 +292,15 @@ fn men_of(p: &Placement) -> Vec<Man> {
         .collect()
 }
 
+/// One ending's slot: its own lock, so that concurrent users solve it once while other
+/// endings (its smaller ones, which it needs) stay available.
+type Slot = Arc<Mutex<Option<Arc<Table>>>>;
+
 /// Solved tables, loaded from the cache directory or generated on first use.
 #[derive(Debug)]
 pub struct Tablebase {
     cache_dir: Option<PathBuf>,
-    tables: Mutex<HashMap<Ending, Arc<Table>>>,
+    tables: Mutex<HashMap<Ending, Slot>>,
 }
 
 impl Tablebase {
@@ -298,7 +331,13 @@ impl Tablebase {
 
     /// The table of `ending`: from memory, else the cache file, else solved (and cached).
     pub fn table(&self, ending: &Ending) -> Result<Arc<Table>, TablebaseError> {
-        if let Some(t) = self.lock().get(ending) {
+        let slot = Arc::clone(
+            lock(&self.tables)
+                .entry(ending.clone())
+                .or_default(),
+        );
+        let mut slot = lock(&slot);
+        if let Some(t) = slot.as_ref() {
             return Ok(Arc::clone(t));
         }
         let cached = self.cache_path(ending).filter(|p| p.exists());
@@ -313,7 +352,7 @@ impl Tablebase {
             }
         };
         let table = Arc::new(table);
-        self.lock().insert(ending.clone(), Arc::clone(&table));
+        *slot = Some(Arc::clone(&table));
         Ok(table)
     }
 
@@ -336,7 +375,13 @@ impl Tablebase {
             }
         }
         let capture_value = |p: &Placement, stm: Color| {
-            lookup(&subtables, &men_of(p), stm).expect("legal capture into a loaded smaller ending")
+            let table_of = |e: &Ending| {
+                subtables
+                    .get(e)
+                    .cloned()
+                    .ok_or_else(|| TablebaseError::NotLoaded(e.to_string()))
+            };
+            lookup(table_of, &men_of(p), stm).expect("legal capture into a loaded smaller ending")
         };
         Ok(Table::new(ending.clone(), solve(ending, &capture_value)))
     }
@@ -353,18 +398,14 @@ impl Tablebase {
         if ending.piece_count() > super::ending::MAX_PIECES || men.iter().any(|m| m.1 == Role::Pawn) {
             return Err(TablebaseError::NotCovered(ending.to_string()));
         }
-        if !ending.is_bare_kings() {
-            self.table(&ending)?;
-        }
-        lookup(&self.lock(), men, stm)
-    }
-
-    /// The loaded tables (poisoning cannot leave them half-written: inserts are single calls).
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Ending, Arc<Table>>> {
-        self.tables.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        lookup(|e| self.table(e), men, stm)
     }
 }
 
+/// Locks a mutex; poisoning cannot leave a table half-written (slots are set in one store).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 /// File name of a table: `KBNK.ctb`.
 #[must_use]
