@@ -1,1 +1,3 @@
-//! Coherent: a UCI chess engine.
+//! Coherent: a UCI chess engine (std only).
+
+pub mod chess;
