@@ -4,4 +4,6 @@
 //! is a thin command line over them.
 
 pub mod build;
+pub mod play;
+pub mod stats;
 pub mod tablebase;

@@ -8,7 +8,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-pub mod tb;
+mod match_cmd;
+mod tb;
 
 /// The Coherent oracle: decides, with pre-registered statistics, whether an engine change may land.
 #[derive(Debug, Parser)]
@@ -21,9 +22,16 @@ pub struct Cli {
 /// Every subcommand of the oracle.
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Play a match between two UCI engines (game pairs, clocks, faults, PGN, live SPRT, shards).
+    Match(Box<match_cmd::MatchArgs>),
+    /// Combine shard results of `oracle match --shard` and apply the SPRT at round boundaries.
+    Merge(match_cmd::MergeArgs),
     /// The exact endgame solver: generate tables, probe positions.
     Tb(tb::TbArgs),
 }
+
+/// Exit status for a rejected change (e.g. the SPRT accepted H0).
+pub const EXIT_REJECTED: u8 = 1;
 
 /// Exit status for bad input or an error that stopped the command.
 pub const EXIT_ERROR: u8 = 2;
@@ -42,6 +50,8 @@ pub fn run(cli: Cli) -> ExitCode {
 /// Dispatches one subcommand to its area's `run`.
 fn execute(command: Command) -> anyhow::Result<ExitCode> {
     match command {
+        Command::Match(args) => match_cmd::run_match_command(*args),
+        Command::Merge(args) => match_cmd::run_merge_command(args),
         Command::Tb(args) => tb::run(args),
     }
 }
