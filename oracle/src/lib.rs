@@ -5,5 +5,6 @@
 
 pub mod build;
 pub mod play;
+pub mod proof;
 pub mod stats;
 pub mod tablebase;

@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod match_cmd;
+mod proof;
 mod tb;
 
 /// The Coherent oracle: decides, with pre-registered statistics, whether an engine change may land.
@@ -26,6 +27,8 @@ enum Command {
     Match(Box<match_cmd::MatchArgs>),
     /// Combine shard results of `oracle match --shard` and apply the SPRT at round boundaries.
     Merge(match_cmd::MergeArgs),
+    /// Proofs of the Randfall path: run a proof spec, or the conversion study protocol.
+    Proof(proof::ProofArgs),
     /// The exact endgame solver: generate tables, probe positions.
     Tb(tb::TbArgs),
 }
@@ -52,6 +55,7 @@ fn execute(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Match(args) => match_cmd::run_match_command(*args),
         Command::Merge(args) => match_cmd::run_merge_command(args),
+        Command::Proof(args) => proof::run(args),
         Command::Tb(args) => tb::run(args),
     }
 }
