@@ -101,10 +101,21 @@ fn random_positions(ending: &str, count: usize, seed: u64) -> Vec<Chess> {
         let mut free: Vec<u8> = (0..64).collect();
         for (color, role) in e.layout() {
             let sq = free.swap_remove(rng.random_range(0..free.len()));
-            board.set_piece_at(shakmaty::Square::new(u32::from(sq)), shakmaty::Piece { color, role });
+            board.set_piece_at(
+                shakmaty::Square::new(u32::from(sq)),
+                shakmaty::Piece { color, role },
+            );
         }
-        let turn = if rng.random_bool(0.5) { Color::White } else { Color::Black };
-        let setup = shakmaty::Setup { board, turn, ..shakmaty::Setup::empty() };
+        let turn = if rng.random_bool(0.5) {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let setup = shakmaty::Setup {
+            board,
+            turn,
+            ..shakmaty::Setup::empty()
+        };
         if let Ok(pos) = Chess::from_setup(setup, CastlingMode::Standard) {
             out.push(pos);
         }
@@ -114,7 +125,14 @@ fn random_positions(ending: &str, count: usize, seed: u64) -> Vec<Chess> {
 
 #[test]
 fn values_agree_with_shakmaty_move_by_move() {
-    for (ending, seed) in [("KQK", 1), ("KRK", 2), ("KBNK", 3), ("KBBK", 4), ("KNNK", 5), ("KQKR", 6)] {
+    for (ending, seed) in [
+        ("KQK", 1),
+        ("KRK", 2),
+        ("KBNK", 3),
+        ("KBBK", 4),
+        ("KNNK", 5),
+        ("KQKR", 6),
+    ] {
         for pos in random_positions(ending, 400, seed) {
             let value = tb().value(&pos).unwrap();
             let expected = if pos.is_checkmate() {
@@ -124,9 +142,17 @@ fn values_agree_with_shakmaty_move_by_move() {
             } else {
                 tb().rank_moves(&pos).unwrap()[0].1
             };
-            assert_eq!(value, expected, "{ending}: {}", Fen::from_position(&pos, shakmaty::EnPassantMode::Legal));
+            assert_eq!(
+                value,
+                expected,
+                "{ending}: {}",
+                Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
+            );
             // Every reflection of the board (and the colour-swapped mirror) has the same value.
-            for flip in [shakmaty::Board::flip_horizontal, shakmaty::Board::flip_diagonal] {
+            for flip in [
+                shakmaty::Board::flip_horizontal,
+                shakmaty::Board::flip_diagonal,
+            ] {
                 let mut setup = pos.to_setup(shakmaty::EnPassantMode::Legal);
                 flip(&mut setup.board);
                 let image = Chess::from_setup(setup, CastlingMode::Standard).unwrap();
@@ -170,5 +196,8 @@ fn table_files_round_trip_and_reject_corruption() {
     let last = bytes.len() - 1;
     bytes[last] ^= 1;
     std::fs::write(&path, bytes).unwrap();
-    assert!(matches!(Table::read(&kqk, &path), Err(TablebaseError::Corrupt { .. })));
+    assert!(matches!(
+        Table::read(&kqk, &path),
+        Err(TablebaseError::Corrupt { .. })
+    ));
 }

@@ -6,7 +6,10 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 
-use oracle::proof::{GameOutcome, Study, StudyReport, run_study};
+use super::EXIT_REJECTED;
+use oracle::proof::{
+    Detail, GameOutcome, ProofRun, Spec, Study, StudyReport, run_spec, run_study, verify_proof,
+};
 use oracle::tablebase::{Ending, Tablebase};
 
 /// Arguments of `oracle proof`.
@@ -22,8 +25,27 @@ pub struct ProofArgs {
 /// The `proof` subcommands.
 #[derive(Debug, Subcommand)]
 enum ProofCommand {
+    /// Run a proof spec on an engine (with --baseline: the fail -> pass check of `verify`).
+    Run(RunArgs),
     /// Conversion study: random won positions, the engine attacks, the solver defends.
     Study(StudyArgs),
+}
+
+/// Arguments of `oracle proof run`.
+#[derive(Debug, Args)]
+struct RunArgs {
+    /// The proof spec (YAML).
+    spec: PathBuf,
+    /// The engine binary (the candidate when --baseline is given).
+    #[arg(long)]
+    engine: PathBuf,
+    /// The baseline binary: the predecessor for `conversion`/`bestmove` (which must fail on it),
+    /// the reference for `unchanged`.
+    #[arg(long)]
+    baseline: Option<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
 }
 
 /// Arguments of `oracle proof study`.
@@ -62,8 +84,104 @@ struct StudyArgs {
 pub fn run(args: ProofArgs) -> anyhow::Result<ExitCode> {
     let tb = Tablebase::new(args.cache_dir.or_else(Tablebase::default_cache_dir));
     match args.command {
+        ProofCommand::Run(run) => run_spec_command(run, &tb),
         ProofCommand::Study(study) => run_study_command(study, &tb),
     }
+}
+
+/// `oracle proof run`: exit 0 when the spec passes (with a baseline: fail -> pass), else 1.
+fn run_spec_command(args: RunArgs, tb: &Tablebase) -> anyhow::Result<ExitCode> {
+    for e in std::iter::once(&args.engine).chain(&args.baseline) {
+        anyhow::ensure!(e.is_file(), "engine binary {} does not exist", e.display());
+    }
+    let spec = Spec::read(&args.spec)?;
+    let (accepted, json) = match (&spec, &args.baseline) {
+        (Spec::Unchanged(_), None) => {
+            anyhow::bail!("argument --baseline: an `unchanged` spec compares against a baseline")
+        }
+        (Spec::Unchanged(_), Some(_)) | (_, None) => {
+            let run = run_spec(&spec, &args.engine, args.baseline.as_deref(), tb)?;
+            if !args.json {
+                render_run("engine", &run);
+            }
+            (run.passed, serde_json::to_value(&run)?)
+        }
+        (_, Some(baseline)) => {
+            let verdict = verify_proof(&args.spec, baseline, &args.engine, tb)?;
+            if !args.json {
+                if let Some(before) = &verdict.predecessor {
+                    render_run("baseline", before);
+                }
+                render_run("engine", &verdict.candidate);
+                println!(
+                    "fail -> pass: {}",
+                    if verdict.accepted {
+                        "yes (accepted)"
+                    } else {
+                        "no (rejected)"
+                    }
+                );
+            }
+            (verdict.accepted, serde_json::to_value(&verdict)?)
+        }
+    };
+    if args.json {
+        println!("{json}");
+    }
+    Ok(if accepted {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_REJECTED)
+    })
+}
+
+/// Per-position lines of one run.
+fn render_run(label: &str, run: &ProofRun) {
+    println!("{label} {} (sha256 {})", run.engine.display(), run.sha256);
+    match &run.detail {
+        Detail::Conversion(results) => {
+            for r in results {
+                let endings: Vec<String> = r
+                    .games
+                    .iter()
+                    .map(|g| format!("{:?}/{}", g.ending, g.moves.len()).to_lowercase())
+                    .collect();
+                println!(
+                    "  {}/{} converted  {}  [{}]",
+                    r.converted,
+                    r.games.len(),
+                    r.fen,
+                    endings.join(" ")
+                );
+            }
+        }
+        Detail::Unchanged(results) => {
+            for c in results {
+                println!(
+                    "  {}  {}  engine {} {}  baseline {} {}",
+                    if c.unchanged { "same" } else { "DIFF" },
+                    c.fen,
+                    c.engine.bestmove,
+                    c.engine.score,
+                    c.baseline.bestmove,
+                    c.baseline.score
+                );
+            }
+        }
+        Detail::Bestmove(results) => {
+            for t in results {
+                println!(
+                    "  {}  {}  played {}  bm [{}] am [{}]",
+                    if t.passed { "pass" } else { "FAIL" },
+                    t.fen,
+                    t.answer.bestmove,
+                    t.best.join(" "),
+                    t.avoid.join(" ")
+                );
+            }
+        }
+    }
+    println!("  {}", if run.passed { "passed" } else { "failed" });
 }
 
 /// `oracle proof study`.
@@ -140,7 +258,9 @@ fn render_study(report: &StudyReport) {
     }
     if let Some(control) = &report.control {
         let same = control.iter().filter(|c| c.unchanged).count();
-        println!("control: move and score unchanged in {same} of {} positions", control.len());
+        println!(
+            "control: move and score unchanged in {same} of {} positions",
+            control.len()
+        );
     }
 }
-

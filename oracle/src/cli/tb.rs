@@ -7,7 +7,8 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess};
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Position};
 
 use oracle::tablebase::{Ending, Table, Tablebase, file_name};
 
@@ -39,6 +40,9 @@ enum TbCommand {
     Probe {
         /// The position as FEN.
         fen: String,
+        /// UCI moves played from the FEN before probing.
+        #[arg(long, num_args = 0..)]
+        moves: Vec<String>,
         /// Print one JSON object: ending, wdl, dtm_plies, best_move.
         #[arg(long)]
         json: bool,
@@ -61,12 +65,20 @@ pub fn run(args: TbArgs) -> anyhow::Result<ExitCode> {
             table.write(&path)?;
             render_generated(&table, &path, seconds, json);
         }
-        TbCommand::Probe { fen, json } => {
-            let pos: Chess = fen
+        TbCommand::Probe { fen, moves, json } => {
+            let mut pos: Chess = fen
                 .parse::<Fen>()
                 .with_context(|| format!("argument FEN `{fen}`"))?
                 .into_position(CastlingMode::Standard)
                 .with_context(|| format!("argument FEN `{fen}`"))?;
+            for text in &moves {
+                let m = text
+                    .parse::<UciMove>()
+                    .ok()
+                    .and_then(|u| u.to_move(&pos).ok())
+                    .with_context(|| format!("argument --moves: `{text}` is not legal here"))?;
+                pos.play_unchecked(m);
+            }
             let probe = tb.probe(&pos)?;
             if json {
                 let value = serde_json::json!({
@@ -102,7 +114,11 @@ fn render_generated(table: &Table, path: &std::path::Path, seconds: f64, json: b
         println!("{value}");
         return;
     }
-    println!("{} solved in {seconds:.2} s -> {}", h.ending, path.display());
+    println!(
+        "{} solved in {seconds:.2} s -> {}",
+        h.ending,
+        path.display()
+    );
     println!("longest forced mate: {} moves", h.max_dtm_moves);
     for (side, c) in [("white", &h.white_to_move), ("black", &h.black_to_move)] {
         println!(

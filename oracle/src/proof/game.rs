@@ -91,7 +91,9 @@ pub fn play_conversion(
         } else {
             tb.defend(&pos)?.ok_or(ProofError::DefenderHasNoMove)?
         };
-        let m = uci.to_move(&pos).map_err(|_| ProofError::DefenderHasNoMove)?;
+        let m = uci
+            .to_move(&pos)
+            .map_err(|_| ProofError::DefenderHasNoMove)?;
         pos.play_unchecked(m);
         moves.push(uci.to_string());
         let key = pos.zobrist_hash(EnPassantMode::Legal);
@@ -116,5 +118,84 @@ pub fn play_conversion(
         if let Some(ending) = ending {
             return end(ending, moves);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+
+    fn pos(fen: &str) -> Chess {
+        fen.parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap()
+    }
+
+    /// Plays `script` in a loop for the strong side.
+    fn scripted(start: &str, script: &[&str]) -> GameOutcome {
+        let tb = Tablebase::new(None);
+        let mut next = 0;
+        play_conversion(&pos(start), &tb, |_, _| {
+            next += 1;
+            Ok(script[(next - 1) % script.len()].to_owned())
+        })
+        .unwrap()
+    }
+
+    /// The solver as a perfect strong side.
+    fn perfect(start: &str) -> GameOutcome {
+        let tb = Tablebase::new(None);
+        play_conversion(&pos(start), &tb, |fen, moves| {
+            let mut p = pos(fen);
+            for m in moves {
+                let m = m.parse::<UciMove>().unwrap().to_move(&p).unwrap();
+                p.play_unchecked(m);
+            }
+            Ok(tb.defend(&p).unwrap().unwrap().to_string())
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn stalemate_lost_piece_repetition_and_illegal_moves_fail() {
+        assert_eq!(
+            scripted("k7/8/1K6/8/8/8/8/2Q5 w - - 0 1", &["c1c7"]).ending,
+            Ending::Stalemate
+        );
+        let lost = scripted("8/8/8/3k4/8/8/8/K1Q5 w - - 0 1", &["c1c5"]);
+        assert_eq!(
+            (lost.ending, lost.moves),
+            (
+                Ending::LostPiece,
+                vec!["c1c5".to_owned(), "d5c5".to_owned()]
+            )
+        );
+        let repeated = scripted("8/8/8/8/8/7R/2K5/k7 w - - 0 1", &["h3g3", "g3h3"]);
+        assert_eq!(
+            (repeated.ending, repeated.moves.len()),
+            (Ending::Threefold, 8)
+        );
+        let illegal = scripted("8/8/8/3k4/8/8/8/K1Q5 w - - 0 1", &["c1c1"]);
+        assert_eq!(illegal.ending, Ending::IllegalMove("c1c1".to_owned()));
+    }
+
+    #[test]
+    fn mate_on_the_hundredth_half_move_counts_and_later_does_not() {
+        let mate = perfect("k7/8/1K6/8/8/8/8/6Q1 w - - 99 60");
+        assert_eq!((mate.ending, mate.moves.len()), (Ending::Converted, 1));
+        // A mate in two from clock 98 would land on half-move 101.
+        let tb = Tablebase::new(None);
+        let start = pos("k7/8/2K5/8/8/8/8/6Q1 w - - 98 60");
+        assert_eq!(tb.value(&start).unwrap(), crate::tablebase::Outcome::Win(3));
+        assert_eq!(
+            perfect("k7/8/2K5/8/8/8/8/6Q1 w - - 98 60").ending,
+            Ending::FiftyMoves
+        );
+        assert_eq!(
+            perfect("k7/8/2K5/8/8/8/8/6Q1 w - - 0 1").ending,
+            Ending::Converted
+        );
     }
 }

@@ -4,6 +4,7 @@
 mod game;
 mod player;
 mod positions;
+mod run;
 mod sign_test;
 mod spec;
 mod study;
@@ -14,6 +15,9 @@ use std::path::PathBuf;
 pub use game::{Ending as GameEnding, GameOutcome, play_conversion};
 pub use player::EnginePlayer;
 pub use positions::{EpdLine, parse_epd, read_positions};
+pub use run::{
+    BestmoveResult, ConversionResult, Detail, ProofRun, ProofVerdict, run_spec, verify_proof,
+};
 pub use sign_test::sign_test_p;
 pub use spec::{BestmoveSpec, ConversionSpec, Defender, Spec, SpecError, UnchangedSpec};
 pub use study::{
@@ -41,6 +45,12 @@ pub enum ProofError {
         /// Positions asked for.
         wanted: usize,
     },
+    /// An `unchanged` spec was run without a baseline binary.
+    #[error("an `unchanged` spec compares against a baseline: pass --baseline BIN")]
+    NeedsBaseline,
+    /// The spec file is unreadable or invalid.
+    #[error(transparent)]
+    Spec(#[from] SpecError),
     /// A line of a position file that is not a legal FEN/EPD.
     #[error("{}:{line}: {reason}", path.display())]
     BadPositionFile {

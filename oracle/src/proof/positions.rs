@@ -27,13 +27,15 @@ pub fn parse_epd(line: &str) -> Result<EpdLine, String> {
     if fields.len() < 4 {
         return Err(format!("`{line}` has fewer than 4 FEN fields"));
     }
-    let clocks = fields.len() >= 6
-        && fields[4].parse::<u32>().is_ok()
-        && fields[5].parse::<u32>().is_ok();
+    let clocks =
+        fields.len() >= 6 && fields[4].parse::<u32>().is_ok() && fields[5].parse::<u32>().is_ok();
     let (fen, ops) = if clocks {
         (fields[..6].join(" "), fields[6..].join(" "))
     } else {
-        (format!("{} 0 1", fields[..4].join(" ")), fields[4..].join(" "))
+        (
+            format!("{} 0 1", fields[..4].join(" ")),
+            fields[4..].join(" "),
+        )
     };
     let position: Chess = fen
         .parse::<Fen>()

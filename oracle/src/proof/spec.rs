@@ -126,7 +126,12 @@ impl Spec {
         };
         let mut epds = Vec::with_capacity(raw.positions.len());
         for (i, line) in raw.positions.iter().enumerate() {
-            let at = |reason: String| invalid(format!("positions[{i}] at line {}: {reason}", line_of(line)));
+            let at = |reason: String| {
+                invalid(format!(
+                    "positions[{i}] at line {}: {reason}",
+                    line_of(line)
+                ))
+            };
             let epd = parse_epd(line).map_err(at)?;
             let has_ops = !(epd.best.is_empty() && epd.avoid.is_empty());
             if has_ops != (raw.kind == Kind::Bestmove) {
@@ -148,7 +153,9 @@ impl Spec {
             ("defender", raw.defender.is_some()),
         ] {
             if present && raw.kind != Kind::Conversion {
-                return Err(invalid(format!("field `{field}` belongs to conversion specs only")));
+                return Err(invalid(format!(
+                    "field `{field}` belongs to conversion specs only"
+                )));
             }
         }
         let positions = || epds.iter().map(|e| e.position.clone()).collect();
@@ -211,21 +218,43 @@ mod tests {
         let s = parse("kind: bestmove\nnodes: 10\npositions:\n  - '6k1/5ppp/8/8/8/8/8/R5K1 w - - bm Ra8#; id \"mate\";'\n").unwrap();
         let Spec::Bestmove(b) = s else { panic!() };
         assert_eq!(b.positions[0].best, vec!["a1a8".to_owned()]);
-        assert!(matches!(parse("kind: unchanged\nnodes: 1\npositions: ['8/8/8/3k4/8/8/8/KQ6 w - - 0 1']\n").unwrap(), Spec::Unchanged(_)));
+        assert!(matches!(
+            parse("kind: unchanged\nnodes: 1\npositions: ['8/8/8/3k4/8/8/8/KQ6 w - - 0 1']\n")
+                .unwrap(),
+            Spec::Unchanged(_)
+        ));
     }
 
     #[test]
     fn errors_name_line_and_field() {
-        let e = parse("kind: conversion\nnodes: 5000\ndefender: solver\nrepetition: 3\npositions: []\n").unwrap_err();
+        let e = parse(
+            "kind: conversion\nnodes: 5000\ndefender: solver\nrepetition: 3\npositions: []\n",
+        )
+        .unwrap_err();
         let msg = e.to_string();
-        assert!(msg.contains("repetition") && msg.contains("line 4"), "{msg}");
+        assert!(
+            msg.contains("repetition") && msg.contains("line 4"),
+            "{msg}"
+        );
         let e = parse("kind: conversion\nnodes: 5000\ndefender: solver\npositions:\n  - 8/8/8/3k4/8/8/8/KBN5 w - - 0 1\n  - not a fen\n").unwrap_err();
         let msg = e.to_string();
-        assert!(msg.contains("positions[1]") && msg.contains("line 6"), "{msg}");
+        assert!(
+            msg.contains("positions[1]") && msg.contains("line 6"),
+            "{msg}"
+        );
         let e = parse("kind: unchanged\nnodes: 5\nrepetitions: 2\npositions: ['8/8/8/3k4/8/8/8/KQ6 w - - 0 1']\n").unwrap_err();
         assert!(e.to_string().contains("repetitions"), "{e}");
-        let e = parse("kind: conversion\nnodes: many\ndefender: solver\npositions: []\n").unwrap_err();
-        assert!(e.to_string().contains("nodes") && e.to_string().contains("line 2"), "{e}");
-        assert!(parse("kind: proof\n").unwrap_err().to_string().contains("kind"));
+        let e =
+            parse("kind: conversion\nnodes: many\ndefender: solver\npositions: []\n").unwrap_err();
+        assert!(
+            e.to_string().contains("nodes") && e.to_string().contains("line 2"),
+            "{e}"
+        );
+        assert!(
+            parse("kind: proof\n")
+                .unwrap_err()
+                .to_string()
+                .contains("kind")
+        );
     }
 }

@@ -15,9 +15,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use shakmaty::fen::Fen;
-use shakmaty::{
-    Board, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Piece, Setup, Square,
-};
+use shakmaty::{Board, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Piece, Setup, Square};
 
 use super::ProofError;
 use super::game::{GameOutcome, play_conversion};
@@ -168,7 +166,10 @@ pub fn file_sha256(path: &std::path::Path) -> Result<String, ProofError> {
         path: path.to_owned(),
         source,
     })?;
-    Ok(Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect())
+    Ok(Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
 }
 
 /// Runs `study`; `on_game(engine, position, outcome)` is called as each game finishes.
@@ -244,7 +245,12 @@ pub fn run_study(
             }
         })
         .collect();
-    let converted = |run: &EngineRun| run.games.iter().map(GameOutcome::converted).collect::<Vec<_>>();
+    let converted = |run: &EngineRun| {
+        run.games
+            .iter()
+            .map(GameOutcome::converted)
+            .collect::<Vec<_>>()
+    };
     let (paired, control) = match engines.as_slice() {
         [first, second] => {
             let paired = Paired::of(&converted(first), &converted(second));

@@ -39,7 +39,12 @@ fn sorted(mut roles: Vec<Role>) -> Vec<Role> {
 
 /// Orders two sides' pieces so that the first is the stronger (more pieces, then heavier ones).
 fn stronger_first(a: &[Role], b: &[Role]) -> bool {
-    let key = |side: &[Role]| (side.len(), side.iter().map(|&r| weight(r)).collect::<Vec<_>>());
+    let key = |side: &[Role]| {
+        (
+            side.len(),
+            side.iter().map(|&r| weight(r)).collect::<Vec<_>>(),
+        )
+    };
     key(a) >= key(b)
 }
 

@@ -85,8 +85,14 @@ mod tests {
 
     #[test]
     fn bytes_round_trip_and_preference_orders() {
-        assert_eq!(Outcome::from_byte(Outcome::mate_byte(0)), Some(Outcome::Loss(0)));
-        assert_eq!(Outcome::from_byte(Outcome::mate_byte(65)), Some(Outcome::Win(65)));
+        assert_eq!(
+            Outcome::from_byte(Outcome::mate_byte(0)),
+            Some(Outcome::Loss(0))
+        );
+        assert_eq!(
+            Outcome::from_byte(Outcome::mate_byte(65)),
+            Some(Outcome::Win(65))
+        );
         assert_eq!(Outcome::from_byte(DRAW), Some(Outcome::Draw));
         assert_eq!(Outcome::from_byte(INVALID), None);
         assert!(Outcome::Win(3).preference() > Outcome::Win(5).preference());

@@ -33,9 +33,7 @@ fn men(pos: &Chess) -> Result<Vec<Man>, TablebaseError> {
         .map(|(sq, piece)| (piece.color, piece.role, sq as u8))
         .collect();
     if men.len() > super::ending::MAX_PIECES || men.iter().any(|m| m.1 == Role::Pawn) {
-        return Err(TablebaseError::NotCovered(
-            pos.board().to_string(),
-        ));
+        return Err(TablebaseError::NotCovered(pos.board().to_string()));
     }
     Ok(men)
 }
@@ -77,10 +75,7 @@ impl Tablebase {
             &roles(shakmaty::Color::Black),
         );
         let outcome = self.outcome(&men, pos.turn())?;
-        let best_move = self
-            .rank_moves(pos)?
-            .first()
-            .map(|(m, _)| m.to_string());
+        let best_move = self.rank_moves(pos)?.first().map(|(m, _)| m.to_string());
         Ok(Probe {
             ending: ending.to_string(),
             outcome,

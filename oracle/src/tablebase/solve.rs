@@ -82,7 +82,12 @@ pub fn solve(
     // Settles `idx` at `ply` when it wins or its last escape is gone; true if newly decided.
     let win = |idx: usize, ply: u8| {
         values[idx]
-            .compare_exchange(DRAW, Outcome::mate_byte(ply), Ordering::Relaxed, Ordering::Relaxed)
+            .compare_exchange(
+                DRAW,
+                Outcome::mate_byte(ply),
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            )
             .is_ok()
     };
     let lose_escape = |idx: usize, ply: u8| {

@@ -194,13 +194,18 @@ impl Table {
             .map_err(|e| corrupt(format!("header: {e}")))?;
         let values = lines.next().unwrap_or_default().to_vec();
         if header.ending != ending.to_string() {
-            return Err(corrupt(format!("holds {} instead of {ending}", header.ending)));
+            return Err(corrupt(format!(
+                "holds {} instead of {ending}",
+                header.ending
+            )));
         }
         if values.len() != Indexer::new(ending.piece_count()).size() {
             return Err(corrupt(format!("body has {} bytes", values.len())));
         }
         if hex_sha256(&values) != header.sha256 {
-            return Err(corrupt("body does not match the header's sha256".to_owned()));
+            return Err(corrupt(
+                "body does not match the header's sha256".to_owned(),
+            ));
         }
         let table = Table::new(ending.clone(), values);
         if table.header != header {
@@ -331,11 +336,7 @@ impl Tablebase {
 
     /// The table of `ending`: from memory, else the cache file, else solved (and cached).
     pub fn table(&self, ending: &Ending) -> Result<Arc<Table>, TablebaseError> {
-        let slot = Arc::clone(
-            lock(&self.tables)
-                .entry(ending.clone())
-                .or_default(),
-        );
+        let slot = Arc::clone(lock(&self.tables).entry(ending.clone()).or_default());
         let mut slot = lock(&slot);
         if let Some(t) = slot.as_ref() {
             return Ok(Arc::clone(t));
@@ -395,7 +396,8 @@ impl Tablebase {
                 .collect()
         };
         let (ending, _) = Ending::from_material(&roles(Color::White), &roles(Color::Black));
-        if ending.piece_count() > super::ending::MAX_PIECES || men.iter().any(|m| m.1 == Role::Pawn) {
+        if ending.piece_count() > super::ending::MAX_PIECES || men.iter().any(|m| m.1 == Role::Pawn)
+        {
             return Err(TablebaseError::NotCovered(ending.to_string()));
         }
         lookup(|e| self.table(e), men, stm)
