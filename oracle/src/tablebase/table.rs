@@ -226,6 +226,9 @@ impl Table {
         let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
         tmp.write_all(&self.to_bytes()).map_err(io)?;
         tmp.as_file().sync_all().map_err(io)?;
+        // Tables are shared read-only data; tempfile creates files private (0600).
+        let readable = <fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o644);
+        tmp.as_file().set_permissions(readable).map_err(io)?;
         tmp.persist(path).map_err(|e| io(e.error))?;
         Ok(())
     }
