@@ -3,8 +3,11 @@
 //! Each module is one concept of `ARCHITECTURE.md`; the binary in `main.rs`
 //! is a thin command line over them.
 
+pub mod book;
 pub mod build;
+pub mod governance;
 pub mod play;
 pub mod proof;
 pub mod stats;
 pub mod tablebase;
+pub mod tune;

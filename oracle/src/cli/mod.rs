@@ -8,9 +8,14 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod book;
+mod constitution;
 mod match_cmd;
 mod proof;
+mod register;
+mod sprt;
 mod tb;
+mod tune;
 
 /// The Coherent oracle: decides, with pre-registered statistics, whether an engine change may land.
 #[derive(Debug, Parser)]
@@ -23,6 +28,16 @@ pub struct Cli {
 /// Every subcommand of the oracle.
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// The constitution: check it as the oracle enforces it.
+    Constitution(constitution::ConstitutionArgs),
+    /// The register: verify, show, append, replay, genesis.
+    Register(register::RegisterArgs),
+    /// SPRT statistics: status, replay, calculator, simulation.
+    Sprt(sprt::SprtArgs),
+    /// Opening books: generate from the engine, check any EPD/PGN book.
+    Book(book::BookArgs),
+    /// SPSA tuning of the engine's tunables and the seed-000 end-rule model.
+    Tune(tune::TuneArgs),
     /// Play a match between two UCI engines (game pairs, clocks, faults, PGN, live SPRT, shards).
     Match(Box<match_cmd::MatchArgs>),
     /// Combine shard results of `oracle match --shard` and apply the SPRT at round boundaries.
@@ -33,7 +48,7 @@ enum Command {
     Tb(tb::TbArgs),
 }
 
-/// Exit status for a rejected change (e.g. the SPRT accepted H0).
+/// Exit status for a rejected change or an unsound register.
 pub const EXIT_REJECTED: u8 = 1;
 
 /// Exit status for bad input or an error that stopped the command.
@@ -53,6 +68,11 @@ pub fn run(cli: Cli) -> ExitCode {
 /// Dispatches one subcommand to its area's `run`.
 fn execute(command: Command) -> anyhow::Result<ExitCode> {
     match command {
+        Command::Constitution(args) => constitution::run(args),
+        Command::Register(args) => register::run(args),
+        Command::Sprt(args) => sprt::run(args),
+        Command::Book(args) => book::run(args),
+        Command::Tune(args) => tune::run(args),
         Command::Match(args) => match_cmd::run_match_command(*args),
         Command::Merge(args) => match_cmd::run_merge_command(args),
         Command::Proof(args) => proof::run(args),
