@@ -8,5 +8,7 @@ pub mod build;
 pub mod gate;
 pub mod governance;
 pub mod play;
+pub mod proof;
 pub mod stats;
+pub mod tablebase;
 pub mod tune;

@@ -12,8 +12,10 @@ mod book;
 mod build_cmd;
 mod constitution;
 mod match_cmd;
+mod proof;
 mod register;
 mod sprt;
+mod tb;
 mod tune;
 
 /// The Coherent oracle: decides, with pre-registered statistics, whether an engine change may land.
@@ -47,6 +49,10 @@ enum Command {
     Gate(build_cmd::GateArgs),
     /// Bench signature: run `<binary> bench` twice and require the same node count.
     Bench(build_cmd::BenchArgs),
+    /// Proofs of the Randfall path: run a proof spec, or the conversion study protocol.
+    Proof(proof::ProofArgs),
+    /// The exact endgame solver: generate tables, probe positions.
+    Tb(tb::TbArgs),
 }
 
 /// Exit status for a rejected change or an unsound register.
@@ -79,5 +85,7 @@ fn execute(command: Command) -> anyhow::Result<ExitCode> {
         Command::Build(args) => build_cmd::run_build(args),
         Command::Gate(args) => build_cmd::run_gate(args),
         Command::Bench(args) => build_cmd::run_bench(args),
+        Command::Proof(args) => proof::run(args),
+        Command::Tb(args) => tb::run(args),
     }
 }
