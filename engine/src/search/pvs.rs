@@ -89,10 +89,10 @@ impl Searcher {
         if depth <= 0 {
             return self.qsearch(pos, alpha, beta, ply);
         }
-        self.nodes += 1;
         if self.should_stop() {
             return 0;
         }
+        self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
         let in_check = pos.in_check();
         if !root {
