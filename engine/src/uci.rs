@@ -13,7 +13,7 @@ use crate::chess::perft::divide;
 use crate::chess::position::Position;
 use crate::eval;
 use crate::search::time::Limits;
-use crate::search::{DEFAULT_HASH_MB, Searcher};
+use crate::search::{DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, Searcher};
 use crate::tune::Tunables;
 
 /// Engine name reported to GUIs.
@@ -92,7 +92,9 @@ impl Engine {
                 ));
                 say("option name Clear Hash type button");
                 say("option name Threads type spin default 1 min 1 max 1");
-                say("option name Move Overhead type spin default 10 min 0 max 5000");
+                say(&format!(
+                    "option name Move Overhead type spin default {DEFAULT_MOVE_OVERHEAD_MS} min 0 max 5000"
+                ));
                 print!("{}", Tunables::uci_options());
                 say("uciok");
             }

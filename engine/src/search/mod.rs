@@ -33,6 +33,9 @@ pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
 /// Default transposition table size in MiB.
 pub const DEFAULT_HASH_MB: usize = 16;
 
+/// Default Move Overhead: pipe, scheduler and GUI latency per move on a busy machine.
+pub const DEFAULT_MOVE_OVERHEAD_MS: u64 = 30;
+
 /// Per-ply search state.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Frame {
@@ -89,7 +92,7 @@ impl Searcher {
         Searcher {
             tt: TranspositionTable::new(hash_mb),
             params: Tunables::default(),
-            move_overhead: 10,
+            move_overhead: DEFAULT_MOVE_OVERHEAD_MS,
             history: History::default(),
             lmr: vec![[0; 64]; 64],
             nodes: 0,
@@ -146,7 +149,7 @@ impl Searcher {
         if self.completed_depth < 1 {
             return false;
         }
-        let polled = self.nodes & 1023 == 0
+        let polled = self.nodes & 255 == 0
             && (self.stop.load(Ordering::Relaxed) || self.time.hard_expired());
         if polled || self.node_limit.is_some_and(|n| self.nodes >= n) {
             self.stopped = true;
