@@ -46,3 +46,30 @@ fn go_nodes_is_reproducible() {
     assert_eq!(first.1, "30000", "the node limit is exact");
     assert_eq!(first, search_nodes(&cmds));
 }
+
+#[test]
+fn ucinewgame_resets_within_a_session() {
+    let mut e = Engine::start();
+    let mut results = Vec::new();
+    for _ in 0..2 {
+        e.send("ucinewgame");
+        e.send("position startpos moves d2d4 g8f6 c2c4");
+        e.send("go nodes 20000");
+        let lines = e.read_until("bestmove");
+        let info = lines
+            .iter()
+            .rev()
+            .find(|l| l.starts_with("info depth"))
+            .expect("info")
+            .clone();
+        let nodes = info
+            .split_whitespace()
+            .skip_while(|w| *w != "nodes")
+            .nth(1)
+            .unwrap()
+            .to_string();
+        results.push((lines.last().unwrap().clone(), nodes));
+    }
+    e.quit();
+    assert_eq!(results[0], results[1]);
+}

@@ -284,3 +284,49 @@ pub fn score_to_uci(score: i32) -> String {
         format!("cp {score}")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::fen::START_FEN;
+    use crate::chess::movegen::parse_uci_move;
+
+    fn play(fen: &str, moves: &[&str]) -> (Position, Vec<u64>) {
+        let mut pos = Position::from_fen(fen).unwrap();
+        let mut hashes = Vec::new();
+        for m in moves {
+            hashes.push(pos.hash);
+            pos = pos.make_move(parse_uci_move(&pos, m).unwrap());
+        }
+        (pos, hashes)
+    }
+
+    #[test]
+    fn repetition_and_fifty_moves_are_draws() {
+        let mut s = Searcher::new(1);
+        let (pos, hashes) = play(START_FEN, &["g1f3", "g8f6", "f3g1", "f6g8"]);
+        s.hashes = hashes;
+        assert!(s.is_draw(&pos), "start position repeated");
+        s.hashes.clear();
+        assert!(!s.is_draw(&pos));
+        let fifty = Position::from_fen("8/8/4k3/8/8/3K4/R7/8 w - - 100 80").unwrap();
+        assert!(s.is_draw(&fifty));
+    }
+
+    #[test]
+    fn finds_mate_and_avoids_stalemate() {
+        let mut s = Searcher::new(1);
+        let limits = Limits {
+            depth: Some(6),
+            ..Limits::default()
+        };
+        let pos = Position::from_fen("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1").unwrap();
+        let r = s.search(&pos, &[], &limits, false);
+        assert_eq!((r.best.to_uci().as_str(), r.score), ("d1d8", MATE - 1));
+        // K+Q v K: queen moves that stalemate must not be chosen; the engine should see a winning score.
+        let pos = Position::from_fen("k7/8/1K6/8/8/8/8/2Q5 w - - 0 1").unwrap();
+        let r = s.search(&pos, &[], &limits, false);
+        assert_ne!(r.best.to_uci(), "c1c7", "c7 stalemates");
+        assert!(r.score > 500, "score {}", r.score);
+    }
+}
