@@ -335,13 +335,20 @@ pub fn buildinfo() -> String {
     )
 }
 
-/// Read UCI commands from stdin until `quit` or end of input.
+/// Read UCI commands from stdin until `quit` or end of input (bytes that are not UTF-8 are
+/// replaced, never fatal).
 pub fn run_loop(mut engine: Engine) {
-    let stdin = std::io::stdin();
-    for line in stdin.lock().lines() {
-        let Ok(line) = line else { break };
-        if !engine.handle(&line) {
-            return;
+    let mut stdin = std::io::stdin().lock();
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match stdin.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {
+                if !engine.handle(&String::from_utf8_lossy(&buf)) {
+                    return;
+                }
+            }
         }
     }
     engine.handle("quit");

@@ -154,3 +154,66 @@ fn perft_divide_and_side_commands() {
     );
     e.quit();
 }
+
+#[test]
+fn random_command_soup_does_not_crash() {
+    const WORDS: &[&str] = &[
+        "position",
+        "fen",
+        "startpos",
+        "moves",
+        "go",
+        "depth",
+        "nodes",
+        "movetime",
+        "wtime",
+        "btime",
+        "winc",
+        "movestogo",
+        "-1",
+        "0",
+        "3",
+        "99999999999999999999",
+        "e2e4",
+        "e7e5",
+        "a7a8q",
+        "g1f3",
+        "setoption",
+        "name",
+        "value",
+        "Move",
+        "Overhead",
+        "Clear",
+        "Threads",
+        "rfp_margin",
+        "stop",
+        "isready",
+        "ucinewgame",
+        "8/8/8",
+        "k7/8/8/8/8/8/8/K7",
+        "w",
+        "b",
+        "-",
+        "KQkq",
+        "d",
+        "eval",
+        "uci",
+    ];
+    let mut e = Engine::start();
+    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+    for _ in 0..300 {
+        let n = 1 + (state >> 60) as usize % 7;
+        let mut line = Vec::new();
+        for _ in 0..n {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            line.push(WORDS[(state % WORDS.len() as u64) as usize]);
+        }
+        e.send(&line.join(" "));
+    }
+    e.send("stop");
+    e.send("isready");
+    e.read_until("readyok");
+    e.quit();
+}
