@@ -135,7 +135,8 @@ impl Searcher {
         let div = self.params.lmr_div as f64 / 100.0;
         for d in 1..64 {
             for m in 1..64 {
-                self.lmr[d][m] = ((base + (d as f64).ln() * (m as f64).ln() / div) * 1024.0) as i32;
+                self.lmr[d][m] =
+                    ((base + portable_ln(d as f64) * portable_ln(m as f64) / div) * 1024.0) as i32;
             }
         }
     }
@@ -273,6 +274,26 @@ impl Searcher {
     }
 }
 
+/// Natural logarithm from IEEE basic operations only (correctly rounded everywhere), so the LMR
+/// table and with it the bench signature cannot depend on the platform's `libm`. For x >= 1.
+#[must_use]
+pub fn portable_ln(x: f64) -> f64 {
+    // x = m * 2^e with m in [1, 2); ln m = 2 atanh((m - 1) / (m + 1)) by its series.
+    let (mut m, mut e) = (x, 0i32);
+    while m >= 2.0 {
+        m /= 2.0;
+        e += 1;
+    }
+    let z = (m - 1.0) / (m + 1.0);
+    let z2 = z * z;
+    let (mut term, mut sum) = (z, 0.0);
+    for k in 0..30 {
+        sum += term / (2 * k + 1) as f64;
+        term *= z2;
+    }
+    2.0 * sum + e as f64 * std::f64::consts::LN_2
+}
+
 /// UCI score text: `cp N` or `mate N` (moves, negative when being mated).
 #[must_use]
 pub fn score_to_uci(score: i32) -> String {
@@ -299,6 +320,14 @@ mod tests {
             pos = pos.make_move(parse_uci_move(&pos, m).unwrap());
         }
         (pos, hashes)
+    }
+
+    #[test]
+    fn portable_ln_matches_std() {
+        for x in 1..200 {
+            let x = x as f64;
+            assert!((portable_ln(x) - x.ln()).abs() < 1e-12, "{x}");
+        }
     }
 
     #[test]
