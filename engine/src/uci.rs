@@ -13,6 +13,7 @@ use crate::chess::perft::divide;
 use crate::chess::position::Position;
 use crate::eval;
 use crate::search::time::Limits;
+use crate::search::tt::TranspositionTable;
 use crate::search::{DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, Searcher};
 use crate::tune::Tunables;
 
@@ -165,9 +166,7 @@ impl Engine {
         match name.to_ascii_lowercase().as_str() {
             "hash" => match number {
                 Ok(mb) => {
-                    searcher.tt = crate::search::tt::TranspositionTable::new(
-                        mb.clamp(1, MAX_HASH_MB as i64) as usize,
-                    )
+                    searcher.tt = TranspositionTable::new(mb.clamp(1, MAX_HASH_MB as i64) as usize)
                 }
                 Err(_) => say(&format!(
                     "info string error Hash value '{value}' is not a number"

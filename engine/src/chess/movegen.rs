@@ -6,7 +6,9 @@ use std::mem::MaybeUninit;
 use super::attacks::{
     between, bishop_attacks, king_attacks, knight_attacks, line, pawn_attacks, rook_attacks,
 };
-use super::bitboard::{Bitboard, RANK_3, RANK_6, Squares, bb, forward, lsb, more_than_one};
+use super::bitboard::{
+    Bitboard, RANK_2, RANK_3, RANK_6, RANK_7, Squares, bb, forward, lsb, more_than_one,
+};
 use super::position::{BLACK_OO, BLACK_OOO, Position, WHITE_OO, WHITE_OOO};
 use super::types::{
     BISHOP, CAPTURE, CASTLE, Color, DOUBLE_PUSH, EN_PASSANT, KING, KNIGHT, Move, PAWN, PROMO,
@@ -219,11 +221,7 @@ pub fn generate(pos: &Position, list: &mut MoveList, mode: GenMode) {
 
     // Pawns.
     let pawns = pos.pieces(us, PAWN);
-    let promo_rank_from = if us == Color::White {
-        super::bitboard::RANK_7
-    } else {
-        super::bitboard::RANK_2
-    };
+    let promo_rank_from = if us == Color::White { RANK_7 } else { RANK_2 };
     let double_rank = if us == Color::White { RANK_3 } else { RANK_6 };
     let up: isize = if us == Color::White { 8 } else { -8 };
     let empty = !occ;
