@@ -198,14 +198,12 @@ impl Engine {
             return;
         }
         let limits = parse_go(args);
-        let mut searcher = match self.worker.is_some() {
-            true => {
-                self.finish_search(true);
-                self.searcher.take()
-            }
-            false => self.searcher.take(),
-        }
-        .unwrap_or_else(|| Searcher::new(DEFAULT_HASH_MB));
+        // A `go` during a search (a GUI error) first ends the old search.
+        self.finish_search(true);
+        let mut searcher = self
+            .searcher
+            .take()
+            .unwrap_or_else(|| Searcher::new(DEFAULT_HASH_MB));
         self.stop = searcher.stop_handle();
         self.stop.store(false, Ordering::Relaxed);
         let (pos, hashes, stop) = (self.pos, self.game_hashes.clone(), Arc::clone(&self.stop));
@@ -252,7 +250,8 @@ pub fn parse_position(args: &[&str]) -> Result<(Position, Vec<u64>), String> {
     Ok((pos, hashes))
 }
 
-/// Parse the arguments of `go`; unknown or malformed tokens are ignored.
+/// Parse the arguments of `go`; unknown or malformed tokens are ignored. Without any limit the
+/// search runs to the maximum depth or until `stop`.
 #[must_use]
 pub fn parse_go(args: &[&str]) -> Limits {
     let mut l = Limits::default();
@@ -261,7 +260,6 @@ pub fn parse_go(args: &[&str]) -> Limits {
             .and_then(|v| v.parse::<i64>().ok())
             .map(|v| v.max(0) as u64)
     };
-    let mut any = false;
     for (i, &w) in args.iter().enumerate() {
         match w {
             "wtime" => l.time[0] = num(i),
@@ -273,12 +271,8 @@ pub fn parse_go(args: &[&str]) -> Limits {
             "depth" => l.depth = num(i).map(|d| d.clamp(1, 124) as i32),
             "nodes" => l.nodes = num(i).map(|n| n.max(1)),
             "infinite" => l.infinite = true,
-            _ => continue,
+            _ => {}
         }
-        any = true;
-    }
-    if !any {
-        l.infinite = false;
     }
     l
 }
