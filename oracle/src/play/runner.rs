@@ -904,6 +904,44 @@ mod tests {
     }
 
     #[test]
+    fn fingerprints_name_the_first_difference() {
+        let engine = EngineIdentity {
+            name: "e".into(),
+            sha256: "00".into(),
+            args: Vec::new(),
+            options: Vec::new(),
+        };
+        let a = Fingerprint {
+            engines: [engine.clone(), engine],
+            clock: ClockRules {
+                tc: super::super::clock::TimeControl::Nodes(1000),
+                margin: Duration::from_millis(100),
+                slack: Duration::from_millis(200),
+                move_timeout: Duration::from_secs(60),
+            },
+            adjudication: Adjudication::default(),
+            book_sha256: "ab".into(),
+            book_format: BookFormat::Epd,
+            plies: 8,
+            seed: 1,
+            opening_offset: 0,
+            pairs: 10,
+            shards: 2,
+        };
+        assert_eq!(fingerprint_difference(&a, &a.clone()), None);
+        let mut b = a.clone();
+        b.seed = 2;
+        b.pairs = 11;
+        assert_eq!(fingerprint_difference(&a, &b), Some("seed"));
+        let mut c = a.clone();
+        c.engines[1].sha256 = "01".into();
+        assert_eq!(fingerprint_difference(&a, &c), Some("engines"));
+        let mut d = a.clone();
+        d.book_sha256 = "cd".into();
+        assert_eq!(fingerprint_difference(&a, &d), Some("book"));
+    }
+
+    #[test]
     fn shards_partition_the_pairs() {
         let shards: Vec<Shard> = ["1/3", "2/3", "3/3"]
             .iter()
