@@ -8,7 +8,13 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod book;
+mod build_cmd;
+mod constitution;
 mod match_cmd;
+mod register;
+mod sprt;
+mod tune;
 
 /// The Coherent oracle: decides, with pre-registered statistics, whether an engine change may land.
 #[derive(Debug, Parser)]
@@ -21,13 +27,29 @@ pub struct Cli {
 /// Every subcommand of the oracle.
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// The constitution: check it as the oracle enforces it.
+    Constitution(constitution::ConstitutionArgs),
+    /// The register: verify, show, append, replay, genesis.
+    Register(register::RegisterArgs),
+    /// SPRT statistics: status, replay, calculator, simulation.
+    Sprt(sprt::SprtArgs),
+    /// Opening books: generate from the engine, check any EPD/PGN book.
+    Book(book::BookArgs),
+    /// SPSA tuning of the engine's tunables and the seed-000 end-rule model.
+    Tune(tune::TuneArgs),
     /// Play a match between two UCI engines (game pairs, clocks, faults, PGN, live SPRT, shards).
     Match(Box<match_cmd::MatchArgs>),
     /// Combine shard results of `oracle match --shard` and apply the SPRT at round boundaries.
     Merge(match_cmd::MergeArgs),
+    /// Build a commit twice in different directories; require equal sha256; cache the binary.
+    Build(build_cmd::BuildArgs),
+    /// Build-shape gate: hardware POPCNT in the evaluation's fast variant, no software popcount.
+    Gate(build_cmd::GateArgs),
+    /// Bench signature: run `<binary> bench` twice and require the same node count.
+    Bench(build_cmd::BenchArgs),
 }
 
-/// Exit status for a rejected change (e.g. the SPRT accepted H0).
+/// Exit status for a rejected change or an unsound register.
 pub const EXIT_REJECTED: u8 = 1;
 
 /// Exit status for bad input or an error that stopped the command.
@@ -47,7 +69,15 @@ pub fn run(cli: Cli) -> ExitCode {
 /// Dispatches one subcommand to its area's `run`.
 fn execute(command: Command) -> anyhow::Result<ExitCode> {
     match command {
+        Command::Constitution(args) => constitution::run(args),
+        Command::Register(args) => register::run(args),
+        Command::Sprt(args) => sprt::run(args),
+        Command::Book(args) => book::run(args),
+        Command::Tune(args) => tune::run(args),
         Command::Match(args) => match_cmd::run_match_command(*args),
         Command::Merge(args) => match_cmd::run_merge_command(args),
+        Command::Build(args) => build_cmd::run_build(args),
+        Command::Gate(args) => build_cmd::run_gate(args),
+        Command::Bench(args) => build_cmd::run_bench(args),
     }
 }
