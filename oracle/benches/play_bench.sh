@@ -3,15 +3,17 @@
 #
 #   play_bench.sh glaurung   Stockfish vs Glaurung, 40 games at 1+0.01, concurrency 2,
 #                            every PGN game re-validated with python-chess
-#   play_bench.sh bench      Stockfish vs itself: games/min, runner overhead per move
-#                            (measured move time − engine's reported `time`, p50/p95),
-#                            time losses, at 1+0.01 and --nodes 5000, concurrency 1 and 2
-#   play_bench.sh cpu        Stockfish vs itself, --nodes 5000, concurrency 2, 200 games:
-#                            engines' CPU time (user+sys of the engine processes) / (2 × wall)
+#   play_bench.sh tc         Stockfish vs itself at 1+0.01, concurrency 1 and 2: games/min,
+#                            runner overhead per move (measured move time − the engine's
+#                            reported `time`, p50/p95), time losses
+#   play_bench.sh nodes      the same at --nodes 5000, concurrency 1 (50 games) and 2 (200
+#                            games); the latter also gives the engines' CPU time (user+sys of
+#                            the engine processes) / (2 × wall)
 #   play_bench.sh all        all three
 #
+# Each mode holds the measurement lock once, so its runs are back to back.
 # Environment: ORACLE (default target/release/oracle), SF, GLAURUNG, BOOK, OUT (result dir),
-# TC_PAIRS (pairs per 1+0.01 run, default 30).
+# TC_PAIRS (pairs per 1+0.01 run, default 25).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 ORACLE=${ORACLE:-$ROOT/target/release/oracle}
@@ -19,9 +21,10 @@ SF=${SF:-/usr/games/stockfish}
 GLAURUNG=${GLAURUNG:-/usr/games/glaurung}
 BOOK=${BOOK:-$ROOT/oracle/tests/fixtures/play/openings.epd}
 OUT=${OUT:-$(mktemp -d /tmp/play-bench.XXXXXX)}
-TC_PAIRS=${TC_PAIRS:-30}
+TC_PAIRS=${TC_PAIRS:-25}
 LOCK=/tmp/coherent-measure.lock
 mkdir -p "$OUT"
+export OUT
 [ -x "$ORACLE" ] || (cd "$ROOT" && cargo build --release -p oracle)
 
 sf_pair() {
@@ -29,12 +32,12 @@ sf_pair() {
        --engine "cmd=$SF,name=sf-b,option.Threads=1,option.Hash=16"
 }
 
-# run NAME ARGS…: one match under the lock, JSON summary to $OUT/NAME.json, load noted.
+# run NAME ARGS…: one match, JSON summary to $OUT/NAME.json, load noted.
 run() {
   local name=$1; shift
   echo "== $name: $*" >&2
   echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-  flock "$LOCK" "$ORACLE" match --book "$BOOK" --seed 1 --json --pgn-out "$OUT/$name.pgn" "$@" > "$OUT/$name.json"
+  "$ORACLE" match --book "$BOOK" --seed 1 --json --pgn-out "$OUT/$name.pgn" "$@" > "$OUT/$name.json"
   python3 - "$OUT/$name.json" "$name" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -55,22 +58,27 @@ glaurung() {
   python3 "$ROOT/oracle/benches/play_validate_pgn.py" "$OUT/sf-glaurung.pgn" 40
 }
 
-bench() {
+tc() {
   run tc-c1 $(sf_pair) --tc 1+0.01 --pairs "$TC_PAIRS" --concurrency 1
   run tc-c2 $(sf_pair) --tc 1+0.01 --pairs "$TC_PAIRS" --concurrency 2
+}
+
+nodes() {
   run nodes-c1 $(sf_pair) --nodes 5000 --pairs 25 --concurrency 1
-  run nodes-c2 $(sf_pair) --nodes 5000 --pairs 25 --concurrency 2
+  run nodes-c2 $(sf_pair) --nodes 5000 --pairs 100 --concurrency 2
 }
 
-cpu() {
-  run cpu-nodes-c2 $(sf_pair) --nodes 5000 --pairs 100 --concurrency 2
-}
-
-case "${1:-all}" in
-  glaurung) glaurung ;;
-  bench) bench ;;
-  cpu) cpu ;;
-  all) glaurung; bench; cpu ;;
-  *) echo "usage: $0 [glaurung|bench|cpu|all]" >&2; exit 2 ;;
+mode=${1:-all}
+case "$mode" in
+  glaurung | tc | nodes | all) ;;
+  *) echo "usage: $0 [glaurung|tc|nodes|all]" >&2; exit 2 ;;
 esac
+if [ -z "${PLAY_BENCH_LOCKED:-}" ]; then
+  if [ "$mode" = all ]; then
+    for m in glaurung tc nodes; do "$0" "$m"; done
+    exit 0
+  fi
+  PLAY_BENCH_LOCKED=1 OUT=$OUT exec flock "$LOCK" "$0" "$mode"
+fi
+"$mode"
 echo "results in $OUT" >&2
