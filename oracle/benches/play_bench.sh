@@ -47,6 +47,7 @@ print(f"{sys.argv[2]:>12}: games {games:4d}  games/min {j['games_per_minute']:7.
       f"overhead/move p50 {j['move_overhead_ms']['p50']:+.3f} ms p95 {j['move_overhead_ms']['p95']:+.3f} ms "
       f"({j['move_overhead_ms']['moves']} moves)  time losses {tf} ({1000 * tf / max(games, 1):.1f}/1000 games)  "
       f"engine CPU {j['engine_cpu_seconds']:.1f} s / ({j['concurrency']} x wall {j['wall_seconds']:.1f} s) = {100 * j['engine_cpu_share']:.1f}%  "
+      f"runner CPU {j['runner_cpu_seconds']:.1f} s  "
       f"W-D-L {j['wins']}-{j['draws']}-{j['losses']} ptnml {j['pentanomial']} terminations {j['terminations']}")
 PY
   echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
