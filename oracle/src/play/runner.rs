@@ -662,12 +662,14 @@ fn play_pair(
     let mut texts = Vec::with_capacity(2);
     let mut overhead_us = Vec::new();
     for game_number in 0..2 {
-        if shared.stop.load(Ordering::SeqCst) {
-            return Ok(None);
-        }
         // Slot 0 is the first engine; it has White in game 0.
         let white_slot = game_number;
-        let record = play_in_slots(config, slots, white_slot, opening, &settings)?;
+        let Some(record) =
+            play_in_slots(config, slots, white_slot, opening, &settings, &shared.stop)?
+        else {
+            // The match stopped: the game in flight is abandoned and its pair not counted.
+            return Ok(None);
+        };
         let faulted_engine = record.faulted.map(|color| match color {
             Color::White => white_slot,
             Color::Black => 1 - white_slot,
@@ -725,13 +727,14 @@ fn play_in_slots(
     white_slot: usize,
     opening: &super::book::Opening,
     settings: &GameSettings,
-) -> Result<GameRecord, RunError> {
+    abort: &AtomicBool,
+) -> Result<Option<GameRecord>, RunError> {
     for (slot, color) in [(white_slot, Color::White), (1 - white_slot, Color::Black)] {
         if slots[slot].is_none() {
             match Engine::start(&config.engines[slot], config.start_timeout) {
                 Ok(engine) => slots[slot] = Some(engine),
                 Err(error) if !error.is_engine_fault() => return Err(RunError::Spawn(error)),
-                Err(error) => return Ok(unstarted_game(opening.clone(), color, &error)),
+                Err(error) => return Ok(Some(unstarted_game(opening.clone(), color, &error))),
             }
         }
     }
@@ -745,7 +748,7 @@ fn play_in_slots(
     } else {
         [second, first]
     };
-    Ok(play_game(engines, opening, settings))
+    Ok(play_game(engines, opening, settings, abort))
 }
 
 /// Reads and checks a state file against the match being started.
