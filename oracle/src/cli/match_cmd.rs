@@ -93,7 +93,10 @@ pub struct MatchArgs {
     /// Read deadline of node and depth searches in seconds.
     #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
     move_timeout: f64,
-    /// Deadline for `uciok` and `readyok` in seconds.
+    /// Deadline for an engine's start-up (`uciok` and the first `readyok`) in seconds.
+    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
+    start_timeout: f64,
+    /// Deadline for `readyok` before each game in seconds.
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
     ready_timeout: f64,
     /// Fishtest's adjudication (draw: move 34, 8 moves, 20 cp; resign: 3 moves, 400 cp).
@@ -204,6 +207,7 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
             "pgn_sha256": report.pgn_sha256,
             "wall_seconds": wall,
             "engine_cpu_seconds": cpu,
+            "runner_cpu_seconds": report.runner_cpu.as_secs_f64(),
             "engine_cpu_share": if wall > 0.0 { cpu / (wall * concurrency) } else { 0.0 },
             "games_per_minute": if wall > 0.0 { (report.games_played as f64) * 60.0 / wall } else { 0.0 },
             "move_overhead_ms": { "moves": overheads.len(), "p50": p50, "p95": p95 },
@@ -240,13 +244,14 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
             )
         );
         println!(
-            "Wall: {wall:.1} s, engine CPU: {cpu:.1} s ({:.1}% of {} × wall), runner overhead per move: p50 {p50:.3} ms, p95 {p95:.3} ms",
+            "Wall: {wall:.1} s, engine CPU: {cpu:.1} s ({:.1}% of {} × wall), runner CPU: {:.1} s, runner overhead per move: p50 {p50:.3} ms, p95 {p95:.3} ms",
             if wall > 0.0 {
                 100.0 * cpu / (wall * concurrency)
             } else {
                 0.0
             },
-            config.concurrency
+            config.concurrency,
+            report.runner_cpu.as_secs_f64()
         );
         if let Some(path) = &config.pgn_out {
             println!("PGN: {}", path.display());
@@ -436,6 +441,7 @@ fn match_config(args: &MatchArgs) -> anyhow::Result<MatchConfig> {
         engines: [engines[0].clone(), engines[1].clone()],
         clock,
         adjudication,
+        start_timeout: seconds("start-timeout", args.start_timeout)?,
         ready_timeout: seconds("ready-timeout", args.ready_timeout)?,
         book_format: args
             .book_format

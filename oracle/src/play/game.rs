@@ -5,6 +5,7 @@
 //! adjudication rules. An engine fault (crash, hang, illegal or unparsable move, time
 //! forfeit) loses the game for the faulty engine and is recorded as its own termination.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -226,17 +227,21 @@ fn centipawns(score: Score) -> i32 {
 }
 
 /// Plays one game: `engines[0]` has White, `engines[1]` Black.
+///
+/// `abort` is checked before every move: when it is set the game is abandoned (`None`), as
+/// the match runner does with games in flight once the SPRT has decided.
 pub fn play_game(
     engines: [&mut Engine; 2],
     opening: &Opening,
     settings: &GameSettings,
-) -> GameRecord {
+    abort: &AtomicBool,
+) -> Option<GameRecord> {
     let mut game = Game::new(opening.clone());
     let [white, black] = engines;
     let mut engines = [white, black];
     for (index, engine) in engines.iter_mut().enumerate() {
         if let Err(error) = engine.new_game(settings.ready_timeout) {
-            return game.fault(color_of(index), &error);
+            return Some(game.fault(color_of(index), &error));
         }
     }
     let mut clock = GameClock::new(settings.clock);
@@ -248,7 +253,10 @@ pub fn play_game(
     let mut judge = Judge::new(settings.adjudication);
     loop {
         if let Some((result, reason)) = rules_outcome(&pos, &repetitions) {
-            return game.finish(result, Termination::Normal, reason);
+            return Some(game.finish(result, Termination::Normal, reason));
+        }
+        if abort.load(Ordering::SeqCst) {
+            return None;
         }
         let side = pos.turn();
         let index = side as usize ^ 1; // shakmaty: Black = 0, White = 1.
@@ -258,14 +266,14 @@ pub fn play_game(
             .and_then(|()| engine.go(&clock.limits(index), clock.read_deadline(index)));
         let search = match search {
             Ok(search) => search,
-            Err(error) => return game.fault(side, &error),
+            Err(error) => return Some(game.fault(side, &error)),
         };
         if clock.charge(index, search.elapsed) == Charge::Forfeit {
             let reason = format!(
                 "{side:?} loses on time ({:.3} s)",
                 search.elapsed.as_secs_f64()
             );
-            return game.time_forfeit(side, &pos, reason);
+            return Some(game.time_forfeit(side, &pos, reason));
         }
         let Some(m) = UciMove::from_ascii(search.bestmove.as_bytes())
             .ok()
@@ -277,7 +285,7 @@ pub fn play_game(
                 fen_of(&pos)
             );
             game.faulted = Some(side);
-            return game.finish(GameResult::loss_for(side), Termination::IllegalMove, reason);
+            return Some(game.finish(GameResult::loss_for(side), Termination::IllegalMove, reason));
         };
         let uci = m.to_uci(CastlingMode::Standard).to_string();
         pos.play_unchecked(m);
@@ -294,7 +302,7 @@ pub fn play_game(
             judge.after_move(side, search.info.score, pos.fullmoves().get())
             && rules_outcome(&pos, &repetitions).is_none()
         {
-            return game.finish(result, Termination::Adjudication, reason);
+            return Some(game.finish(result, Termination::Adjudication, reason));
         }
     }
 }

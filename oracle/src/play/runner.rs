@@ -293,7 +293,9 @@ pub struct MatchConfig {
     pub clock: ClockRules,
     /// Adjudication rules.
     pub adjudication: Adjudication,
-    /// Deadline for `uciok` at start-up and for `readyok`.
+    /// Deadline for `uciok` and the first `readyok` of a starting engine.
+    pub start_timeout: Duration,
+    /// Deadline for `readyok` before each game.
     pub ready_timeout: Duration,
     /// The book file.
     pub book_path: PathBuf,
@@ -391,6 +393,8 @@ pub struct MatchReport {
     pub wall: Duration,
     /// User + system CPU time of the engine processes of this run.
     pub engine_cpu: Duration,
+    /// User + system CPU time of the runner itself (all its threads) in this run.
+    pub runner_cpu: Duration,
     /// Per-move runner overhead in microseconds (measured time minus the engine's `time`).
     pub overhead_us: Vec<i64>,
 }
@@ -435,7 +439,8 @@ pub fn run_match(
     observer: &mut dyn FnMut(&Progress),
 ) -> Result<MatchReport, RunError> {
     let started = Instant::now();
-    let cpu_before = children_cpu();
+    let cpu_before = cpu_time(libc::RUSAGE_CHILDREN);
+    let runner_cpu_before = cpu_time(libc::RUSAGE_SELF);
     let book = Book::load(&config.book_path, config.book_format, config.plies)?;
     let fingerprint = Fingerprint {
         engines: [
@@ -580,7 +585,8 @@ pub fn run_match(
         stopped_early,
         pgn_sha256,
         wall: started.elapsed(),
-        engine_cpu: children_cpu().saturating_sub(cpu_before),
+        engine_cpu: cpu_time(libc::RUSAGE_CHILDREN).saturating_sub(cpu_before),
+        runner_cpu: cpu_time(libc::RUSAGE_SELF).saturating_sub(runner_cpu_before),
         overhead_us,
     })
 }
@@ -656,12 +662,14 @@ fn play_pair(
     let mut texts = Vec::with_capacity(2);
     let mut overhead_us = Vec::new();
     for game_number in 0..2 {
-        if shared.stop.load(Ordering::SeqCst) {
-            return Ok(None);
-        }
         // Slot 0 is the first engine; it has White in game 0.
         let white_slot = game_number;
-        let record = play_in_slots(config, slots, white_slot, opening, &settings)?;
+        let Some(record) =
+            play_in_slots(config, slots, white_slot, opening, &settings, &shared.stop)?
+        else {
+            // The match stopped: the game in flight is abandoned and its pair not counted.
+            return Ok(None);
+        };
         let faulted_engine = record.faulted.map(|color| match color {
             Color::White => white_slot,
             Color::Black => 1 - white_slot,
@@ -719,13 +727,14 @@ fn play_in_slots(
     white_slot: usize,
     opening: &super::book::Opening,
     settings: &GameSettings,
-) -> Result<GameRecord, RunError> {
+    abort: &AtomicBool,
+) -> Result<Option<GameRecord>, RunError> {
     for (slot, color) in [(white_slot, Color::White), (1 - white_slot, Color::Black)] {
         if slots[slot].is_none() {
-            match Engine::start(&config.engines[slot], config.ready_timeout) {
+            match Engine::start(&config.engines[slot], config.start_timeout) {
                 Ok(engine) => slots[slot] = Some(engine),
                 Err(error) if !error.is_engine_fault() => return Err(RunError::Spawn(error)),
-                Err(error) => return Ok(unstarted_game(opening.clone(), color, &error)),
+                Err(error) => return Ok(Some(unstarted_game(opening.clone(), color, &error))),
             }
         }
     }
@@ -739,7 +748,7 @@ fn play_in_slots(
     } else {
         [second, first]
     };
-    Ok(play_game(engines, opening, settings))
+    Ok(play_game(engines, opening, settings, abort))
 }
 
 /// Reads and checks a state file against the match being started.
@@ -827,12 +836,14 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
     Ok(())
 }
 
-/// User + system CPU time of all terminated, reaped child processes of this process.
-fn children_cpu() -> Duration {
-    // SAFETY: getrusage only writes into the zeroed struct we pass; RUSAGE_CHILDREN is valid.
+/// User + system CPU time of this process (`RUSAGE_SELF`) or of its terminated, reaped
+/// children (`RUSAGE_CHILDREN`: the engines, once they have quit).
+fn cpu_time(who: libc::c_int) -> Duration {
+    // SAFETY: getrusage only writes into the zeroed struct we pass; `who` is one of the two
+    // valid selectors above.
     let usage = unsafe {
         let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        libc::getrusage(who, &mut usage);
         usage
     };
     let tv = |t: libc::timeval| {
@@ -899,6 +910,44 @@ mod tests {
             (3, 1)
         );
         assert_eq!(tally.faults, [0, 1]);
+    }
+
+    #[test]
+    fn fingerprints_name_the_first_difference() {
+        let engine = EngineIdentity {
+            name: "e".into(),
+            sha256: "00".into(),
+            args: Vec::new(),
+            options: Vec::new(),
+        };
+        let a = Fingerprint {
+            engines: [engine.clone(), engine],
+            clock: ClockRules {
+                tc: super::super::clock::TimeControl::Nodes(1000),
+                margin: Duration::from_millis(100),
+                slack: Duration::from_millis(200),
+                move_timeout: Duration::from_secs(60),
+            },
+            adjudication: Adjudication::default(),
+            book_sha256: "ab".into(),
+            book_format: BookFormat::Epd,
+            plies: 8,
+            seed: 1,
+            opening_offset: 0,
+            pairs: 10,
+            shards: 2,
+        };
+        assert_eq!(fingerprint_difference(&a, &a.clone()), None);
+        let mut b = a.clone();
+        b.seed = 2;
+        b.pairs = 11;
+        assert_eq!(fingerprint_difference(&a, &b), Some("seed"));
+        let mut c = a.clone();
+        c.engines[1].sha256 = "01".into();
+        assert_eq!(fingerprint_difference(&a, &c), Some("engines"));
+        let mut d = a.clone();
+        d.book_sha256 = "cd".into();
+        assert_eq!(fingerprint_difference(&a, &d), Some("book"));
     }
 
     #[test]
