@@ -76,7 +76,7 @@ impl TranspositionTable {
 
     /// Start a new search: older entries become preferred victims.
     pub fn new_search(&mut self) {
-        self.generation = (self.generation + 4) & 0xfc;
+        self.generation = self.generation.wrapping_add(4) & 0xfc;
     }
 
     #[inline(always)]
@@ -150,5 +150,20 @@ impl TranspositionTable {
             .count()
             * 1000
             / (sample * BUCKET)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TranspositionTable;
+
+    /// A long game starts more than 64 searches: the 6-bit generation must wrap, not overflow.
+    #[test]
+    fn generation_wraps_over_a_long_game() {
+        let mut table = TranspositionTable::new(1);
+        for _ in 0..200 {
+            table.new_search();
+        }
+        assert_eq!(table.generation, (200u32 * 4 % 256) as u8);
     }
 }
