@@ -4,3 +4,5 @@
 //! is a thin command line over them.
 
 pub mod build;
+pub mod report;
+pub mod verify;

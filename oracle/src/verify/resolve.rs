@@ -1,0 +1,299 @@
+//! Step 1: which two commits are judged, and what the judge reads from the predecessor's side.
+//!
+//! Everything here works on git objects (`git2`), never on the user's work tree: a dirty or
+//! hostile checkout cannot change which rules, books or register entries apply (ARCHITECTURE §2).
+
+use std::path::Path;
+
+use git2::{Delta, DiffOptions, ObjectType, Oid, Repository, Tree};
+use serde::Serialize;
+use thiserror::Error;
+
+/// Paths a candidate may not touch: the judge, its rules and its evidence (ARCHITECTURE §2).
+pub const GOVERNANCE_PATHS: [&str; 4] = ["oracle/", "constitution/", "books/", ".github/"];
+
+/// The register directory: new entries may be added by the trusted job, existing ones never change.
+pub const REGISTER_DIR: &str = "register/";
+
+/// The directory whose history decides which commit is "the newest engine change".
+pub const ENGINE_DIR: &str = "engine";
+
+/// One resolved commit: full ids, so that every later record names it unambiguously.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ResolvedCommit {
+    /// Full 40-hex commit id.
+    pub commit: String,
+    /// Full 40-hex id of the commit's root tree.
+    pub tree: String,
+    /// The first line of the commit message, for reports.
+    pub summary: String,
+    /// The whole commit message (trailers are read from it).
+    #[serde(skip)]
+    pub message: String,
+}
+
+/// Candidate and predecessor, resolved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CommitPair {
+    /// The change being judged.
+    pub candidate: ResolvedCommit,
+    /// What it is judged against: its first parent, or `--base`.
+    pub predecessor: ResolvedCommit,
+}
+
+/// A path the candidate changed that belongs to governance, and how it changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GovernanceTouch {
+    /// Repository-relative path.
+    pub path: String,
+    /// `added`, `modified`, `deleted`, `renamed`, … as git reports it.
+    pub change: String,
+}
+
+/// Why step 1 could not resolve or accept the candidate.
+#[derive(Debug, Error)]
+pub enum ResolveError {
+    /// The repository could not be opened.
+    #[error("cannot open git repository {path}: {source}")]
+    Open {
+        /// The `--repo` path.
+        path: String,
+        /// What libgit2 said.
+        source: git2::Error,
+    },
+    /// A revision did not name exactly one commit.
+    #[error("{what} `{rev}` does not name a commit: {source}")]
+    Revision {
+        /// `candidate` or `--base`.
+        what: &'static str,
+        /// The revision as given.
+        rev: String,
+        /// What libgit2 said.
+        source: git2::Error,
+    },
+    /// No commit given and no commit in HEAD's first-parent history changed `engine/`.
+    #[error("no commit given and no commit in HEAD's first-parent history changes `{ENGINE_DIR}/`")]
+    NoEngineChange,
+    /// The candidate is a root commit and no `--base` was given.
+    #[error("candidate {0} has no parent; name the predecessor with --base")]
+    NoParent(String),
+    /// The candidate changes governance paths: it is not an engine change.
+    #[error(
+        "candidate {candidate} is not an engine change: it touches {} (governance paths: {}, existing {REGISTER_DIR} entries); \
+         the rules that judge a change cannot be changed by it — governance changes follow the constitution's amendment article (human review)",
+        list_touches(.touched),
+        GOVERNANCE_PATHS.join(", ")
+    )]
+    TouchesGovernance {
+        /// The candidate commit.
+        candidate: String,
+        /// Every offending path.
+        touched: Vec<GovernanceTouch>,
+    },
+    /// A file the judge needs is missing from the predecessor's tree.
+    #[error("`{path}` is not a file in the predecessor's tree {tree}")]
+    MissingFile {
+        /// Repository-relative path.
+        path: String,
+        /// Tree id of the predecessor.
+        tree: String,
+    },
+    /// Any other git failure, with what was being done.
+    #[error("git: {doing}: {source}")]
+    Git {
+        /// What the oracle was doing.
+        doing: String,
+        /// What libgit2 said.
+        source: git2::Error,
+    },
+}
+
+fn list_touches(touched: &[GovernanceTouch]) -> String {
+    touched
+        .iter()
+        .map(|t| format!("{} ({})", t.path, t.change))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn git<T>(doing: impl Into<String>, result: Result<T, git2::Error>) -> Result<T, ResolveError> {
+    result.map_err(|source| ResolveError::Git {
+        doing: doing.into(),
+        source,
+    })
+}
+
+/// Opens the repository at `path` (bare or not; the work tree is never read).
+pub fn open(path: &Path) -> Result<Repository, ResolveError> {
+    Repository::open(path).map_err(|source| ResolveError::Open {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+/// Resolves candidate and predecessor to full ids.
+///
+/// No candidate: the newest commit in HEAD's first-parent history that changed `engine/`.
+/// No base: the candidate's first parent.
+pub fn resolve_pair(
+    repo: &Repository,
+    candidate: Option<&str>,
+    base: Option<&str>,
+) -> Result<CommitPair, ResolveError> {
+    let candidate_id = match candidate {
+        Some(rev) => peel_commit(repo, "candidate", rev)?,
+        None => newest_engine_change(repo)?,
+    };
+    let candidate_commit = git("read candidate", repo.find_commit(candidate_id))?;
+    let predecessor_id = match base {
+        Some(rev) => peel_commit(repo, "--base", rev)?,
+        None => candidate_commit
+            .parent_id(0)
+            .map_err(|_| ResolveError::NoParent(candidate_id.to_string()))?,
+    };
+    Ok(CommitPair {
+        candidate: describe(repo, candidate_id)?,
+        predecessor: describe(repo, predecessor_id)?,
+    })
+}
+
+fn peel_commit(repo: &Repository, what: &'static str, rev: &str) -> Result<Oid, ResolveError> {
+    repo.revparse_single(rev)
+        .and_then(|object| object.peel_to_commit())
+        .map(|commit| commit.id())
+        .map_err(|source| ResolveError::Revision {
+            what,
+            rev: rev.to_owned(),
+            source,
+        })
+}
+
+fn describe(repo: &Repository, id: Oid) -> Result<ResolvedCommit, ResolveError> {
+    let commit = git(format!("read commit {id}"), repo.find_commit(id))?;
+    let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
+    Ok(ResolvedCommit {
+        commit: id.to_string(),
+        tree: commit.tree_id().to_string(),
+        summary: message.lines().next().unwrap_or_default().to_owned(),
+        message,
+    })
+}
+
+/// The newest commit on HEAD's first-parent line whose `engine/` tree differs from its parent's.
+pub fn newest_engine_change(repo: &Repository) -> Result<Oid, ResolveError> {
+    let mut walk = git("walk history", repo.revwalk())?;
+    git("walk history from HEAD", walk.push_head())?;
+    git("walk first parents", walk.simplify_first_parent())?;
+    for id in walk {
+        let id = git("walk history", id)?;
+        let commit = git(format!("read commit {id}"), repo.find_commit(id))?;
+        let engine_here = engine_tree_id(&git("read tree", commit.tree())?);
+        let engine_before = match commit.parent(0) {
+            Ok(parent) => engine_tree_id(&git("read tree", parent.tree())?),
+            Err(_) => None,
+        };
+        if engine_here.is_some() && engine_here != engine_before {
+            return Ok(id);
+        }
+    }
+    Err(ResolveError::NoEngineChange)
+}
+
+fn engine_tree_id(tree: &Tree<'_>) -> Option<Oid> {
+    tree.get_name(ENGINE_DIR).map(|entry| entry.id())
+}
+
+/// Every governance path the candidate changed relative to the predecessor (empty: an engine change).
+pub fn governance_touches(
+    repo: &Repository,
+    pair: &CommitPair,
+) -> Result<Vec<GovernanceTouch>, ResolveError> {
+    let old = tree_of(repo, &pair.predecessor)?;
+    let new = tree_of(repo, &pair.candidate)?;
+    let mut options = DiffOptions::new();
+    options.include_typechange(true);
+    let diff = git(
+        "diff predecessor and candidate",
+        repo.diff_tree_to_tree(Some(&old), Some(&new), Some(&mut options)),
+    )?;
+    let mut touched = Vec::new();
+    for delta in diff.deltas() {
+        let paths = [delta.old_file().path(), delta.new_file().path()];
+        let path = paths
+            .iter()
+            .flatten()
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .find(|p| is_governance(p, delta.status()));
+        if let Some(path) = path {
+            touched.push(GovernanceTouch {
+                path,
+                change: format!("{:?}", delta.status()).to_lowercase(),
+            });
+        }
+    }
+    Ok(touched)
+}
+
+/// Step 1's refusal: an error unless the candidate leaves every governance path alone.
+pub fn refuse_governance_changes(repo: &Repository, pair: &CommitPair) -> Result<(), ResolveError> {
+    let touched = governance_touches(repo, pair)?;
+    if touched.is_empty() {
+        Ok(())
+    } else {
+        Err(ResolveError::TouchesGovernance {
+            candidate: pair.candidate.commit.clone(),
+            touched,
+        })
+    }
+}
+
+fn is_governance(path: &str, change: Delta) -> bool {
+    let existing_entry = path.starts_with(REGISTER_DIR) && change != Delta::Added;
+    existing_entry || GOVERNANCE_PATHS.iter().any(|dir| path.starts_with(dir))
+}
+
+fn tree_of<'r>(repo: &'r Repository, commit: &ResolvedCommit) -> Result<Tree<'r>, ResolveError> {
+    let id = git("parse tree id", Oid::from_str(&commit.tree))?;
+    git(format!("read tree {id}"), repo.find_tree(id))
+}
+
+/// The bytes of one file in the commit's tree (the judge reads rules from the predecessor this way).
+pub fn read_file(
+    repo: &Repository,
+    commit: &ResolvedCommit,
+    path: &str,
+) -> Result<Vec<u8>, ResolveError> {
+    let missing = || ResolveError::MissingFile {
+        path: path.to_owned(),
+        tree: commit.tree.clone(),
+    };
+    let tree = tree_of(repo, commit)?;
+    let entry = tree.get_path(Path::new(path)).map_err(|_| missing())?;
+    if entry.kind() != Some(ObjectType::Blob) {
+        return Err(missing());
+    }
+    let blob = git(format!("read {path}"), repo.find_blob(entry.id()))?;
+    Ok(blob.content().to_vec())
+}
+
+/// Every file directly under `dir` in the commit's tree, by name (empty when `dir` is absent).
+pub fn read_dir(
+    repo: &Repository,
+    commit: &ResolvedCommit,
+    dir: &str,
+) -> Result<Vec<(String, Vec<u8>)>, ResolveError> {
+    let tree = tree_of(repo, commit)?;
+    let Ok(entry) = tree.get_path(Path::new(dir)) else {
+        return Ok(Vec::new());
+    };
+    let sub = git(format!("read {dir}"), repo.find_tree(entry.id()))?;
+    let mut files = Vec::new();
+    for item in sub.iter() {
+        if item.kind() == Some(ObjectType::Blob) {
+            let blob = git(format!("read {dir}"), repo.find_blob(item.id()))?;
+            let name = String::from_utf8_lossy(item.name_bytes()).into_owned();
+            files.push((name, blob.content().to_vec()));
+        }
+    }
+    Ok(files)
+}
