@@ -6,3 +6,4 @@
 pub mod build;
 pub mod report;
 pub mod verify;
+pub mod stats;

@@ -1,0 +1,70 @@
+//! One look at an SPRT: everything `oracle sprt status` reports, as plain data.
+
+use serde::Serialize;
+
+use super::counts::Counts;
+use super::estimate::{fixed_games_elo, normalized_elo, sprt_elo};
+use super::llr::llr;
+use super::sprt::{SprtDecision, SprtParams};
+use super::{Model, StatsError};
+
+/// The status of an SPRT on cumulative counts; its JSON is the `oracle sprt status --json` object.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SprtStatus {
+    /// The Elo scale of the bounds.
+    pub model: Model,
+    /// Generalized log-likelihood ratio of H1 against H0.
+    pub llr: f64,
+    /// Wald's lower bound ln(β/(1−α)).
+    pub lower_bound: f64,
+    /// Wald's upper bound ln((1−β)/α).
+    pub upper_bound: f64,
+    /// The strict decision without overshoot correction (a one-off look).
+    pub state: SprtDecision,
+    /// Game pairs (trinomial counts: games / 2).
+    pub pairs: u64,
+    /// Games.
+    pub games: u64,
+    /// Normalized Elo.
+    pub nelo: f64,
+    /// nElo 95% interval.
+    pub nelo_ci95: [f64; 2],
+    /// Median-unbiased logistic Elo of the SPRT (Brownian model).
+    pub elo: f64,
+    /// Its 95% interval.
+    pub elo_ci95: [f64; 2],
+    /// Likelihood of superiority of the SPRT estimate.
+    pub los: f64,
+    /// Logistic Elo as if the games were a fixed-length match.
+    pub fixed_games_elo: f64,
+    /// Its 95% interval.
+    pub fixed_games_elo_ci95: [f64; 2],
+}
+
+/// Computes the status of an SPRT with parameters `params` on cumulative `counts`
+/// (pentanomial pairs or trinomial games).
+///
+/// # Errors
+/// [`StatsError::Unreachable`] when a bound cannot be fitted to the data.
+pub fn sprt_status<C: Counts>(counts: &C, params: &SprtParams) -> Result<SprtStatus, StatsError> {
+    let llr = llr(counts, params)?;
+    let nelo = normalized_elo(counts);
+    let elo = sprt_elo(counts, params);
+    let fixed = fixed_games_elo(counts);
+    Ok(SprtStatus {
+        model: params.model,
+        llr,
+        lower_bound: params.lower_bound(),
+        upper_bound: params.upper_bound(),
+        state: params.decide(llr, 0.0, 0.0),
+        pairs: counts.pairs(),
+        games: counts.games(),
+        nelo: nelo.nelo,
+        nelo_ci95: nelo.ci95,
+        elo: elo.elo,
+        elo_ci95: elo.ci95,
+        los: elo.los,
+        fixed_games_elo: fixed.elo,
+        fixed_games_elo_ci95: fixed.ci95,
+    })
+}
