@@ -6,4 +6,5 @@
 pub mod build;
 pub mod report;
 pub mod verify;
+pub mod governance;
 pub mod stats;

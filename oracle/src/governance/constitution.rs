@@ -1,0 +1,527 @@
+//! The constitution as the oracle enforces it: `constitution/constitution.yaml`.
+//!
+//! Every field is typed and unknown fields are errors, so a misspelt rule can
+//! never be silently ignored. Parse errors carry the file, line, column and
+//! the field's path; rules that relate two fields (game limits, unique stage
+//! names) are checked after parsing and name the file and the field's path.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::num::{NonZeroU32, NonZeroU64};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::build::BuildRecipe;
+use crate::governance::hash::Sha256Hex;
+
+/// Where the constitution lives inside a repository.
+pub const CONSTITUTION_PATH: &str = "constitution/constitution.yaml";
+
+/// The machine-readable rules: build, gate, profiles, loss tolerance.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Constitution {
+    /// Version of these rules; raised by every amendment.
+    pub version: NonZeroU32,
+    /// How both engines are built (toolchain, flags), bit-identically.
+    pub build: BuildRecipe,
+    /// The build-shape gate applied to the candidate binary.
+    pub gate: GateRules,
+    /// Named measurement profiles (`official`, `workstation`, `smoke`, …).
+    pub profiles: BTreeMap<String, Profile>,
+    /// The cumulative loss tolerance of the Randfall path (Annex A3).
+    pub loss_tolerance: LossTolerance,
+}
+
+/// What the gate inspects in the candidate binary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GateRules {
+    /// Evaluation symbols whose code must use hardware POPCNT.
+    pub symbols: Vec<String>,
+    /// How many levels of direct callees of those symbols are inspected too.
+    pub callee_depth: u32,
+}
+
+/// A measurement profile: its stages, error rates and whether its verdicts bind.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// Whether verdicts under this profile may enter the register.
+    pub binding: bool,
+    /// What the profile is for, for people choosing one.
+    pub description: String,
+    /// Probability of accepting H1 when H0 holds, per stage.
+    pub alpha: Probability,
+    /// Probability of accepting H0 when H1 holds, per stage.
+    pub beta: Probability,
+    /// Game pairs between two looks of the SPRT (Fishtest's batch).
+    pub batch_size: NonZeroU32,
+    /// When games are ended early by score.
+    pub adjudication: Adjudication,
+    /// The stages, run in order; all must pass.
+    pub stages: Vec<Stage>,
+}
+
+/// One SPRT stage of a profile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Stage {
+    /// Name of the stage (`short`, `long`, …), unique within its profile.
+    pub name: String,
+    /// Clock per game or fixed node limit per move.
+    pub tc: TimeControl,
+    /// Opening book, relative to the repository root.
+    pub book: PathBuf,
+    /// The book's sha256; `null` until the book is pinned, and then no stage may run.
+    pub book_sha256: Option<Sha256Hex>,
+    /// Games played at once on one machine (a hint; shards may differ).
+    pub concurrency: NonZeroU32,
+    /// Games before the SPRT may stop (even: games come in pairs).
+    pub min_games: u64,
+    /// Games after which an undecided stage ends as not passed (even).
+    pub max_games: NonZeroU64,
+    /// SPRT bounds of this stage for each path.
+    pub bounds: PathBounds,
+}
+
+/// The nElo bounds of a stage for each path of ARCHITECTURE.md §3.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PathBounds {
+    /// Gain test of the Standard path.
+    pub standard: NeloBounds,
+    /// Non-regression test of the Randfall path.
+    pub randfall: NeloBounds,
+}
+
+/// SPRT hypotheses `[elo0, elo1]` in normalized Elo, `elo0 < elo1`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "[f64; 2]", into = "[f64; 2]")]
+pub struct NeloBounds {
+    /// H0: nElo = elo0.
+    pub elo0: f64,
+    /// H1: nElo = elo1.
+    pub elo1: f64,
+}
+
+impl TryFrom<[f64; 2]> for NeloBounds {
+    type Error = String;
+
+    fn try_from([elo0, elo1]: [f64; 2]) -> Result<Self, Self::Error> {
+        if elo0.is_finite() && elo1.is_finite() && elo0 < elo1 {
+            Ok(Self { elo0, elo1 })
+        } else {
+            Err(format!(
+                "bounds [{elo0}, {elo1}] must be finite with elo0 < elo1"
+            ))
+        }
+    }
+}
+
+impl From<NeloBounds> for [f64; 2] {
+    fn from(bounds: NeloBounds) -> Self {
+        [bounds.elo0, bounds.elo1]
+    }
+}
+
+/// A probability strictly between 0 and 1 (an SPRT error rate).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "f64", into = "f64")]
+pub struct Probability(f64);
+
+impl Probability {
+    /// The probability as a number.
+    #[must_use]
+    pub fn get(self) -> f64 {
+        self.0
+    }
+}
+
+impl TryFrom<f64> for Probability {
+    type Error = String;
+
+    fn try_from(value: f64) -> Result<Self, Self::Error> {
+        if value > 0.0 && value < 1.0 {
+            Ok(Self(value))
+        } else {
+            Err(format!(
+                "{value} is not a probability strictly between 0 and 1"
+            ))
+        }
+    }
+}
+
+impl From<Probability> for f64 {
+    fn from(probability: Probability) -> Self {
+        probability.0
+    }
+}
+
+/// Score-based early ends of games; `null` disables a rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Adjudication {
+    /// A game is lost for a side once both engines agree it is far behind.
+    pub resign: Option<ResignRule>,
+    /// A game is drawn once both engines agree it is level for long enough.
+    pub draw: Option<DrawRule>,
+}
+
+/// Resign adjudication: `move_count` consecutive moves with |score| ≥ `score_cp` from both engines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResignRule {
+    /// Consecutive moves (of each side) the condition must hold.
+    pub move_count: NonZeroU32,
+    /// Score threshold in centipawns.
+    pub score_cp: NonZeroU32,
+}
+
+/// Draw adjudication: from move `move_number` on, `move_count` consecutive moves with |score| ≤ `score_cp`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DrawRule {
+    /// First full move at which the rule may apply.
+    pub move_number: NonZeroU32,
+    /// Consecutive moves (of each side) the condition must hold.
+    pub move_count: NonZeroU32,
+    /// Score threshold in centipawns.
+    pub score_cp: u32,
+}
+
+/// A time control: `B+I` seconds per game plus increment, or `nodes=N` per move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum TimeControl {
+    /// Base time and increment, in milliseconds.
+    Clock {
+        /// Time per game.
+        base_ms: u64,
+        /// Time added after each move.
+        increment_ms: u64,
+    },
+    /// A fixed node limit for every move (`go nodes N`), deterministic per position.
+    Nodes(NonZeroU64),
+}
+
+impl TryFrom<String> for TimeControl {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<Self, Self::Error> {
+        let bad = || format!("`{text}` is not a time control (`8+0.08` seconds or `nodes=25000`)");
+        if let Some(nodes) = text.strip_prefix("nodes=") {
+            return nodes.parse().map(Self::Nodes).map_err(|_| bad());
+        }
+        let (base, increment) = text.split_once('+').ok_or_else(bad)?;
+        match (milliseconds(base), milliseconds(increment)) {
+            (Some(base_ms), Some(increment_ms)) if base_ms > 0 => Ok(Self::Clock {
+                base_ms,
+                increment_ms,
+            }),
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl From<TimeControl> for String {
+    fn from(tc: TimeControl) -> Self {
+        tc.to_string()
+    }
+}
+
+impl fmt::Display for TimeControl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Clock {
+                base_ms,
+                increment_ms,
+            } => {
+                write!(f, "{}+{}", seconds(*base_ms), seconds(*increment_ms))
+            }
+            Self::Nodes(nodes) => write!(f, "nodes={nodes}"),
+        }
+    }
+}
+
+/// Parses decimal seconds with at most three decimals (`0.08`) into milliseconds.
+fn milliseconds(text: &str) -> Option<u64> {
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() || !digits(whole) || fraction.len() > 3 || !digits(fraction) {
+        return None;
+    }
+    let fraction_ms = format!("{fraction:0<3}").parse::<u64>().ok()?;
+    whole
+        .parse::<u64>()
+        .ok()?
+        .checked_mul(1000)?
+        .checked_add(fraction_ms)
+}
+
+/// Milliseconds as decimal seconds without trailing zeros (`80` → `0.08`).
+fn seconds(ms: u64) -> String {
+    let fraction = format!("{:03}", ms % 1000);
+    let fraction = fraction.trim_end_matches('0');
+    if fraction.is_empty() {
+        format!("{}", ms / 1000)
+    } else {
+        format!("{}.{fraction}", ms / 1000)
+    }
+}
+
+/// How the loss of each accepted Randfall change is booked, and the cumulative limit.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LossTolerance {
+    /// The booking rule applied to each Korrektur.
+    pub booking: LossBooking,
+    /// The most nElo that all Korrektur entries together may have booked.
+    pub limit_nelo: f64,
+}
+
+/// Rules for the loss a Korrektur books against the tolerance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossBooking {
+    /// `max(0, −nElo estimate of the last stage)`: the measured deficit, never a credit.
+    FinalStageNeloDeficit,
+}
+
+impl LossBooking {
+    /// The loss booked for a change whose last stage estimated `final_stage_nelo`.
+    #[must_use]
+    pub fn booked(self, final_stage_nelo: f64) -> f64 {
+        match self {
+            Self::FinalStageNeloDeficit => (-final_stage_nelo).max(0.0),
+        }
+    }
+}
+
+/// A constitution that cannot be used, naming the file and the place.
+#[derive(Debug, Error)]
+pub enum ConstitutionError {
+    /// The file could not be read.
+    #[error("{file}: cannot read: {source}")]
+    Read {
+        /// The file.
+        file: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// YAML syntax, a type mismatch or an unknown field, with its position.
+    #[error("{file}:{line}:{column}: {message}")]
+    Parse {
+        /// The file.
+        file: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The parser's message, including the field path.
+        message: String,
+    },
+    /// A rule relating several fields does not hold.
+    #[error("{file}: field `{field}`: {message}")]
+    Invalid {
+        /// The file.
+        file: PathBuf,
+        /// Dotted path of the field at fault.
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A stage's book does not match its pinned sha256, or is not pinned yet.
+    #[error("profile `{profile}`, stage `{stage}`: book {book}: {message}")]
+    Book {
+        /// The profile.
+        profile: String,
+        /// The stage.
+        stage: String,
+        /// The book's path.
+        book: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl Constitution {
+    /// Reads and checks `constitution/constitution.yaml` under `repo`.
+    ///
+    /// # Errors
+    /// [`ConstitutionError`] naming the file and the field at fault.
+    pub fn load(repo: &Path) -> Result<(Self, Sha256Hex), ConstitutionError> {
+        Self::load_file(&repo.join(CONSTITUTION_PATH))
+    }
+
+    /// Reads and checks a constitution file; returns it with the sha256 of its bytes.
+    ///
+    /// # Errors
+    /// [`ConstitutionError`] naming the file and the field at fault.
+    pub fn load_file(file: &Path) -> Result<(Self, Sha256Hex), ConstitutionError> {
+        let bytes = std::fs::read(file).map_err(|source| ConstitutionError::Read {
+            file: file.to_owned(),
+            source,
+        })?;
+        let constitution = Self::parse(&bytes, file)?;
+        Ok((constitution, Sha256Hex::of(&bytes)))
+    }
+
+    /// Parses and checks constitution text; `file` is only used in messages.
+    ///
+    /// # Errors
+    /// [`ConstitutionError::Parse`] or [`ConstitutionError::Invalid`].
+    pub fn parse(bytes: &[u8], file: &Path) -> Result<Self, ConstitutionError> {
+        let constitution: Self = serde_norway::from_slice(bytes).map_err(|error| {
+            let (line, column) = error
+                .location()
+                .map_or((0, 0), |at| (at.line(), at.column()));
+            ConstitutionError::Parse {
+                file: file.to_owned(),
+                line,
+                column,
+                message: error.to_string(),
+            }
+        })?;
+        constitution
+            .check()
+            .map_err(|(field, message)| ConstitutionError::Invalid {
+                file: file.to_owned(),
+                field,
+                message,
+            })?;
+        Ok(constitution)
+    }
+
+    /// The named profile.
+    ///
+    /// # Errors
+    /// The name of a profile that does not exist, with the ones that do.
+    pub fn profile(&self, name: &str) -> Result<&Profile, String> {
+        self.profiles.get(name).ok_or_else(|| {
+            let known: Vec<&str> = self.profiles.keys().map(String::as_str).collect();
+            format!(
+                "no profile `{name}` in the constitution (profiles: {})",
+                known.join(", ")
+            )
+        })
+    }
+
+    /// Rules between fields; `Err((field path, message))` for the first that fails.
+    fn check(&self) -> Result<(), (String, String)> {
+        if self.profiles.is_empty() {
+            return Err(("profiles".into(), "at least one profile is required".into()));
+        }
+        if !self.loss_tolerance.limit_nelo.is_finite() || self.loss_tolerance.limit_nelo < 0.0 {
+            return Err((
+                "loss_tolerance.limit_nelo".into(),
+                "must be a finite number ≥ 0".into(),
+            ));
+        }
+        if self.gate.symbols.is_empty() {
+            return Err((
+                "gate.symbols".into(),
+                "at least one evaluation symbol is required".into(),
+            ));
+        }
+        for (name, profile) in &self.profiles {
+            if profile.stages.is_empty() {
+                return Err((
+                    format!("profiles.{name}.stages"),
+                    "at least one stage is required".into(),
+                ));
+            }
+            for (index, stage) in profile.stages.iter().enumerate() {
+                let field = format!("profiles.{name}.stages[{index}]");
+                if profile.stages[..index]
+                    .iter()
+                    .any(|earlier| earlier.name == stage.name)
+                {
+                    return Err((
+                        format!("{field}.name"),
+                        format!("stage name `{}` is used twice", stage.name),
+                    ));
+                }
+                if stage.min_games % 2 != 0 || stage.max_games.get() % 2 != 0 {
+                    return Err((
+                        field,
+                        "min_games and max_games must be even (games come in pairs)".into(),
+                    ));
+                }
+                if stage.min_games > stage.max_games.get() {
+                    return Err((field, "min_games must not exceed max_games".into()));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Stage {
+    /// Checks, before the stage is run, that its book under `repo` has the pinned sha256.
+    ///
+    /// # Errors
+    /// [`ConstitutionError::Book`] when the book is unpinned, unreadable or different.
+    pub fn check_book(&self, repo: &Path, profile: &str) -> Result<Sha256Hex, ConstitutionError> {
+        let fail = |message: String| ConstitutionError::Book {
+            profile: profile.to_owned(),
+            stage: self.name.clone(),
+            book: self.book.clone(),
+            message,
+        };
+        let pinned = self
+            .book_sha256
+            .as_ref()
+            .ok_or_else(|| fail("book_sha256 is not pinned in the constitution yet".into()))?;
+        let bytes = std::fs::read(repo.join(&self.book))
+            .map_err(|error| fail(format!("cannot read: {error}")))?;
+        let actual = Sha256Hex::of(&bytes);
+        if &actual == pinned {
+            Ok(actual)
+        } else {
+            Err(fail(format!(
+                "sha256 is {actual}, the constitution pins {pinned}"
+            )))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_controls_round_trip_through_text() {
+        for text in [
+            "8+0.08",
+            "40+0.4",
+            "10+0.1",
+            "60+0",
+            "1.5+0.015",
+            "nodes=25000",
+        ] {
+            let tc = TimeControl::try_from(text.to_owned()).unwrap();
+            assert_eq!(tc.to_string(), text);
+        }
+        assert_eq!(
+            TimeControl::try_from("8+0.08".to_owned()).unwrap(),
+            TimeControl::Clock {
+                base_ms: 8000,
+                increment_ms: 80
+            }
+        );
+        for bad in [
+            "8", "8+", "+0.1", "8+0.0001", "0+0.1", "nodes=0", "nodes=x", "8+-1",
+        ] {
+            assert!(TimeControl::try_from(bad.to_owned()).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn booking_never_credits_a_gain() {
+        assert_eq!(LossBooking::FinalStageNeloDeficit.booked(-1.25), 1.25);
+        assert_eq!(LossBooking::FinalStageNeloDeficit.booked(0.75), 0.0);
+    }
+}

@@ -1,0 +1,385 @@
+//! One register entry (ARCHITECTURE.md §6): the fixed struct the canonical
+//! YAML is written from, and its consistency rules.
+//!
+//! `id`, `prev_sha256` and `recorded_at` may be `null` in a draft (the entry
+//! `oracle verify` writes before it knows where it will land); `register
+//! append` fills them under the register's lock. In the register they are set.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::governance::canonical::{CanonicalError, to_canonical_yaml};
+use crate::governance::constitution::{LossBooking, TimeControl};
+use crate::governance::hash::{GitId, Sha256Hex};
+use crate::governance::timestamp::Timestamp;
+
+/// A register entry as stored in `register/T-NNNN.yaml`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    /// `T-NNNN`, equal to the file name.
+    pub id: Option<EntryId>,
+    /// sha256 of the previous entry file's exact bytes; 64 zeros at genesis.
+    pub prev_sha256: Option<Sha256Hex>,
+    /// When the entry was appended.
+    pub recorded_at: Option<Timestamp>,
+    /// The constitution profile measured under; `null` at genesis.
+    pub profile: Option<String>,
+    /// Genesis, Standard or Randfall.
+    pub path: PathKind,
+    /// The decision.
+    pub verdict: Verdict,
+    /// Stage-2 nElo estimate for a Gewinn, 0 otherwise.
+    pub claimed_gain_nelo: f64,
+    /// sha256 of the constitution file that judged the change.
+    pub constitution_sha256: Sha256Hex,
+    /// The oracle that judged.
+    pub oracle: OracleRecord,
+    /// `rustc -V` of the toolchain both engines were built with.
+    pub toolchain: String,
+    /// The change under test.
+    pub candidate: BinaryRecord,
+    /// What it is measured against; `null` at genesis.
+    pub predecessor: Option<BinaryRecord>,
+    /// When both binaries' hashes were fixed, before any measurement.
+    pub bound_at: Timestamp,
+    /// The build-shape gate on the candidate; `null` at genesis.
+    pub gate: Option<GateRecord>,
+    /// The Randfall proof; `null` on the other paths.
+    pub proof: Option<ProofRecord>,
+    /// Every stage of the profile, in order (`not_run` after a stage that failed).
+    pub stages: Vec<StageRecord>,
+    /// The cumulative loss tolerance before and after this entry.
+    pub loss_budget: LossBudget,
+}
+
+/// The path a change took (ARCHITECTURE.md §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PathKind {
+    /// The first entry: the engine as it stood when the register began; no test.
+    Genesis,
+    /// A change that lands only with a found gain.
+    Standard,
+    /// Annex A3: a documented bug fix or a clearly delimited rare position class.
+    Randfall,
+}
+
+/// The oracle's decision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The genesis entry's verdict: recorded, not tested.
+    Genesis,
+    /// Standard path: both stages found the gain.
+    Gewinn,
+    /// Randfall path: proof, non-regression and loss tolerance all hold; claimed gain 0.
+    Korrektur,
+    /// Anything else.
+    Abgelehnt,
+}
+
+/// Version and commit of the oracle binary that judged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OracleRecord {
+    /// The oracle crate's version.
+    pub version: String,
+    /// The commit the oracle was built from.
+    pub commit: GitId,
+}
+
+/// One engine binary, bound to its sources.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BinaryRecord {
+    /// The commit.
+    pub commit: GitId,
+    /// Its tree.
+    pub tree: GitId,
+    /// sha256 of the binary built from it.
+    pub binary_sha256: Sha256Hex,
+    /// Its bench signature (nodes).
+    pub bench_nodes: u64,
+}
+
+/// The gate's findings on the candidate's evaluation code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GateRecord {
+    /// POPCNT instructions are present.
+    pub popcnt_in_eval: bool,
+    /// The software popcount sequence is present.
+    pub software_popcount_in_eval: bool,
+}
+
+/// The machine-checkable proof of a Randfall change, run by the oracle on both binaries.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProofRecord {
+    /// The proof spec file named by the `Oracle-Proof:` trailer.
+    pub spec: String,
+    /// sha256 of the spec's bytes.
+    pub spec_sha256: Sha256Hex,
+    /// Outcome on the predecessor (must be `fail`).
+    pub predecessor: ProofOutcome,
+    /// Outcome on the candidate (must be `pass`).
+    pub candidate: ProofOutcome,
+    /// One line per position and repetition, as the proof runner reports them.
+    pub detail: Vec<String>,
+}
+
+/// Whether a proof passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProofOutcome {
+    /// Every criterion held.
+    Pass,
+    /// At least one did not.
+    Fail,
+}
+
+/// One SPRT stage as measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StageRecord {
+    /// The stage's name in the profile.
+    pub name: String,
+    /// Clock or node limit.
+    pub tc: TimeControl,
+    /// Opening book path.
+    pub book: String,
+    /// The book's sha256 as checked before the stage.
+    pub book_sha256: Sha256Hex,
+    /// H0 in nElo.
+    pub elo0: f64,
+    /// H1 in nElo.
+    pub elo1: f64,
+    /// Type I error rate.
+    pub alpha: f64,
+    /// Type II error rate.
+    pub beta: f64,
+    /// Game pairs per SPRT look.
+    pub batch_size: u32,
+    /// Games after which the stage ends undecided.
+    pub max_games: u64,
+    /// Pentanomial pair counts `[LL, LD+DL, DD+WL+LW, WD+DW, WW]` from the candidate's side.
+    pub pentanomial: [u64; 5],
+    /// Game pairs played.
+    pub pairs: u64,
+    /// Games played (twice the pairs).
+    pub games: u64,
+    /// Log-likelihood ratio at the end.
+    pub llr: f64,
+    /// Lower decision bound (accept H0 below).
+    pub lower: f64,
+    /// Upper decision bound (accept H1 above).
+    pub upper: f64,
+    /// How the stage ended.
+    pub state: StageState,
+    /// nElo estimate.
+    pub nelo: f64,
+    /// Its 95% interval.
+    pub nelo_ci95: [f64; 2],
+    /// sha256 of the stage's PGN; `null` when the stage did not run.
+    pub pgn_sha256: Option<Sha256Hex>,
+}
+
+/// How a stage ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StageState {
+    /// The SPRT accepted H1: passed.
+    AcceptH1,
+    /// The SPRT accepted H0: not passed.
+    AcceptH0,
+    /// `max_games` were played without a decision: not passed.
+    Undecided,
+    /// Not played because an earlier stage did not pass.
+    NotRun,
+}
+
+/// The cumulative loss tolerance around this entry, in nElo.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LossBudget {
+    /// The booking rule in force.
+    pub booking: LossBooking,
+    /// Loss booked by this entry.
+    pub booked: f64,
+    /// Total booked by all earlier entries.
+    pub used_before: f64,
+    /// `used_before + booked`.
+    pub used_after: f64,
+    /// The constitution's limit in force.
+    pub limit: f64,
+}
+
+/// An entry number, written `T-0001`, `T-0002`, … (more digits after `T-9999`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct EntryId(u32);
+
+impl EntryId {
+    /// The id of entry number `number` (1 is genesis).
+    #[must_use]
+    pub fn new(number: u32) -> Self {
+        Self(number)
+    }
+
+    /// The entry's number.
+    #[must_use]
+    pub fn number(self) -> u32 {
+        self.0
+    }
+
+    /// The entry's file name inside `register/`.
+    #[must_use]
+    pub fn file_name(self) -> String {
+        format!("{self}.yaml")
+    }
+
+    /// The id named by a register file name, if it is one.
+    #[must_use]
+    pub fn from_file_name(name: &str) -> Option<Self> {
+        name.strip_suffix(".yaml")
+            .and_then(|stem| Self::try_from(stem.to_owned()).ok())
+    }
+}
+
+impl TryFrom<String> for EntryId {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<Self, Self::Error> {
+        let parsed = text
+            .strip_prefix("T-")
+            .filter(|digits| digits.len() >= 4 && digits.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|digits| digits.parse::<u32>().ok())
+            .filter(|&number| number > 0)
+            .map(Self);
+        // Only the canonical spelling is an id: `T-00001` would alias `T-0001`.
+        match parsed {
+            Some(id) if id.to_string() == text => Ok(id),
+            _ => Err(format!("`{text}` is not an entry id (T-0001, T-0002, …)")),
+        }
+    }
+}
+
+impl From<EntryId> for String {
+    fn from(id: EntryId) -> Self {
+        id.to_string()
+    }
+}
+
+impl fmt::Display for EntryId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "T-{:04}", self.0)
+    }
+}
+
+/// An entry that cannot be read.
+#[derive(Debug, Error)]
+pub enum EntryError {
+    /// YAML syntax, a type mismatch, a missing or unknown field.
+    #[error("line {line}, column {column}: {message}")]
+    Schema {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The parser's message with the field path.
+        message: String,
+    },
+    /// The entry has no canonical form.
+    #[error(transparent)]
+    Canonical(#[from] CanonicalError),
+}
+
+impl Entry {
+    /// Parses entry YAML (register file or draft).
+    ///
+    /// # Errors
+    /// [`EntryError::Schema`] with the position and field.
+    pub fn parse(bytes: &[u8]) -> Result<Self, EntryError> {
+        serde_norway::from_slice(bytes).map_err(|error| {
+            let (line, column) = error
+                .location()
+                .map_or((0, 0), |at| (at.line(), at.column()));
+            EntryError::Schema {
+                line,
+                column,
+                message: error.to_string(),
+            }
+        })
+    }
+
+    /// The entry's canonical bytes: what the register stores and hashes.
+    ///
+    /// # Errors
+    /// [`EntryError::Canonical`] for a non-finite statistic.
+    pub fn to_canonical(&self) -> Result<String, EntryError> {
+        Ok(to_canonical_yaml(self)?)
+    }
+
+    /// The last stage, whose nElo is the claimed gain and the booked loss.
+    #[must_use]
+    pub fn final_stage(&self) -> Option<&StageRecord> {
+        self.stages.last()
+    }
+}
+
+impl fmt::Display for PathKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Genesis => "genesis",
+            Self::Standard => "standard",
+            Self::Randfall => "randfall",
+        })
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Genesis => "genesis",
+            Self::Gewinn => "gewinn",
+            Self::Korrektur => "korrektur",
+            Self::Abgelehnt => "abgelehnt",
+        })
+    }
+}
+
+impl fmt::Display for StageState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::AcceptH1 => "accept_h1",
+            Self::AcceptH0 => "accept_h0",
+            Self::Undecided => "undecided",
+            Self::NotRun => "not_run",
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_ids_have_one_spelling() {
+        assert_eq!(EntryId::new(7).to_string(), "T-0007");
+        assert_eq!(EntryId::new(12_345).file_name(), "T-12345.yaml");
+        assert_eq!(
+            EntryId::from_file_name("T-0187.yaml"),
+            Some(EntryId::new(187))
+        );
+        for bad in ["T-187", "T-00187", "T-0000", "t-0001", "T-0001.yml"] {
+            assert_eq!(
+                EntryId::from_file_name(&format!("{bad}.yaml")),
+                None,
+                "{bad}"
+            );
+        }
+    }
+}

@@ -1,0 +1,18 @@
+//! Governance: the constitution the oracle enforces, the verdict it derives
+//! and the hash-chained register it writes (ARCHITECTURE.md §3, §6).
+//!
+//! Pure parts (`verdict`, `canonical`, the checks in `register::audit`) take
+//! data and return data; file access, locking and the clock live in
+//! `register::store` and `constitution::load`.
+
+pub mod canonical;
+pub mod constitution;
+pub mod entry;
+pub mod hash;
+pub mod register;
+pub mod timestamp;
+pub mod verdict;
+
+pub use constitution::Constitution;
+pub use entry::Entry;
+pub use verdict::{Decision, Evidence, decide};

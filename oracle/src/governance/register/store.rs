@@ -1,0 +1,399 @@
+//! The register on disk: reading it, and appending under an exclusive lock.
+//!
+//! An append is: lock `register/.lock`, audit, build the entry, write it to a
+//! hidden temp file, fsync, hard-link the temp file to the next entry's name
+//! (which fails rather than overwrite), fsync the directory. A process killed
+//! at any point leaves at most a hidden temp file, which the next append
+//! removes while it holds the lock.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use crate::governance::constitution::{Constitution, Profile};
+use crate::governance::entry::{
+    BinaryRecord, Entry, EntryError, EntryId, LossBudget, OracleRecord, PathKind, Verdict,
+};
+use crate::governance::hash::{GitId, Sha256Hex};
+use crate::governance::register::audit::{Audit, RegisterFile, audit, decide_recorded};
+use crate::governance::timestamp::Timestamp;
+
+/// The register's directory inside a repository.
+pub const REGISTER_DIR: &str = "register";
+
+/// Environment variable of the fault-injection hook between the temp file's
+/// fsync and its link: `abort` aborts the process, `pause` sleeps for ten
+/// minutes (a test kills it). Used by the crash-safety tests.
+pub const FAULT_HOOK_ENV: &str = "ORACLE_REGISTER_APPEND_FAULT";
+
+/// Prefix of the hidden temp files an append writes before linking.
+const TEMP_PREFIX: &str = ".tmp-";
+
+/// Why an append or genesis was refused.
+#[derive(Debug, Error)]
+pub enum AppendError {
+    /// Reading or writing the register failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The register does not verify; nothing is appended to a broken chain.
+    #[error("the register does not verify ({count} problems, first: {first})")]
+    Broken {
+        /// Number of findings.
+        count: usize,
+        /// The first finding.
+        first: String,
+    },
+    /// The entry is not acceptable as the next one.
+    #[error("{0}")]
+    Refused(String),
+    /// The entry could not be serialized.
+    #[error(transparent)]
+    Entry(#[from] EntryError),
+}
+
+/// What `oracle register genesis` records: the engine as it stands.
+#[derive(Debug, Clone)]
+pub struct GenesisRecord {
+    /// The engine as built by `oracle build`.
+    pub engine: BinaryRecord,
+    /// `rustc -V` of the toolchain it was built with.
+    pub toolchain: String,
+    /// The commit the judging oracle was built from.
+    pub oracle_commit: GitId,
+}
+
+/// Reads every non-hidden file of `repo/register` (none if the directory does not exist).
+///
+/// # Errors
+/// [`AppendError::Io`] when the directory or a file cannot be read.
+pub fn read_files(repo: &Path) -> Result<Vec<RegisterFile>, AppendError> {
+    let dir = repo.join(REGISTER_DIR);
+    let listing = match fs::read_dir(&dir) {
+        Ok(listing) => listing,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => return Err(AppendError::Io { path: dir, source }),
+    };
+    let mut files = Vec::new();
+    for item in listing {
+        let item = item.map_err(|source| AppendError::Io {
+            path: dir.clone(),
+            source,
+        })?;
+        let name = item.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        let path = item.path();
+        let bytes = fs::read(&path).map_err(|source| AppendError::Io { path, source })?;
+        files.push(RegisterFile { name, bytes });
+    }
+    Ok(files)
+}
+
+/// Audits the register of `repo`.
+///
+/// # Errors
+/// [`AppendError::Io`] when it cannot be read.
+pub fn verify(repo: &Path) -> Result<Audit, AppendError> {
+    Ok(audit(&read_files(repo)?))
+}
+
+/// Appends a (draft) entry as the next one and returns it as written.
+///
+/// Fills `id`, `prev_sha256`, `recorded_at` (with `now`) where the draft has
+/// `null`, refuses them where they are not the next id, the head, or not
+/// after the newest entry, carries the loss budget over from the head, and
+/// refuses a profile that is not binding or a constitution that is not the
+/// one in force.
+///
+/// # Errors
+/// [`AppendError`]; the register is unchanged in every case.
+pub fn append(
+    repo: &Path,
+    draft: Entry,
+    constitution: &Constitution,
+    constitution_sha256: &Sha256Hex,
+    now: Timestamp,
+) -> Result<Entry, AppendError> {
+    write_next(repo, |audit| {
+        let last = audit
+            .last()
+            .ok_or_else(|| refuse("the register is empty: create its genesis entry first"))?;
+        complete_draft(draft, audit, last, constitution, constitution_sha256, now)
+    })
+}
+
+/// Writes the genesis entry `T-0001` into an empty register.
+///
+/// # Errors
+/// [`AppendError::Refused`] unless the register is empty.
+pub fn genesis(
+    repo: &Path,
+    record: GenesisRecord,
+    constitution: &Constitution,
+    constitution_sha256: &Sha256Hex,
+    now: Timestamp,
+) -> Result<Entry, AppendError> {
+    write_next(repo, |audit| {
+        if audit.count > 0 {
+            return Err(refuse(
+                "the register already has entries: genesis is only the first",
+            ));
+        }
+        Ok(Entry {
+            id: Some(EntryId::new(1)),
+            prev_sha256: Some(Sha256Hex::zero()),
+            recorded_at: Some(now.clone()),
+            profile: None,
+            path: PathKind::Genesis,
+            verdict: Verdict::Genesis,
+            claimed_gain_nelo: 0.0,
+            constitution_sha256: constitution_sha256.clone(),
+            oracle: OracleRecord {
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+                commit: record.oracle_commit,
+            },
+            toolchain: record.toolchain,
+            candidate: record.engine,
+            predecessor: None,
+            bound_at: now,
+            gate: None,
+            proof: None,
+            stages: Vec::new(),
+            loss_budget: LossBudget {
+                booking: constitution.loss_tolerance.booking,
+                booked: 0.0,
+                used_before: 0.0,
+                used_after: 0.0,
+                limit: constitution.loss_tolerance.limit_nelo,
+            },
+        })
+    })
+}
+
+/// A refusal with `message`.
+fn refuse(message: &str) -> AppendError {
+    AppendError::Refused(message.to_owned())
+}
+
+/// Turns a draft into the next entry after `last`, or says why it cannot be one.
+fn complete_draft(
+    mut entry: Entry,
+    audit: &Audit,
+    last: &Entry,
+    constitution: &Constitution,
+    constitution_sha256: &Sha256Hex,
+    now: Timestamp,
+) -> Result<Entry, AppendError> {
+    let next = EntryId::new(u32::try_from(audit.count + 1).unwrap_or(u32::MAX));
+    let head_name = last.id.map_or_else(String::new, |id| format!(" ({id})"));
+    if entry.path == PathKind::Genesis {
+        return Err(refuse(
+            "a genesis entry is written by `oracle register genesis`, not appended",
+        ));
+    }
+    match entry.id {
+        Some(id) if id != next => {
+            return Err(AppendError::Refused(format!(
+                "entry id is {id}, the next entry is {next}"
+            )));
+        }
+        _ => entry.id = Some(next),
+    }
+    match &entry.prev_sha256 {
+        Some(prev) if *prev != audit.head => {
+            return Err(AppendError::Refused(format!(
+                "stale prev_sha256 {prev}: the head is {}{head_name}",
+                audit.head
+            )));
+        }
+        _ => entry.prev_sha256 = Some(audit.head.clone()),
+    }
+    let recorded = entry.recorded_at.get_or_insert(now).clone();
+    if let Some(newest) = last
+        .recorded_at
+        .as_ref()
+        .filter(|newest| recorded < **newest)
+    {
+        return Err(AppendError::Refused(format!(
+            "recorded_at {recorded} is before the head's {newest}{head_name}"
+        )));
+    }
+    if entry.constitution_sha256 != *constitution_sha256 {
+        return Err(AppendError::Refused(format!(
+            "the entry was judged under constitution {}, the one in force is {constitution_sha256}",
+            entry.constitution_sha256
+        )));
+    }
+    let name = entry
+        .profile
+        .clone()
+        .ok_or_else(|| refuse("field `profile` is null: only genesis has no profile"))?;
+    let profile = constitution.profile(&name).map_err(AppendError::Refused)?;
+    if !profile.binding {
+        return Err(AppendError::Refused(format!(
+            "profile `{name}` is not binding: its verdicts are not registered"
+        )));
+    }
+    check_stages_follow_profile(&entry, profile, &name)?;
+    // The loss budget is a ledger position like prev_sha256: carried from the head.
+    entry.loss_budget.used_before = last.loss_budget.used_after;
+    entry.loss_budget.booking = constitution.loss_tolerance.booking;
+    entry.loss_budget.limit = constitution.loss_tolerance.limit_nelo;
+    let decision = decide_recorded(&entry, entry.loss_budget.used_before);
+    if decision.verdict != entry.verdict {
+        return Err(AppendError::Refused(format!(
+            "verdict {} does not follow from the evidence after {}: it gives {} ({})",
+            entry.verdict,
+            head_name.trim(),
+            decision.verdict,
+            decision.reason
+        )));
+    }
+    entry.loss_budget.booked = decision.loss_booked;
+    entry.loss_budget.used_after = decision.loss_used_after;
+    Ok(entry)
+}
+
+/// The entry's stages are the profile's, with the bounds of its path.
+fn check_stages_follow_profile(
+    entry: &Entry,
+    profile: &Profile,
+    name: &str,
+) -> Result<(), AppendError> {
+    if entry.stages.len() != profile.stages.len() {
+        return Err(AppendError::Refused(format!(
+            "the entry has {} stages, profile `{name}` has {}",
+            entry.stages.len(),
+            profile.stages.len()
+        )));
+    }
+    for (recorded, rule) in entry.stages.iter().zip(&profile.stages) {
+        let bounds = if entry.path == PathKind::Randfall {
+            rule.bounds.randfall
+        } else {
+            rule.bounds.standard
+        };
+        let same = recorded.name == rule.name
+            && recorded.tc == rule.tc
+            && Path::new(&recorded.book) == rule.book
+            && rule.book_sha256.as_ref() == Some(&recorded.book_sha256)
+            && recorded.elo0.to_bits() == bounds.elo0.to_bits()
+            && recorded.elo1.to_bits() == bounds.elo1.to_bits()
+            && recorded.alpha.to_bits() == profile.alpha.get().to_bits()
+            && recorded.beta.to_bits() == profile.beta.get().to_bits()
+            && recorded.batch_size == profile.batch_size.get()
+            && recorded.max_games == rule.max_games.get();
+        if !same {
+            return Err(AppendError::Refused(format!(
+                "stage `{}` was not measured under profile `{name}`'s stage `{}` (name, tc, book, sha256, bounds, α, β, batch or max games differ)",
+                recorded.name, rule.name
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Under the lock: audit, build the next entry with `make`, and link it into place.
+fn write_next(
+    repo: &Path,
+    make: impl FnOnce(&Audit) -> Result<Entry, AppendError>,
+) -> Result<Entry, AppendError> {
+    let dir = repo.join(REGISTER_DIR);
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| AppendError::Io { path, source }
+    };
+    fs::create_dir_all(&dir).map_err(io(&dir))?;
+    let lock_path = dir.join(".lock");
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(io(&lock_path))?;
+    lock.lock().map_err(io(&lock_path))?;
+    remove_stale_temp_files(&dir)?;
+
+    let files = read_files(repo)?;
+    let before = audit(&files);
+    if let Some(first) = before.findings.first() {
+        return Err(AppendError::Broken {
+            count: before.findings.len(),
+            first: format!("{}: {}", first.file, first.message),
+        });
+    }
+    let entry = make(&before)?;
+    let id = entry.id.ok_or_else(|| refuse("the entry has no id"))?;
+    let bytes = entry.to_canonical()?.into_bytes();
+    let mut after_files = files;
+    after_files.push(RegisterFile {
+        name: id.file_name(),
+        bytes: bytes.clone(),
+    });
+    let after = audit(&after_files);
+    if let Some(first) = after.findings.first() {
+        return Err(AppendError::Refused(format!(
+            "{}: {}",
+            first.file, first.message
+        )));
+    }
+
+    let mut temp = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempfile_in(&dir)
+        .map_err(io(&dir))?;
+    temp.write_all(&bytes).map_err(io(temp.path()))?;
+    temp.as_file().sync_all().map_err(io(temp.path()))?;
+    fault_hook();
+    let target = dir.join(id.file_name());
+    fs::hard_link(temp.path(), &target).map_err(|source| {
+        if source.kind() == std::io::ErrorKind::AlreadyExists {
+            AppendError::Refused(format!(
+                "{} already exists: the register is never overwritten",
+                target.display()
+            ))
+        } else {
+            AppendError::Io {
+                path: target.clone(),
+                source,
+            }
+        }
+    })?;
+    drop(temp);
+    File::open(&dir)
+        .and_then(|handle| handle.sync_all())
+        .map_err(io(&dir))?;
+    Ok(entry)
+}
+
+/// Deletes temp files left by appends that were killed (only called under the lock).
+fn remove_stale_temp_files(dir: &Path) -> Result<(), AppendError> {
+    let listing = fs::read_dir(dir).map_err(|source| AppendError::Io {
+        path: dir.to_owned(),
+        source,
+    })?;
+    for item in listing.flatten() {
+        if item.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+            let path = item.path();
+            fs::remove_file(&path).map_err(|source| AppendError::Io { path, source })?;
+        }
+    }
+    Ok(())
+}
+
+/// The fault-injection point between fsync and link (see [`FAULT_HOOK_ENV`]).
+fn fault_hook() {
+    match std::env::var(FAULT_HOOK_ENV).as_deref() {
+        Ok("abort") => std::process::abort(),
+        Ok("pause") => std::thread::sleep(std::time::Duration::from_secs(600)),
+        _ => {}
+    }
+}

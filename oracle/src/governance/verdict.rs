@@ -1,0 +1,235 @@
+//! The verdict as a pure function of the evidence (ARCHITECTURE.md §3).
+//!
+//! `oracle verify` calls it to decide, `register verify` to check that a
+//! recorded verdict follows from its recorded stages, and `register replay`
+//! to check it again from statistics recomputed from the counts.
+
+use crate::governance::constitution::LossTolerance;
+use crate::governance::entry::{PathKind, ProofOutcome, StageState, Verdict};
+
+/// What a verdict is decided from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evidence<'a> {
+    /// The declared path.
+    pub path: PathKind,
+    /// The proof's outcomes on (predecessor, candidate); Randfall only.
+    pub proof: Option<(ProofOutcome, ProofOutcome)>,
+    /// How each stage of the profile ended, in order.
+    pub stages: &'a [StageState],
+    /// nElo estimate of the last stage (0 when there is none).
+    pub final_stage_nelo: f64,
+    /// Loss booked by all earlier entries.
+    pub loss_used_before: f64,
+    /// The booking rule and the limit in force.
+    pub tolerance: LossTolerance,
+}
+
+/// The verdict and what it books.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    /// Gewinn, Korrektur, Abgelehnt (or Genesis for the first entry).
+    pub verdict: Verdict,
+    /// Stage-2 nElo for a Gewinn, otherwise 0.
+    pub claimed_gain_nelo: f64,
+    /// Loss booked by this entry (Korrektur only).
+    pub loss_booked: f64,
+    /// Cumulative loss after this entry.
+    pub loss_used_after: f64,
+    /// Why, in one sentence.
+    pub reason: String,
+}
+
+/// Decides the verdict.
+///
+/// Standard → Gewinn iff every stage accepted H1 of the gain bounds.
+/// Randfall → Korrektur iff the proof failed on the predecessor and passed on
+/// the candidate, every stage accepted H1 of non-regression, and the loss
+/// booked keeps the cumulative total within the limit. A stage that ended
+/// undecided at its maximum games has not passed. Otherwise Abgelehnt.
+#[must_use]
+pub fn decide(evidence: &Evidence<'_>) -> Decision {
+    let used = evidence.loss_used_before;
+    let reject = |reason: String| Decision {
+        verdict: Verdict::Abgelehnt,
+        claimed_gain_nelo: 0.0,
+        loss_booked: 0.0,
+        loss_used_after: used,
+        reason,
+    };
+    let stages_passed = || -> Result<(), String> {
+        if evidence.stages.is_empty() {
+            return Err("no stage was measured".into());
+        }
+        match evidence
+            .stages
+            .iter()
+            .position(|&state| state != StageState::AcceptH1)
+        {
+            Some(index) => Err(format!(
+                "stage {} ended {}",
+                index + 1,
+                evidence.stages[index]
+            )),
+            None => Ok(()),
+        }
+    };
+    match evidence.path {
+        PathKind::Genesis => Decision {
+            verdict: Verdict::Genesis,
+            claimed_gain_nelo: 0.0,
+            loss_booked: 0.0,
+            loss_used_after: used,
+            reason: "genesis records the engine without a test".into(),
+        },
+        PathKind::Standard => match stages_passed() {
+            Ok(()) => Decision {
+                verdict: Verdict::Gewinn,
+                claimed_gain_nelo: evidence.final_stage_nelo,
+                loss_booked: 0.0,
+                loss_used_after: used,
+                reason: "every stage accepted H1 of the gain bounds".into(),
+            },
+            Err(why) => reject(why),
+        },
+        PathKind::Randfall => {
+            if evidence.proof != Some((ProofOutcome::Fail, ProofOutcome::Pass)) {
+                return reject(
+                    "the proof must fail on the predecessor and pass on the candidate".into(),
+                );
+            }
+            if let Err(why) = stages_passed() {
+                return reject(why);
+            }
+            let booked = evidence.tolerance.booking.booked(evidence.final_stage_nelo);
+            let after = used + booked;
+            if after > evidence.tolerance.limit_nelo {
+                return reject(format!(
+                    "loss tolerance exceeded: {used} + {booked} > {} nElo",
+                    evidence.tolerance.limit_nelo
+                ));
+            }
+            Decision {
+                verdict: Verdict::Korrektur,
+                claimed_gain_nelo: 0.0,
+                loss_booked: booked,
+                loss_used_after: after,
+                reason: "proof fail→pass, non-regression accepted, loss within tolerance".into(),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::governance::constitution::LossBooking;
+    use StageState::{AcceptH0, AcceptH1, NotRun, Undecided};
+
+    const TOLERANCE: LossTolerance = LossTolerance {
+        booking: LossBooking::FinalStageNeloDeficit,
+        limit_nelo: 10.0,
+    };
+
+    fn evidence(path: PathKind, stages: &[StageState], nelo: f64, used: f64) -> Evidence<'_> {
+        Evidence {
+            path,
+            proof: Some((ProofOutcome::Fail, ProofOutcome::Pass)),
+            stages,
+            final_stage_nelo: nelo,
+            loss_used_before: used,
+            tolerance: TOLERANCE,
+        }
+    }
+
+    #[test]
+    fn standard_needs_every_stage_and_claims_the_final_estimate() {
+        let won = decide(&evidence(
+            PathKind::Standard,
+            &[AcceptH1, AcceptH1],
+            1.75,
+            3.0,
+        ));
+        assert_eq!(
+            (won.verdict, won.claimed_gain_nelo, won.loss_used_after),
+            (Verdict::Gewinn, 1.75, 3.0)
+        );
+        for stages in [
+            &[AcceptH1, Undecided][..],
+            &[AcceptH0, NotRun],
+            &[AcceptH1, AcceptH0],
+            &[],
+        ] {
+            let lost = decide(&evidence(PathKind::Standard, stages, 1.75, 3.0));
+            assert_eq!(
+                (lost.verdict, lost.claimed_gain_nelo),
+                (Verdict::Abgelehnt, 0.0),
+                "{stages:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn randfall_needs_proof_non_regression_and_tolerance() {
+        let fixed = decide(&evidence(
+            PathKind::Randfall,
+            &[AcceptH1, AcceptH1],
+            -1.5,
+            8.0,
+        ));
+        assert_eq!(fixed.verdict, Verdict::Korrektur);
+        assert_eq!(
+            (
+                fixed.claimed_gain_nelo,
+                fixed.loss_booked,
+                fixed.loss_used_after
+            ),
+            (0.0, 1.5, 9.5)
+        );
+
+        let over = decide(&evidence(
+            PathKind::Randfall,
+            &[AcceptH1, AcceptH1],
+            -2.5,
+            8.0,
+        ));
+        assert_eq!(
+            (over.verdict, over.loss_used_after),
+            (Verdict::Abgelehnt, 8.0)
+        );
+
+        let exactly = decide(&evidence(
+            PathKind::Randfall,
+            &[AcceptH1, AcceptH1],
+            -2.0,
+            8.0,
+        ));
+        assert_eq!(exactly.verdict, Verdict::Korrektur);
+
+        let gain = decide(&evidence(
+            PathKind::Randfall,
+            &[AcceptH1, AcceptH1],
+            0.5,
+            10.0,
+        ));
+        assert_eq!((gain.verdict, gain.loss_booked), (Verdict::Korrektur, 0.0));
+
+        let undecided = decide(&evidence(
+            PathKind::Randfall,
+            &[AcceptH1, Undecided],
+            0.5,
+            0.0,
+        ));
+        assert_eq!(undecided.verdict, Verdict::Abgelehnt);
+
+        for proof in [
+            None,
+            Some((ProofOutcome::Pass, ProofOutcome::Pass)),
+            Some((ProofOutcome::Fail, ProofOutcome::Fail)),
+            Some((ProofOutcome::Pass, ProofOutcome::Fail)),
+        ] {
+            let mut no_proof = evidence(PathKind::Randfall, &[AcceptH1, AcceptH1], 0.0, 0.0);
+            no_proof.proof = proof;
+            assert_eq!(decide(&no_proof).verdict, Verdict::Abgelehnt, "{proof:?}");
+        }
+    }
+}
