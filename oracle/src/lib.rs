@@ -8,3 +8,4 @@ pub mod report;
 pub mod verify;
 pub mod governance;
 pub mod stats;
+pub mod gate;

@@ -1,5 +1,192 @@
 //! Reproducible builds of the engine from pinned commits (ARCHITECTURE.md §4 "builds").
+//!
+//! [`build_commit`] reads like its steps: resolve the revision, look in the cache, export the
+//! tree twice into two different directories, build each copy in the sandbox, require equal
+//! sha256, store the binary.
 
+pub mod bench;
+pub mod cache;
+pub mod cargo;
+pub mod compare;
 pub mod recipe;
+pub mod sandbox;
+pub mod source;
 
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+pub use cache::Cache;
 pub use recipe::BuildRecipe;
+pub use sandbox::{Isolation, Limits, Sandbox};
+
+/// What `oracle build` asks for.
+#[derive(Debug, Clone)]
+pub struct BuildRequest {
+    /// The repository (any directory inside it).
+    pub repo: PathBuf,
+    /// The revision to build.
+    pub rev: String,
+    /// The recipe (from the constitution, or [`BuildRecipe::standard`]).
+    pub recipe: BuildRecipe,
+    /// The cache root.
+    pub cache_dir: PathBuf,
+    /// The host's crates.io registry to expose read-only (see [`cargo::build`]).
+    pub registry: Option<PathBuf>,
+    /// The sandbox for the untrusted build.
+    pub sandbox: Sandbox,
+}
+
+/// A reproduced (or cached) build.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BuildOutcome {
+    /// Full commit id.
+    pub commit: String,
+    /// Its tree id.
+    pub tree: String,
+    /// First line of `rustc -vV`.
+    pub toolchain: String,
+    /// sha256 of the recipe's canonical form.
+    pub recipe_sha256: String,
+    /// The binary, inside the cache.
+    pub binary: PathBuf,
+    /// sha256 of the binary.
+    pub sha256: String,
+    /// Two builds in different directories were byte-identical (now or when cached).
+    pub reproduced: bool,
+    /// The result came from the cache.
+    pub cached: bool,
+    /// The isolation the builds ran under (`null` for a cache hit).
+    pub isolation: Option<Isolation>,
+}
+
+/// Why a build produced no trustworthy binary.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// The recipe is unusable.
+    #[error(transparent)]
+    Recipe(#[from] recipe::RecipeError),
+    /// The revision or its tree was refused.
+    #[error(transparent)]
+    Source(#[from] source::SourceError),
+    /// The toolchain is missing, or cargo failed.
+    #[error(transparent)]
+    Cargo(#[from] cargo::CargoError),
+    /// The cache could not be used.
+    #[error(transparent)]
+    Cache(#[from] cache::CacheError),
+    /// The two builds differ.
+    #[error(
+        "not reproducible: commit {commit} built to {first_sha256} in one directory and {second_sha256} in another; differing ELF sections: {}",
+        sections.join(", ")
+    )]
+    NotReproducible {
+        /// Full commit id.
+        commit: String,
+        /// sha256 of the first build.
+        first_sha256: String,
+        /// sha256 of the second build.
+        second_sha256: String,
+        /// Names of the differing sections.
+        sections: Vec<String>,
+    },
+}
+
+impl BuildError {
+    /// Whether the candidate itself is at fault (its tree, its build, its reproducibility), as
+    /// opposed to the request or the machine: the CLI exits 1 for these, 2 for the rest.
+    #[must_use]
+    pub fn rejects_candidate(&self) -> bool {
+        use source::SourceError as S;
+        match self {
+            Self::NotReproducible { .. } => true,
+            Self::Cargo(error) => matches!(
+                error,
+                cargo::CargoError::Failed { .. } | cargo::CargoError::NoBinary { .. }
+            ),
+            Self::Source(error) => matches!(
+                error,
+                S::Symlink { .. } | S::Submodule { .. } | S::CargoConfig { .. } | S::BadName { .. }
+            ),
+            Self::Recipe(_) | Self::Cache(_) => false,
+        }
+    }
+}
+
+/// The host's crates.io registry: `$CARGO_HOME/registry`, else `~/.cargo/registry`, if present.
+#[must_use]
+pub fn host_registry() -> Option<PathBuf> {
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")))?;
+    let registry = cargo_home.join("registry");
+    registry.is_dir().then_some(registry)
+}
+
+/// Builds `request.rev` twice in two directories and returns the reproduced binary.
+pub fn build_commit(request: &BuildRequest) -> Result<BuildOutcome, BuildError> {
+    let recipe = &request.recipe;
+    recipe.validate()?;
+    let repo = source::open_repository(&request.repo)?;
+    let resolved = source::resolve(&repo, &request.rev)?;
+    let toolchain = cargo::Toolchain::locate(&recipe.toolchain)?;
+    let recipe_sha256 = recipe.sha256();
+    let tree = resolved.tree.to_string();
+    let commit = resolved.commit.to_string();
+    let cache = Cache::open(&request.cache_dir)?;
+    let key = Cache::key(&tree, &toolchain.verbose_version, &recipe_sha256);
+    let outcome = |binary: PathBuf, sha256: String, cached: bool| BuildOutcome {
+        commit: commit.clone(),
+        tree: tree.clone(),
+        toolchain: toolchain.version.clone(),
+        recipe_sha256: recipe_sha256.clone(),
+        binary,
+        sha256,
+        reproduced: true,
+        cached,
+        isolation: (!cached).then_some(request.sandbox.isolation),
+    };
+    if let Some((binary, entry)) = cache.lookup(&key, &recipe.binary)? {
+        return Ok(outcome(binary, entry.sha256, true));
+    }
+    let work = cache.work_dir()?;
+    let build_copy = |name: &str| -> Result<(PathBuf, String), BuildError> {
+        let dirs = cargo::BuildDirs::under(&work.path().join(name));
+        source::export_tree(&repo, resolved.tree, &dirs.source)?;
+        let binary = cargo::build(
+            recipe,
+            &toolchain,
+            &dirs,
+            request.registry.as_deref(),
+            &request.sandbox,
+        )?;
+        let sha256 = cache::sha256_file(&binary)?;
+        Ok((binary, sha256))
+    };
+    let (first, first_sha256) = build_copy("a")?;
+    let (second, second_sha256) = build_copy("copy-b")?;
+    if first_sha256 != second_sha256 {
+        return Err(BuildError::NotReproducible {
+            commit,
+            first_sha256,
+            second_sha256,
+            sections: differing_sections_of(&first, &second),
+        });
+    }
+    let entry = cache::CacheEntry {
+        commit: commit.clone(),
+        tree: tree.clone(),
+        toolchain: toolchain.version.clone(),
+        recipe_sha256: recipe_sha256.clone(),
+        sha256: first_sha256.clone(),
+    };
+    let binary = cache.store(&key, &recipe.binary, &first, &entry)?;
+    Ok(outcome(binary, first_sha256, false))
+}
+
+fn differing_sections_of(first: &Path, second: &Path) -> Vec<String> {
+    match (std::fs::read(first), std::fs::read(second)) {
+        (Ok(a), Ok(b)) => compare::differing_sections(&a, &b),
+        (Err(error), _) | (_, Err(error)) => vec![format!("<unreadable: {error}>")],
+    }
+}

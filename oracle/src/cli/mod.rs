@@ -8,6 +8,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod build_cmd;
+
 /// The Coherent oracle: decides, with pre-registered statistics, whether an engine change may land.
 #[derive(Debug, Parser)]
 #[command(name = "oracle", version, about, propagate_version = true)]
@@ -18,7 +20,17 @@ pub struct Cli {
 
 /// Every subcommand of the oracle.
 #[derive(Debug, Subcommand)]
-enum Command {}
+enum Command {
+    /// Build a commit twice in different directories; require equal sha256; cache the binary.
+    Build(build_cmd::BuildArgs),
+    /// Build-shape gate: hardware POPCNT in the evaluation's fast variant, no software popcount.
+    Gate(build_cmd::GateArgs),
+    /// Bench signature: run `<binary> bench` twice and require the same node count.
+    Bench(build_cmd::BenchArgs),
+}
+
+/// Exit status for a candidate the oracle rejects (gate fails, build not reproducible, …).
+pub const EXIT_REJECTED: u8 = 1;
 
 /// Exit status for bad input or an error that stopped the command.
 pub const EXIT_ERROR: u8 = 2;
@@ -36,5 +48,9 @@ pub fn run(cli: Cli) -> ExitCode {
 
 /// Dispatches one subcommand to its area's `run`.
 fn execute(command: Command) -> anyhow::Result<ExitCode> {
-    match command {}
+    match command {
+        Command::Build(args) => build_cmd::run_build(args),
+        Command::Gate(args) => build_cmd::run_gate(args),
+        Command::Bench(args) => build_cmd::run_bench(args),
+    }
 }

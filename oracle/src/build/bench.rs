@@ -1,0 +1,219 @@
+//! The bench signature: `coherent bench` prints `<N> nodes <M> nps` last; N identifies the
+//! engine's search (Stockfish's `Bench: N` discipline) and must not vary between runs.
+
+use std::path::{Path, PathBuf};
+
+use git2::{Oid, Repository};
+use serde::Serialize;
+
+use super::sandbox::{self, Ending, Job, Sandbox, SandboxError};
+
+/// One run of `bench`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct BenchRun {
+    /// Nodes searched: the signature.
+    pub nodes: u64,
+    /// Nodes per second: a speed figure, expected to vary.
+    pub nps: u64,
+}
+
+/// Why the signature could not be measured or read.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// The engine could not be run.
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+    /// The engine failed or a limit stopped it.
+    #[error("`{binary} bench` failed ({ending}); last lines:\n{tail}")]
+    Failed {
+        /// The binary.
+        binary: PathBuf,
+        /// How it ended.
+        ending: String,
+        /// The end of its output.
+        tail: String,
+    },
+    /// The last line is not `<N> nodes <M> nps`.
+    #[error("`bench` output does not end with `<N> nodes <M> nps`; last line: {line:?}")]
+    Unparsable {
+        /// The offending line.
+        line: String,
+    },
+    /// Two runs searched different node counts.
+    #[error("non-deterministic bench signature: {first} nodes, then {second} nodes")]
+    NonDeterministic {
+        /// Nodes of the first run.
+        first: u64,
+        /// Nodes of the second run.
+        second: u64,
+    },
+    /// A scratch directory could not be made.
+    #[error("preparing a scratch directory: {0}")]
+    Scratch(std::io::Error),
+    /// The commit or its message could not be read.
+    #[error("reading commit {commit}: {source}")]
+    Commit {
+        /// The commit id.
+        commit: String,
+        /// libgit2's reason.
+        source: git2::Error,
+    },
+    /// The commit carries a `Bench:` trailer that is not one number, or several that disagree.
+    #[error("commit {commit} has an invalid `Bench:` trailer: {reason}")]
+    BadTrailer {
+        /// The commit id.
+        commit: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// The deterministic signature: node count and the runs it was seen in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BenchSignature {
+    /// Nodes, equal in every run.
+    pub nodes: u64,
+    /// Each run's figures.
+    pub runs: Vec<BenchRun>,
+}
+
+/// Parses the last non-empty line of `output` as `<N> nodes <M> nps`.
+pub fn parse_bench_output(output: &str) -> Result<BenchRun, BenchError> {
+    let line = output.lines().rev().find(|line| !line.trim().is_empty()).unwrap_or("");
+    let unparsable = || BenchError::Unparsable {
+        line: line.to_owned(),
+    };
+    match line.split_whitespace().collect::<Vec<_>>()[..] {
+        [nodes, "nodes", nps, "nps"] => Ok(BenchRun {
+            nodes: nodes.parse().map_err(|_| unparsable())?,
+            nps: nps.parse().map_err(|_| unparsable())?,
+        }),
+        _ => Err(unparsable()),
+    }
+}
+
+/// Runs `<binary> bench` `runs` times in the sandbox and requires the same node count each time.
+pub fn measure(binary: &Path, sandbox: &Sandbox, runs: usize) -> Result<BenchSignature, BenchError> {
+    let scratch = tempfile::tempdir().map_err(BenchError::Scratch)?;
+    let binary_dir = binary.parent().unwrap_or(Path::new("/")).to_owned();
+    let mut results = Vec::with_capacity(runs);
+    for index in 0..runs {
+        let work = scratch.path().join(format!("run-{index}"));
+        std::fs::create_dir(&work).map_err(BenchError::Scratch)?;
+        let job = Job {
+            program: binary.to_owned(),
+            args: vec!["bench".into()],
+            env: vec![
+                ("PATH".into(), "/usr/bin:/bin".into()),
+                ("HOME".into(), work.clone().into_os_string()),
+                ("TMPDIR".into(), work.clone().into_os_string()),
+            ],
+            cwd: work.clone(),
+            writable: vec![work.clone()],
+            read_only: vec![(binary_dir.clone(), binary_dir.clone())],
+            log: scratch.path().join(format!("run-{index}.log")),
+        };
+        let ending = sandbox.run(&job)?;
+        let output = std::fs::read_to_string(&job.log).unwrap_or_default();
+        if !matches!(ending, Ending::Exited(status) if status.success()) {
+            let lines: Vec<&str> = output.lines().collect();
+            return Err(BenchError::Failed {
+                binary: binary.to_owned(),
+                ending: sandbox::describe(&ending),
+                tail: lines[lines.len().saturating_sub(10)..].join("\n"),
+            });
+        }
+        results.push(parse_bench_output(&output)?);
+    }
+    let nodes = results.first().map_or(0, |run| run.nodes);
+    if let Some(other) = results.iter().find(|run| run.nodes != nodes) {
+        return Err(BenchError::NonDeterministic {
+            first: nodes,
+            second: other.nodes,
+        });
+    }
+    Ok(BenchSignature {
+        nodes,
+        runs: results,
+    })
+}
+
+/// The commit's `Bench: N` trailer, if it has one (several must agree).
+pub fn bench_trailer(repo: &Repository, commit: Oid) -> Result<Option<u64>, BenchError> {
+    let commit_error = |source| BenchError::Commit {
+        commit: commit.to_string(),
+        source,
+    };
+    let found = repo.find_commit(commit).map_err(commit_error)?;
+    let message = String::from_utf8_lossy(found.message_bytes()).into_owned();
+    trailer_in_message(&message).map_err(|reason| BenchError::BadTrailer {
+        commit: commit.to_string(),
+        reason,
+    })
+}
+
+/// The `Bench:` trailer value of a commit message, if any.
+pub fn trailer_in_message(message: &str) -> Result<Option<u64>, String> {
+    let trailers = git2::message_trailers_strs(message).map_err(|error| error.message().to_owned())?;
+    let mut value = None;
+    for (key, text) in trailers.iter() {
+        if !key.eq_ignore_ascii_case("bench") {
+            continue;
+        }
+        let nodes: u64 = text
+            .trim()
+            .parse()
+            .map_err(|_| format!("`Bench: {text}` is not a node count"))?;
+        if value.is_some_and(|seen| seen != nodes) {
+            return Err(format!("several `Bench:` trailers disagree ({} and {nodes})", value.unwrap_or(0)));
+        }
+        value = Some(nodes);
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_last_line_only() {
+        let output = "info depth 5\n123 nodes 9 nps\n\n4567890 nodes 1234567 nps\n";
+        assert_eq!(
+            parse_bench_output(output).unwrap(),
+            BenchRun {
+                nodes: 4_567_890,
+                nps: 1_234_567
+            }
+        );
+        assert!(matches!(
+            parse_bench_output("4567890 nodes 1234567 nps\nbye\n"),
+            Err(BenchError::Unparsable { line }) if line == "bye"
+        ));
+        assert!(parse_bench_output("").is_err());
+        assert!(parse_bench_output("-3 nodes 5 nps").is_err());
+    }
+
+    #[test]
+    fn reads_the_bench_trailer() {
+        let message = "eval: KBNK corner term\n\nLonger text.\n\nBench: 695\nSigned-off-by: A <a@b>\n";
+        assert_eq!(trailer_in_message(message), Ok(Some(695)));
+        assert_eq!(trailer_in_message("subject\n\nno trailers here\n"), Ok(None));
+        assert!(trailer_in_message("s\n\nBench: many\n").is_err());
+        assert!(trailer_in_message("s\n\nBench: 1\nBench: 2\n").is_err());
+    }
+
+    #[test]
+    fn a_script_with_a_moving_signature_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("engine");
+        // Nodes depend on the nanoseconds of the clock: different on (almost) every run.
+        std::fs::write(&script, "#!/bin/sh\necho \"$(date +%N) nodes 1 nps\"\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let sandbox = Sandbox::detect(super::super::Limits::engine());
+        let result = measure(&script, &sandbox, 2);
+        assert!(matches!(result, Err(BenchError::NonDeterministic { .. })), "{result:?}");
+    }
+}

@@ -1,0 +1,293 @@
+//! From a recipe and an exported tree to one cargo command line, and running it in the sandbox.
+
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::recipe::BuildRecipe;
+use super::sandbox::{self, Ending, Job, Sandbox, SandboxError};
+
+/// A toolchain located on this machine: rustup resolved once, outside the sandbox.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Toolchain {
+    /// The toolchain's sysroot (`rustc --print sysroot`); its `bin/` holds cargo and rustc.
+    pub sysroot: PathBuf,
+    /// First line of `rustc -vV`, e.g. `rustc 1.95.0 (59807616e 2026-04-14)`.
+    pub version: String,
+    /// The full `rustc -vV` output (commit hash, LLVM version): part of the cache key.
+    pub verbose_version: String,
+}
+
+/// Why a build could not run or did not produce a binary.
+#[derive(Debug, thiserror::Error)]
+pub enum CargoError {
+    /// rustup or rustc could not be run to locate the toolchain.
+    #[error("locating toolchain `{toolchain}` (is it installed? `rustup toolchain install {toolchain}`): {reason}")]
+    Toolchain {
+        /// The recipe's toolchain.
+        toolchain: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// Preparing the build directories failed.
+    #[error("preparing {path}: {source}")]
+    Prepare {
+        /// The directory.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The sandbox could not run cargo.
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+    /// cargo ran and failed, or a limit stopped it.
+    #[error("build failed ({ending}) in {dir}; last lines of {log}:\n{tail}")]
+    Failed {
+        /// How cargo ended.
+        ending: String,
+        /// The build directory.
+        dir: PathBuf,
+        /// The full build log.
+        log: PathBuf,
+        /// The last lines of the log.
+        tail: String,
+    },
+    /// cargo succeeded but the binary is not where the recipe says.
+    #[error("cargo succeeded but produced no binary at {path}")]
+    NoBinary {
+        /// Where the binary was expected.
+        path: PathBuf,
+    },
+}
+
+impl Toolchain {
+    /// Finds the recipe's toolchain through rustup (`RUSTUP_TOOLCHAIN`), which overrides any
+    /// `rust-toolchain.toml`; later builds call its binaries directly, so the sandbox needs no
+    /// rustup proxy and no rustup state.
+    pub fn locate(name: &str) -> Result<Self, CargoError> {
+        let rustc = |args: &[&str]| -> Result<String, CargoError> {
+            let fail = |reason: String| CargoError::Toolchain {
+                toolchain: name.to_owned(),
+                reason,
+            };
+            let output = Command::new("rustc")
+                .args(args)
+                .env("RUSTUP_TOOLCHAIN", name)
+                .env("RUSTUP_AUTO_INSTALL", "0")
+                .current_dir("/")
+                .output()
+                .map_err(|error| fail(error.to_string()))?;
+            if !output.status.success() {
+                return Err(fail(String::from_utf8_lossy(&output.stderr).trim().to_owned()));
+            }
+            String::from_utf8(output.stdout).map_err(|error| fail(error.to_string()))
+        };
+        let sysroot = PathBuf::from(rustc(&["--print", "sysroot"])?.trim());
+        let verbose_version = rustc(&["-vV"])?;
+        let version = verbose_version.lines().next().unwrap_or_default().to_owned();
+        Ok(Self {
+            sysroot,
+            version,
+            verbose_version,
+        })
+    }
+}
+
+/// The directories of one build copy; two copies live side by side so their paths differ.
+#[derive(Debug, Clone)]
+pub struct BuildDirs {
+    /// The exported source tree (read-only inside the sandbox).
+    pub source: PathBuf,
+    /// The private, empty `CARGO_HOME`.
+    pub cargo_home: PathBuf,
+    /// The target directory.
+    pub target: PathBuf,
+    /// `HOME` and `TMPDIR` of the build.
+    pub scratch: PathBuf,
+    /// The build log.
+    pub log: PathBuf,
+}
+
+impl BuildDirs {
+    /// The layout under one copy's root directory.
+    #[must_use]
+    pub fn under(root: &Path) -> Self {
+        Self {
+            source: root.join("src"),
+            cargo_home: root.join("cargo-home"),
+            target: root.join("target"),
+            scratch: root.join("scratch"),
+            log: root.join("build.log"),
+        }
+    }
+}
+
+/// Builds the recipe's binary from `dirs.source`; returns the path of the produced binary.
+///
+/// `registry` is the host's crates.io registry (index and downloaded crates), mounted read-only
+/// into the private `CARGO_HOME` so that a workspace whose other members have dependencies still
+/// resolves `--offline`; the lock file's checksums pin what it serves. Nothing else of the host's
+/// `CARGO_HOME` (configuration, credentials) is visible.
+pub fn build(
+    recipe: &BuildRecipe,
+    toolchain: &Toolchain,
+    dirs: &BuildDirs,
+    registry: Option<&Path>,
+    sandbox: &Sandbox,
+) -> Result<PathBuf, CargoError> {
+    for dir in [&dirs.cargo_home, &dirs.target, &dirs.scratch] {
+        fs::create_dir_all(dir).map_err(|source| CargoError::Prepare {
+            path: dir.clone(),
+            source,
+        })?;
+    }
+    let mut read_only = vec![
+        (toolchain.sysroot.clone(), toolchain.sysroot.clone()),
+        (dirs.source.clone(), dirs.source.clone()),
+    ];
+    if let Some(registry) = registry {
+        let mount_point = dirs.cargo_home.join("registry");
+        fs::create_dir_all(&mount_point).map_err(|source| CargoError::Prepare {
+            path: mount_point.clone(),
+            source,
+        })?;
+        if sandbox.isolation.confines_writes() {
+            read_only.push((registry.to_owned(), mount_point));
+        } else {
+            // Without a mount namespace the registry can only be linked (and is then writable).
+            fs::remove_dir(&mount_point)
+                .and_then(|()| std::os::unix::fs::symlink(registry, &mount_point))
+                .map_err(|source| CargoError::Prepare {
+                    path: mount_point,
+                    source,
+                })?;
+        }
+    }
+    let job = Job {
+        program: toolchain.sysroot.join("bin/cargo"),
+        args: cargo_args(recipe, &dirs.target),
+        env: environment(recipe, toolchain, dirs),
+        cwd: dirs.source.clone(),
+        writable: vec![dirs.cargo_home.clone(), dirs.target.clone(), dirs.scratch.clone()],
+        read_only,
+        log: dirs.log.clone(),
+    };
+    let ending = sandbox.run(&job)?;
+    if !matches!(ending, Ending::Exited(status) if status.success()) {
+        return Err(CargoError::Failed {
+            ending: sandbox::describe(&ending),
+            dir: dirs.source.clone(),
+            log: dirs.log.clone(),
+            tail: log_tail(&dirs.log, 25),
+        });
+    }
+    let binary = dirs.target.join("release").join(&recipe.binary);
+    if binary.is_file() {
+        Ok(binary)
+    } else {
+        Err(CargoError::NoBinary { path: binary })
+    }
+}
+
+/// `cargo build` arguments: locked, offline, the recipe's package and binary, profile overrides.
+#[must_use]
+pub fn cargo_args(recipe: &BuildRecipe, target: &Path) -> Vec<OsString> {
+    let mut args: Vec<OsString> = ["build", "--release", "--locked", "--offline", "--color", "never"]
+        .into_iter()
+        .map(OsString::from)
+        .collect();
+    args.extend(["--package", &recipe.package, "--bin", &recipe.binary].map(OsString::from));
+    args.extend(["--target-dir".into(), target.as_os_str().to_owned()]);
+    args.extend(recipe.profile_config_args().into_iter().map(OsString::from));
+    args
+}
+
+/// The complete environment of the build: nothing of the caller's (no tokens, no `RUSTFLAGS`,
+/// no `CARGO_*`) except what is set here.
+#[must_use]
+pub fn environment(recipe: &BuildRecipe, toolchain: &Toolchain, dirs: &BuildDirs) -> Vec<(OsString, OsString)> {
+    let bin = toolchain.sysroot.join("bin");
+    let flags = recipe
+        .rustflags(&dirs.source, &dirs.cargo_home, &dirs.target)
+        .join("\x1f");
+    let mut path = bin.clone().into_os_string();
+    path.push(":/usr/local/bin:/usr/bin:/bin");
+    [
+        ("PATH", path),
+        ("HOME", dirs.scratch.clone().into_os_string()),
+        ("TMPDIR", dirs.scratch.clone().into_os_string()),
+        ("CARGO_HOME", dirs.cargo_home.clone().into_os_string()),
+        ("RUSTC", bin.join("rustc").into_os_string()),
+        ("RUSTDOC", bin.join("rustdoc").into_os_string()),
+        ("RUSTUP_TOOLCHAIN", recipe.toolchain.clone().into()),
+        ("RUSTUP_AUTO_INSTALL", "0".into()),
+        ("CARGO_ENCODED_RUSTFLAGS", flags.into()),
+        ("CARGO_INCREMENTAL", "0".into()),
+        ("CARGO_TERM_COLOR", "never".into()),
+        ("LC_ALL", "C".into()),
+        ("TZ", "UTC".into()),
+    ]
+    .into_iter()
+    .map(|(key, value)| (OsString::from(key), value))
+    .collect()
+}
+
+/// The last `lines` lines of a log, for error messages.
+#[must_use]
+pub fn log_tail(log: &Path, lines: usize) -> String {
+    let text = fs::read_to_string(log).unwrap_or_default();
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dirs() -> BuildDirs {
+        BuildDirs::under(Path::new("/w/a"))
+    }
+
+    #[test]
+    fn cargo_is_locked_offline_and_overrides_the_profile() {
+        let args = cargo_args(&BuildRecipe::standard(), &dirs().target);
+        let text: Vec<String> = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
+        for expected in ["--locked", "--offline", "--release", "profile.release.lto=true"] {
+            assert!(text.iter().any(|arg| arg == expected), "{expected} missing in {text:?}");
+        }
+        let package = text.iter().position(|arg| arg == "--package").unwrap();
+        assert_eq!(text[package + 1], "coherent");
+        let target = text.iter().position(|arg| arg == "--target-dir").unwrap();
+        assert_eq!(text[target + 1], "/w/a/target");
+    }
+
+    #[test]
+    fn environment_is_complete_and_owns_the_flags() {
+        let toolchain = Toolchain {
+            sysroot: "/tc".into(),
+            version: "rustc 1.95.0".into(),
+            verbose_version: "rustc 1.95.0".into(),
+        };
+        let env = environment(&BuildRecipe::standard(), &toolchain, &dirs());
+        let get = |key: &str| {
+            env.iter()
+                .find(|(name, _)| name == key)
+                .map(|(_, value)| value.to_string_lossy().into_owned())
+                .unwrap()
+        };
+        assert_eq!(
+            get("CARGO_ENCODED_RUSTFLAGS"),
+            [
+                "-Ctarget-cpu=x86-64",
+                "--remap-path-prefix=/w/a/src=/coherent/src",
+                "--remap-path-prefix=/w/a/cargo-home=/coherent/cargo-home",
+                "--remap-path-prefix=/w/a/target=/coherent/target",
+            ]
+            .join("\x1f")
+        );
+        assert_eq!(get("CARGO_INCREMENTAL"), "0");
+        assert_eq!(get("RUSTC"), "/tc/bin/rustc");
+        assert!(env.iter().all(|(name, _)| name != "RUSTFLAGS"));
+    }
+}

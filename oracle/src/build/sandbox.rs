@@ -1,0 +1,423 @@
+//! Running untrusted code (a candidate's `build.rs`, proc-macros, the engine itself).
+//!
+//! Three levels, the strongest the machine offers is taken (ARCHITECTURE.md §2):
+//! - `bubblewrap`: new network, PID, IPC and UTS namespaces, the whole file system read-only
+//!   except the directories the caller names, the user's home hidden, and — when the oracle runs
+//!   as root — the command itself runs as `nobody`, because the kernel never applies the
+//!   process-count limit to root;
+//! - `unshare -n`: only the network is cut;
+//! - none: only the environment scrub and the limits below.
+//!
+//! Every level applies rlimits (CPU time per process, address space, file size, processes) and a
+//! wall-time limit that kills the whole process group.
+
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+/// The user id the sandboxed command runs as when the oracle itself runs as root.
+pub const UNPRIVILEGED_ID: u32 = 65_534;
+
+/// How strongly untrusted commands are isolated on this machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Isolation {
+    /// bubblewrap: no network, read-only file system except named directories.
+    Bubblewrap,
+    /// `unshare -n`: no network, file system unrestricted.
+    UnshareNet,
+    /// Neither tool works here: environment scrub and rlimits only.
+    None,
+}
+
+impl Isolation {
+    /// Probes the tools in order of strength by running `true` under each.
+    #[must_use]
+    pub fn detect() -> Self {
+        let works = |program: &str, args: &[&str]| {
+            Command::new(program)
+                .args(args)
+                .arg("true")
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|status| status.success())
+        };
+        if works(
+            "bwrap",
+            &["--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "--proc", "/proc", "--"],
+        ) {
+            Self::Bubblewrap
+        } else if works("unshare", &["-n", "--"]) {
+            Self::UnshareNet
+        } else {
+            Self::None
+        }
+    }
+
+    /// Whether the command cannot reach the network.
+    #[must_use]
+    pub fn cuts_network(self) -> bool {
+        self != Self::None
+    }
+
+    /// Whether writes outside the named directories fail.
+    #[must_use]
+    pub fn confines_writes(self) -> bool {
+        self == Self::Bubblewrap
+    }
+}
+
+/// Resource limits for one sandboxed command and everything it starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Limits {
+    /// CPU seconds per process (`RLIMIT_CPU`).
+    pub cpu_seconds: u64,
+    /// Virtual memory per process in bytes (`RLIMIT_AS`).
+    pub address_space_bytes: u64,
+    /// Largest file a process may write, in bytes (`RLIMIT_FSIZE`).
+    pub file_size_bytes: u64,
+    /// Processes and threads of the sandbox user (`RLIMIT_NPROC`; ignored by the kernel for root).
+    pub processes: u64,
+    /// Wall-clock limit for the whole command.
+    pub wall_time: Duration,
+}
+
+impl Limits {
+    /// Limits for a release build with LTO of a crate the size of the engine on 2 cores.
+    #[must_use]
+    pub fn build() -> Self {
+        Self {
+            cpu_seconds: 1_800,
+            address_space_bytes: 8 << 30,
+            file_size_bytes: 1 << 30,
+            processes: 512,
+            wall_time: Duration::from_secs(1_800),
+        }
+    }
+
+    /// Limits for running an engine command such as `bench`.
+    #[must_use]
+    pub fn engine() -> Self {
+        Self {
+            cpu_seconds: 600,
+            address_space_bytes: 4 << 30,
+            file_size_bytes: 64 << 20,
+            processes: 64,
+            wall_time: Duration::from_secs(600),
+        }
+    }
+}
+
+/// One command to run in the sandbox.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// Program to run (absolute path: the sandbox's `PATH` is the caller's choice).
+    pub program: PathBuf,
+    /// Its arguments.
+    pub args: Vec<OsString>,
+    /// The complete environment: nothing of the oracle's own is inherited.
+    pub env: Vec<(OsString, OsString)>,
+    /// Working directory.
+    pub cwd: PathBuf,
+    /// Directories the command may write (made writable for the unprivileged user).
+    pub writable: Vec<PathBuf>,
+    /// Directories mounted read-only at `(source, destination)`, after the writable ones.
+    pub read_only: Vec<(PathBuf, PathBuf)>,
+    /// File that receives stdout and stderr.
+    pub log: PathBuf,
+}
+
+/// How a sandboxed command ended.
+#[derive(Debug)]
+pub enum Ending {
+    /// It exited by itself with this status.
+    Exited(ExitStatus),
+    /// The wall-time limit killed it.
+    TimedOut(Duration),
+}
+
+/// Why a sandboxed command could not be run at all.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    /// The log file could not be created.
+    #[error("creating log {path}: {source}")]
+    Log {
+        /// The log path.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// Handing a writable directory to the unprivileged user failed.
+    #[error("making {path} writable for the sandbox user: {source}")]
+    Chown {
+        /// The directory.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The process could not be started or waited for.
+    #[error("running {program}: {source}")]
+    Spawn {
+        /// The program (the sandbox tool or the command itself).
+        program: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+/// Runs commands at one isolation level with one set of limits.
+#[derive(Debug, Clone, Copy)]
+pub struct Sandbox {
+    /// The isolation level in use.
+    pub isolation: Isolation,
+    /// The limits applied to every command.
+    pub limits: Limits,
+}
+
+impl Sandbox {
+    /// A sandbox at the strongest level this machine offers.
+    #[must_use]
+    pub fn detect(limits: Limits) -> Self {
+        Self {
+            isolation: Isolation::detect(),
+            limits,
+        }
+    }
+
+    /// Runs `job` to completion or until the wall-time limit, stdout and stderr into its log.
+    pub fn run(&self, job: &Job) -> Result<Ending, SandboxError> {
+        let drop_root = self.isolation == Isolation::Bubblewrap && is_root();
+        if drop_root {
+            for dir in &job.writable {
+                std::os::unix::fs::chown(dir, Some(UNPRIVILEGED_ID), Some(UNPRIVILEGED_ID))
+                    .map_err(|source| SandboxError::Chown {
+                        path: dir.clone(),
+                        source,
+                    })?;
+            }
+        }
+        let mut command = self.command(job, drop_root);
+        let log = File::create(&job.log).map_err(|source| SandboxError::Log {
+            path: job.log.clone(),
+            source,
+        })?;
+        let log_err = log.try_clone().map_err(|source| SandboxError::Log {
+            path: job.log.clone(),
+            source,
+        })?;
+        command
+            .env_clear()
+            .envs(job.env.iter().map(|(key, value)| (key, value)))
+            .current_dir(&job.cwd)
+            .stdin(Stdio::null())
+            .stdout(log)
+            .stderr(log_err)
+            .process_group(0);
+        let limits = self.limits;
+        // SAFETY: the closure runs between fork and exec and only calls setrlimit, which is
+        // async-signal-safe; it touches no memory shared with other threads.
+        unsafe {
+            command.pre_exec(move || apply_limits(&limits));
+        }
+        let program = command.get_program().to_string_lossy().into_owned();
+        let spawn_error = |source| SandboxError::Spawn {
+            program: program.clone(),
+            source,
+        };
+        let mut child = command.spawn().map_err(spawn_error)?;
+        let started = Instant::now();
+        loop {
+            if let Some(status) = child.try_wait().map_err(spawn_error)? {
+                return Ok(Ending::Exited(status));
+            }
+            if started.elapsed() >= self.limits.wall_time {
+                kill_group(child.id());
+                child.wait().map_err(spawn_error)?;
+                return Ok(Ending::TimedOut(self.limits.wall_time));
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn command(&self, job: &Job, drop_root: bool) -> Command {
+        match self.isolation {
+            Isolation::Bubblewrap => {
+                let mut command = Command::new("bwrap");
+                command.args(bubblewrap_args(job));
+                if drop_root {
+                    let id = UNPRIVILEGED_ID.to_string();
+                    command.args(["setpriv", "--reuid", &id, "--regid", &id, "--clear-groups"]);
+                    command.args(["--no-new-privs", "--"]);
+                }
+                command.arg(&job.program).args(&job.args);
+                command
+            }
+            Isolation::UnshareNet => {
+                let mut command = Command::new("unshare");
+                command.args(["-n", "--"]).arg(&job.program).args(&job.args);
+                command
+            }
+            Isolation::None => {
+                let mut command = Command::new(&job.program);
+                command.args(&job.args);
+                command
+            }
+        }
+    }
+}
+
+/// The bubblewrap mount plan: everything read-only, the caller's home hidden behind an empty
+/// tmpfs (credentials, SSH keys), then the writable and read-only directories of the job.
+fn bubblewrap_args(job: &Job) -> Vec<OsString> {
+    let mut args: Vec<OsString> = [
+        "--die-with-parent",
+        "--unshare-net",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--new-session",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+    ]
+    .into_iter()
+    .map(OsString::from)
+    .collect();
+    if let Some(home) = std::env::var_os("HOME").filter(|home| Path::new(home) != Path::new("/")) {
+        args.extend([OsString::from("--tmpfs"), home]);
+    }
+    let mut bind = |flag: &str, from: &OsStr, to: &OsStr| {
+        args.extend([OsString::from(flag), from.to_owned(), to.to_owned()]);
+    };
+    for (source, destination) in &job.read_only {
+        if !job.writable.iter().any(|dir| destination.starts_with(dir)) {
+            bind("--ro-bind", source.as_os_str(), destination.as_os_str());
+        }
+    }
+    for dir in &job.writable {
+        bind("--bind", dir.as_os_str(), dir.as_os_str());
+    }
+    for (source, destination) in &job.read_only {
+        if job.writable.iter().any(|dir| destination.starts_with(dir)) {
+            bind("--ro-bind", source.as_os_str(), destination.as_os_str());
+        }
+    }
+    args.push("--".into());
+    args
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+fn apply_limits(limits: &Limits) -> std::io::Result<()> {
+    let pairs = [
+        (libc::RLIMIT_CPU, limits.cpu_seconds),
+        (libc::RLIMIT_AS, limits.address_space_bytes),
+        (libc::RLIMIT_FSIZE, limits.file_size_bytes),
+        (libc::RLIMIT_NPROC, limits.processes),
+    ];
+    for (resource, value) in pairs {
+        let limit = libc::rlimit {
+            rlim_cur: value,
+            rlim_max: value,
+        };
+        // SAFETY: `limit` is a valid rlimit that lives across the call.
+        if unsafe { libc::setrlimit(resource, &limit) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+fn kill_group(pid: u32) {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return;
+    };
+    // SAFETY: signals the process group we created for this child (process_group(0)); an
+    // already-gone group only yields ESRCH.
+    unsafe {
+        libc::kill(-pid, libc::SIGKILL);
+    }
+}
+
+/// A human reading of how a command ended: exit code or the signal and the limit it stands for.
+#[must_use]
+pub fn describe(ending: &Ending) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match ending {
+        Ending::TimedOut(limit) => format!("killed after the wall-time limit of {} s", limit.as_secs()),
+        Ending::Exited(status) => match (status.code(), status.signal()) {
+            (Some(code), _) => format!("exit status {code}"),
+            (None, Some(libc::SIGXCPU)) => "killed by SIGXCPU (CPU-time limit)".into(),
+            (None, Some(libc::SIGXFSZ)) => "killed by SIGXFSZ (file-size limit)".into(),
+            (None, Some(signal)) => format!("killed by signal {signal}"),
+            (None, None) => "ended without a status".into(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shell_job(dir: &Path, script: &str) -> Job {
+        Job {
+            program: "/bin/sh".into(),
+            args: vec!["-c".into(), script.into()],
+            env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+            cwd: dir.to_owned(),
+            writable: vec![dir.to_owned()],
+            read_only: Vec::new(),
+            log: dir.join("log"),
+        }
+    }
+
+    #[test]
+    fn environment_is_scrubbed_and_output_logged() {
+        let dir = tempfile::tempdir().unwrap();
+        let sandbox = Sandbox::detect(Limits::engine());
+        let job = shell_job(dir.path(), "echo \"token=${GITHUB_TOKEN:-none} path=$PATH\"");
+        let ending = sandbox.run(&job).unwrap();
+        assert!(matches!(ending, Ending::Exited(status) if status.success()), "{ending:?}");
+        let log = std::fs::read_to_string(dir.path().join("log")).unwrap();
+        assert_eq!(log.trim(), "token=none path=/usr/bin:/bin");
+    }
+
+    #[test]
+    fn wall_time_limit_kills_the_command() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut limits = Limits::engine();
+        limits.wall_time = Duration::from_millis(300);
+        let sandbox = Sandbox::detect(limits);
+        let started = Instant::now();
+        let ending = sandbox.run(&shell_job(dir.path(), "sleep 30")).unwrap();
+        assert!(matches!(ending, Ending::TimedOut(_)), "{ending:?}");
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert!(describe(&ending).contains("wall-time"));
+    }
+
+    #[test]
+    fn file_size_limit_stops_a_large_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut limits = Limits::engine();
+        limits.file_size_bytes = 4096;
+        let sandbox = Sandbox::detect(limits);
+        let job = shell_job(dir.path(), "head -c 100000 /dev/zero > big");
+        let ending = sandbox.run(&job).unwrap();
+        assert!(matches!(ending, Ending::Exited(status) if !status.success()), "{ending:?}");
+        assert!(std::fs::metadata(dir.path().join("big")).unwrap().len() <= 4096);
+    }
+}

@@ -1,0 +1,168 @@
+//! `oracle build`, `oracle gate`, `oracle bench`: reproducible builds, the build-shape gate and
+//! the bench signature (ARCHITECTURE.md §4).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Args;
+
+use oracle::build::{self, BuildError, BuildRecipe, BuildRequest, Cache, Limits, Sandbox, bench};
+use oracle::gate;
+
+use super::EXIT_REJECTED;
+
+/// Arguments of `oracle build`.
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// Commit to build: a full id, an unambiguous short id, a branch or `HEAD`.
+    pub commit: String,
+    /// Repository to read the commit from.
+    #[arg(long, default_value = ".")]
+    pub repo: PathBuf,
+    /// Build cache directory [default: $XDG_CACHE_HOME/coherent-oracle or ~/.cache/coherent-oracle].
+    #[arg(long)]
+    pub cache_dir: Option<PathBuf>,
+    /// Build recipe as YAML (the constitution's `build:` mapping) [default: the standard recipe].
+    #[arg(long)]
+    pub recipe: Option<PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `oracle gate`.
+#[derive(Debug, Args)]
+pub struct GateArgs {
+    /// The engine binary to inspect.
+    pub binary: PathBuf,
+    /// Entry symbol of the evaluation's fast variant (repeatable) [default: coherent_evaluate_popcnt].
+    #[arg(long = "symbol")]
+    pub symbols: Vec<String>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `oracle bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// The engine binary to run `bench` on.
+    pub binary: PathBuf,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Builds a commit twice, bit-identically, through the cache.
+pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
+    let recipe = match &args.recipe {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("reading recipe {}", path.display()))?;
+            serde_norway::from_str::<BuildRecipe>(&text)
+                .with_context(|| format!("recipe {}: not a valid build recipe", path.display()))?
+        }
+        None => BuildRecipe::standard(),
+    };
+    let sandbox = Sandbox::detect(Limits::build());
+    if !sandbox.isolation.confines_writes() {
+        eprintln!(
+            "warning: bubblewrap is not usable here; builds run with {} (install `bubblewrap` for full isolation)",
+            if sandbox.isolation.cuts_network() { "network cut by `unshare -n` only" } else { "no namespace isolation" }
+        );
+    }
+    let request = BuildRequest {
+        repo: args.repo,
+        rev: args.commit,
+        recipe,
+        cache_dir: args.cache_dir.unwrap_or_else(Cache::default_root),
+        registry: build::host_registry(),
+        sandbox,
+    };
+    let outcome = match build::build_commit(&request) {
+        Ok(outcome) => outcome,
+        Err(error) if error.rejects_candidate() => {
+            report_rejection(&error, args.json);
+            return Ok(ExitCode::from(EXIT_REJECTED));
+        }
+        Err(error) => return Err(error.into()),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&outcome)?);
+    } else {
+        println!("commit     {}", outcome.commit);
+        println!("tree       {}", outcome.tree);
+        println!("toolchain  {}", outcome.toolchain);
+        println!("recipe     {}", outcome.recipe_sha256);
+        println!("binary     {}", outcome.binary.display());
+        println!("sha256     {}", outcome.sha256);
+        let how = if outcome.cached { "yes (cached)" } else { "yes (two builds, equal sha256)" };
+        println!("reproduced {how}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn report_rejection(error: &BuildError, json: bool) {
+    if json {
+        let sections = match error {
+            BuildError::NotReproducible { sections, .. } => sections.clone(),
+            _ => Vec::new(),
+        };
+        let object = serde_json::json!({
+            "reproduced": false,
+            "error": error.to_string(),
+            "differing_sections": sections,
+        });
+        println!("{object}");
+    }
+    eprintln!("rejected: {error}");
+}
+
+/// Runs the build-shape gate on a binary.
+pub fn run_gate(args: GateArgs) -> anyhow::Result<ExitCode> {
+    let bytes = std::fs::read(&args.binary).with_context(|| format!("reading {}", args.binary.display()))?;
+    let symbols = if args.symbols.is_empty() {
+        vec![gate::DEFAULT_SYMBOL.to_owned()]
+    } else {
+        args.symbols
+    };
+    let report = gate::inspect(&bytes, &symbols).with_context(|| format!("inspecting {}", args.binary.display()))?;
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print!("{}", gate::render(&report));
+    }
+    Ok(if report.pass { ExitCode::SUCCESS } else { ExitCode::from(EXIT_REJECTED) })
+}
+
+/// Measures the bench signature twice and refuses a moving one.
+pub fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    let binary = std::path::absolute(&args.binary).with_context(|| format!("resolving {}", args.binary.display()))?;
+    anyhow::ensure!(binary.is_file(), "engine binary {} does not exist", binary.display());
+    let sandbox = Sandbox::detect(Limits::engine());
+    match bench::measure(&binary, &sandbox, 2) {
+        Ok(signature) => {
+            if args.json {
+                let object = serde_json::json!({
+                    "nodes": signature.nodes,
+                    "runs": signature.runs,
+                    "deterministic": true,
+                });
+                println!("{object}");
+            } else {
+                let nps: Vec<String> = signature.runs.iter().map(|run| run.nps.to_string()).collect();
+                println!("Bench: {}", signature.nodes);
+                println!("nps: {} (deterministic over {} runs)", nps.join(", "), signature.runs.len());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(error @ bench::BenchError::NonDeterministic { .. }) => {
+            if args.json {
+                println!("{}", serde_json::json!({ "deterministic": false, "error": error.to_string() }));
+            }
+            eprintln!("rejected: {error}");
+            Ok(ExitCode::from(EXIT_REJECTED))
+        }
+        Err(error) => Err(error.into()),
+    }
+}

@@ -1,0 +1,269 @@
+//! The build-shape gate (ARCHITECTURE.md §4, seed 003 "Bauform-Tor"): the evaluation's fast
+//! variant must run on hardware POPCNT.
+//!
+//! A runtime-dispatched engine contains both the POPCNT variant and the software fallback, so a
+//! byte scan of the whole binary proves nothing: the gate reads the fast variant's own symbol(s)
+//! and the functions they call, directly or by tail jump, to depth 2. It passes iff every entry
+//! symbol exists, scalar `popcnt` occurs in what it reaches, and no reached function carries the
+//! software popcount (the SWAR masks) or AVX-512 `vpopcnt*`.
+
+pub mod elf;
+pub mod scan;
+
+use serde::Serialize;
+
+use elf::{Binary, Function};
+
+/// The engine's fast evaluation entry (the constitution may list others).
+pub const DEFAULT_SYMBOL: &str = "coherent_evaluate_popcnt";
+
+/// How deep the gate follows direct calls from an entry symbol.
+pub const CALL_DEPTH: u32 = 2;
+
+/// One function the gate disassembled.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ScannedFunction {
+    /// Readable name (legacy Rust symbols demangled, hash dropped).
+    pub name: String,
+    /// Raw symbol name.
+    pub symbol: String,
+    /// Start address.
+    pub address: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// Call depth from the entry (0 = the entry symbol).
+    pub depth: u32,
+    /// The function that first reached it (`null` for an entry).
+    pub called_from: Option<String>,
+    /// Scalar `popcnt` instructions.
+    pub popcnt: u32,
+    /// AVX-512 `vpopcnt*` instructions.
+    pub vpopcnt: u32,
+    /// SWAR masks present (hex).
+    pub swar_constants: Vec<String>,
+    /// The SWAR sequence is present (0x5555… and 0x3333… together).
+    pub software_popcount: bool,
+}
+
+/// The gate's verdict and everything it counted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GateReport {
+    /// All checks held.
+    pub pass: bool,
+    /// The entry symbols asked for.
+    pub symbols: Vec<String>,
+    /// Every function disassembled, entries first, in the order reached.
+    pub functions_scanned: Vec<ScannedFunction>,
+    /// Scalar `popcnt` instructions in all scanned functions.
+    pub popcnt: u32,
+    /// Scanned functions that carry the software popcount.
+    pub software_popcount: u32,
+    /// AVX-512 `vpopcnt*` instructions in all scanned functions.
+    pub vpopcnt: u32,
+    /// Direct calls to addresses that are no function symbol (PLT stubs), not followed.
+    pub unresolved_calls: u32,
+    /// Why the gate failed, one sentence each (empty on pass).
+    pub failures: Vec<String>,
+}
+
+/// The binary could not be inspected at all (as opposed to failing the gate).
+#[derive(Debug, thiserror::Error)]
+pub enum GateError {
+    /// Not a parsable object file.
+    #[error("not an ELF binary: {0}")]
+    Parse(#[from] object::Error),
+    /// Another architecture than x86-64.
+    #[error("the gate decodes x86-64 only")]
+    Architecture,
+}
+
+/// Runs the gate over `bytes` (an ELF executable) for the entry `symbols`.
+pub fn inspect(bytes: &[u8], symbols: &[String]) -> Result<GateReport, GateError> {
+    let binary = Binary::parse(bytes)?;
+    if !binary.is_x86_64() {
+        return Err(GateError::Architecture);
+    }
+    let mut report = GateReport {
+        pass: false,
+        symbols: symbols.to_vec(),
+        functions_scanned: Vec::new(),
+        popcnt: 0,
+        software_popcount: 0,
+        vpopcnt: 0,
+        unresolved_calls: 0,
+        failures: Vec::new(),
+    };
+    if symbols.is_empty() {
+        report.failures.push("no entry symbol to inspect".into());
+    }
+    if !binary.has_symbols() && !symbols.is_empty() {
+        report
+            .failures
+            .push("the binary has no symbol table (stripped): the evaluation cannot be located".into());
+    }
+    for symbol in symbols {
+        match binary.function_named(symbol) {
+            Some(entry) => scan_from(&binary, entry, &mut report),
+            None if binary.has_symbols() => report
+                .failures
+                .push(format!("entry symbol `{symbol}` is not in the binary's symbol table")),
+            None => {}
+        }
+    }
+    for function in &report.functions_scanned {
+        if function.software_popcount {
+            report.failures.push(format!(
+                "software popcount (SWAR masks {}) in `{}` (depth {}, called from `{}`): it was not compiled for POPCNT",
+                function.swar_constants.join(", "),
+                function.name,
+                function.depth,
+                function.called_from.as_deref().unwrap_or("-"),
+            ));
+        }
+        if function.vpopcnt > 0 {
+            report.failures.push(format!(
+                "AVX-512 vpopcnt in `{}`: the release must run on baseline x86-64 with POPCNT",
+                function.name
+            ));
+        }
+    }
+    report.popcnt = report.functions_scanned.iter().map(|f| f.popcnt).sum();
+    report.vpopcnt = report.functions_scanned.iter().map(|f| f.vpopcnt).sum();
+    report.software_popcount = report
+        .functions_scanned
+        .iter()
+        .map(|f| u32::from(f.software_popcount))
+        .sum();
+    for symbol in symbols {
+        let reached_popcnt = report
+            .functions_scanned
+            .iter()
+            .any(|f| f.popcnt > 0 && entry_of(&report, f) == Some(symbol.as_str()));
+        if binary.function_named(symbol).is_some() && !reached_popcnt {
+            report.failures.push(format!(
+                "no scalar popcnt in `{symbol}` or its callees to depth {CALL_DEPTH}"
+            ));
+        }
+    }
+    report.pass = report.failures.is_empty();
+    Ok(report)
+}
+
+/// Breadth-first over direct calls from `entry`, each function scanned once per report.
+fn scan_from(binary: &Binary<'_>, entry: &Function, report: &mut GateReport) {
+    let mut queue: Vec<(Function, u32, Option<String>)> = vec![(entry.clone(), 0, None)];
+    let mut next = 0;
+    while let Some((function, depth, called_from)) = queue.get(next).cloned() {
+        next += 1;
+        if report.functions_scanned.iter().any(|f| f.symbol == function.name) {
+            continue;
+        }
+        let found = scan::scan(binary, &function);
+        let name = elf::demangle(&function.name);
+        if depth < CALL_DEPTH {
+            for callee in &found.callees {
+                match binary.function_at(*callee) {
+                    Some(target) => queue.push((target.clone(), depth + 1, Some(name.clone()))),
+                    None => report.unresolved_calls += 1,
+                }
+            }
+        }
+        report.functions_scanned.push(ScannedFunction {
+            name,
+            symbol: function.name.clone(),
+            address: format!("{:#x}", function.address),
+            size: function.size,
+            depth,
+            called_from,
+            popcnt: found.popcnt,
+            vpopcnt: found.vpopcnt,
+            swar_constants: scan::SWAR_CONSTANTS
+                .iter()
+                .zip(found.swar)
+                .filter(|(_, present)| *present)
+                .map(|(constant, _)| format!("{constant:#018x}"))
+                .collect(),
+            software_popcount: found.software_popcount(),
+        });
+    }
+}
+
+/// The entry symbol whose scan reached `function` (following `called_from` back to depth 0).
+fn entry_of<'a>(report: &'a GateReport, function: &'a ScannedFunction) -> Option<&'a str> {
+    let mut current = function;
+    for _ in 0..=CALL_DEPTH {
+        match &current.called_from {
+            None => return Some(current.symbol.as_str()),
+            Some(parent) => {
+                current = report.functions_scanned.iter().find(|f| &f.name == parent)?;
+            }
+        }
+    }
+    None
+}
+
+/// A short human summary: verdict, counts, each scanned function, each failure.
+#[must_use]
+pub fn render(report: &GateReport) -> String {
+    let mut out = format!(
+        "gate: {}\nsymbols: {}\nscanned {} functions (depth <= {CALL_DEPTH}): popcnt {}, software popcount in {}, vpopcnt {}, unresolved calls {}\n",
+        if report.pass { "PASS" } else { "FAIL" },
+        report.symbols.join(", "),
+        report.functions_scanned.len(),
+        report.popcnt,
+        report.software_popcount,
+        report.vpopcnt,
+        report.unresolved_calls,
+    );
+    for function in &report.functions_scanned {
+        out.push_str(&format!(
+            "  [{}] {} {} ({} bytes): popcnt {}, vpopcnt {}, swar [{}]\n",
+            function.depth,
+            function.address,
+            function.name,
+            function.size,
+            function.popcnt,
+            function.vpopcnt,
+            function.swar_constants.join(" "),
+        ));
+    }
+    for failure in &report.failures {
+        out.push_str(&format!("FAIL: {failure}\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_symbol_fails_closed() {
+        let me = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        let report = inspect(&me, &["no_such_symbol_anywhere".to_owned()]).unwrap();
+        assert!(!report.pass);
+        assert!(report.failures[0].contains("no_such_symbol_anywhere"), "{report:?}");
+        assert!(report.functions_scanned.is_empty());
+    }
+
+    #[test]
+    fn an_empty_symbol_list_fails_closed() {
+        let me = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        let report = inspect(&me, &[]).unwrap();
+        assert!(!report.pass);
+    }
+
+    #[test]
+    fn main_without_popcnt_fails_and_is_listed() {
+        let me = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        let report = inspect(&me, &["main".to_owned()]).unwrap();
+        assert_eq!(report.functions_scanned[0].name, "main");
+        assert_eq!(report.functions_scanned[0].depth, 0);
+        assert!(!report.pass, "{}", render(&report));
+    }
+
+    #[test]
+    fn garbage_is_an_error_not_a_verdict() {
+        assert!(matches!(inspect(b"\x7fELF garbage", &[DEFAULT_SYMBOL.to_owned()]), Err(GateError::Parse(_))));
+    }
+}
