@@ -154,14 +154,28 @@ pub fn bench_trailer(repo: &Repository, commit: Oid) -> Result<Option<u64>, Benc
 
 /// The `Bench:` trailer value of a commit message, if any.
 pub fn trailer_in_message(message: &str) -> Result<Option<u64>, String> {
+    bench_in_trailers(&message_trailers(message)?)
+}
+
+/// Every trailer of a commit message as (key, value), in order: the one trailer reader that
+/// `Bench:`, `Oracle-Path:` and `Oracle-Proof:` are all read through (libgit2's parser, so the
+/// oracle agrees with `git interpret-trailers` about what a trailer is).
+pub fn message_trailers(message: &str) -> Result<Vec<(String, String)>, String> {
     let trailers = git2::message_trailers_strs(message).map_err(|error| error.message().to_owned())?;
+    Ok(trailers
+        .iter()
+        .map(|(key, value)| (key.to_owned(), value.trim().to_owned()))
+        .collect())
+}
+
+/// The `Bench:` value among parsed trailers, if any (several must agree).
+pub fn bench_in_trailers(trailers: &[(String, String)]) -> Result<Option<u64>, String> {
     let mut value = None;
-    for (key, text) in trailers.iter() {
+    for (key, text) in trailers {
         if !key.eq_ignore_ascii_case("bench") {
             continue;
         }
         let nodes: u64 = text
-            .trim()
             .parse()
             .map_err(|_| format!("`Bench: {text}` is not a node count"))?;
         if value.is_some_and(|seen| seen != nodes) {

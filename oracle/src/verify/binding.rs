@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use super::out::{sha256_file, write_atomic};
+use crate::governance::timestamp::Timestamp;
 
 /// One bound binary: the commit it was built from and the exact bytes that will be measured.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -141,36 +142,21 @@ impl BindingRecord {
 }
 
 /// An instant as RFC 3339 UTC with milliseconds, and as milliseconds since the epoch.
+///
+/// The register keeps whole seconds ([`Timestamp`]); the binding record adds milliseconds so
+/// that "bound before the first game" can be checked even within one second.
 pub fn timestamp(now: SystemTime) -> (String, u64) {
     let ms = now
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-    let secs = ms / 1000;
-    let (days, rest) = (secs / 86_400, secs % 86_400);
-    let (year, month, day) = civil_from_days(days);
-    let text = format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60,
-        ms % 1000
-    );
-    (text, ms)
+    let seconds = Timestamp::from_unix(ms / 1000);
+    let text = seconds.as_str().trim_end_matches('Z');
+    (format!("{text}.{:03}Z", ms % 1000), ms)
 }
 
-/// Days since 1970-01-01 to (year, month, day) in the proleptic Gregorian calendar
-/// (Howard Hinnant's `civil_from_days`).
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let doe = z % 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + u64::from(month <= 2);
-    (year, month, day)
+/// The whole-second register form of a binding time.
+pub fn register_timestamp(bound_at_unix_ms: u64) -> Timestamp {
+    Timestamp::from_unix(bound_at_unix_ms / 1000)
 }
 
 #[cfg(test)]

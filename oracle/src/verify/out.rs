@@ -7,7 +7,7 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
+use crate::governance::hash::Sha256Hex;
 
 /// The layout of one run's `--out` directory.
 #[derive(Debug, Clone)]
@@ -89,19 +89,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 
 /// The sha256 of a file's bytes, lower-case hex.
 pub fn sha256_file(path: &Path) -> io::Result<String> {
-    let mut file = fs::File::open(path)?;
-    let mut hasher = Sha256::new();
-    io::copy(&mut file, &mut hasher)?;
-    Ok(hex(&hasher.finalize()))
-}
-
-/// The sha256 of some bytes, lower-case hex.
-pub fn sha256_bytes(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
-fn hex(digest: &[u8]) -> String {
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    Ok(Sha256Hex::of(&fs::read(path)?).to_string())
 }
 
 #[cfg(test)]
@@ -116,10 +104,9 @@ mod tests {
         write_atomic(&path, b"second").unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"second");
         assert_eq!(fs::read_dir(path.parent().unwrap()).unwrap().count(), 1);
-        assert_eq!(sha256_file(&path).unwrap(), sha256_bytes(b"second"),);
         assert_eq!(
-            sha256_bytes(b""),
-            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+            sha256_file(&path).unwrap(),
+            "16367aacb67a4a017c8da8ab95682ccb390863780f7114dda0a0e0c55644c7c4"
         );
     }
 }

@@ -9,6 +9,8 @@ use git2::{Delta, DiffOptions, ObjectType, Oid, Repository, Tree};
 use serde::Serialize;
 use thiserror::Error;
 
+use crate::build::source::{self, SourceError};
+
 /// Paths a candidate may not touch: the judge, its rules and its evidence (ARCHITECTURE §2).
 pub const GOVERNANCE_PATHS: [&str; 4] = ["oracle/", "constitution/", "books/", ".github/"];
 
@@ -53,23 +55,13 @@ pub struct GovernanceTouch {
 /// Why step 1 could not resolve or accept the candidate.
 #[derive(Debug, Error)]
 pub enum ResolveError {
-    /// The repository could not be opened.
-    #[error("cannot open git repository {path}: {source}")]
-    Open {
-        /// The `--repo` path.
-        path: String,
-        /// What libgit2 said.
-        source: git2::Error,
-    },
-    /// A revision did not name exactly one commit.
-    #[error("{what} `{rev}` does not name a commit: {source}")]
-    Revision {
-        /// `candidate` or `--base`.
+    /// The repository or a revision could not be resolved.
+    #[error("{what}: {source}")]
+    Source {
+        /// `--repo`, `candidate` or `--base`.
         what: &'static str,
-        /// The revision as given.
-        rev: String,
-        /// What libgit2 said.
-        source: git2::Error,
+        /// The build module's reason (ambiguous, missing, not a commit).
+        source: SourceError,
     },
     /// No commit given and no commit in HEAD's first-parent history changed `engine/`.
     #[error("no commit given and no commit in HEAD's first-parent history changes `{ENGINE_DIR}/`")]
@@ -125,8 +117,8 @@ fn git<T>(doing: impl Into<String>, result: Result<T, git2::Error>) -> Result<T,
 
 /// Opens the repository at `path` (bare or not; the work tree is never read).
 pub fn open(path: &Path) -> Result<Repository, ResolveError> {
-    Repository::open(path).map_err(|source| ResolveError::Open {
-        path: path.display().to_string(),
+    source::open_repository(path).map_err(|source| ResolveError::Source {
+        what: "--repo",
         source,
     })
 }
@@ -158,14 +150,9 @@ pub fn resolve_pair(
 }
 
 fn peel_commit(repo: &Repository, what: &'static str, rev: &str) -> Result<Oid, ResolveError> {
-    repo.revparse_single(rev)
-        .and_then(|object| object.peel_to_commit())
-        .map(|commit| commit.id())
-        .map_err(|source| ResolveError::Revision {
-            what,
-            rev: rev.to_owned(),
-            source,
-        })
+    source::resolve(repo, rev)
+        .map(|resolved| resolved.commit)
+        .map_err(|source| ResolveError::Source { what, source })
 }
 
 fn describe(repo: &Repository, id: Oid) -> Result<ResolvedCommit, ResolveError> {

@@ -1,29 +1,21 @@
 //! Step 2: what the candidate commit declares about itself in its trailers.
 //!
 //! `Bench: N` (Stockfish's signature), `Oracle-Path: standard|randfall` and
-//! `Oracle-Proof: PATH`. The trailer block is parsed by libgit2's own trailer parser
-//! (`git interpret-trailers` rules), so the oracle agrees with git about what is a trailer.
+//! `Oracle-Proof: PATH`, all read through the build module's one trailer reader.
 
 use serde::Serialize;
 use thiserror::Error;
 
-/// The path a change declares (ARCHITECTURE §3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OraclePath {
-    /// A change that lands only with a found gain (→ Gewinn).
-    Standard,
-    /// Annex A3: a bug fix or rare position class, with a proof (→ Korrektur).
-    Randfall,
-}
+use crate::build::bench::{bench_in_trailers, message_trailers};
+use crate::governance::entry::PathKind;
 
 /// The candidate's declarations.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Trailers {
     /// `Bench: N`, the node count `coherent bench` must print.
     pub bench: u64,
-    /// `Oracle-Path`, `standard` when absent.
-    pub path: OraclePath,
+    /// `Oracle-Path`: standard (the default) or randfall.
+    pub path: PathKind,
     /// `Oracle-Proof`, the proof spec's path in the candidate's tree.
     pub proof: Option<String>,
 }
@@ -31,8 +23,8 @@ pub struct Trailers {
 /// A trailer that is missing, repeated, malformed or inconsistent.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum TrailerError {
-    /// libgit2 could not parse the message.
-    #[error("cannot parse the commit message's trailers: {0}")]
+    /// The message's trailers do not parse, or `Bench:` is malformed.
+    #[error("{0}")]
     Parse(String),
     /// Every candidate must carry its bench signature.
     #[error("the candidate has no `Bench: N` trailer (the node count printed by `coherent bench`)")]
@@ -55,34 +47,26 @@ pub enum TrailerError {
     Inconsistent(&'static str),
 }
 
-const BENCH: &str = "Bench";
 const PATH: &str = "Oracle-Path";
 const PROOF: &str = "Oracle-Proof";
 
 /// Reads the candidate's trailers from its full commit message.
 pub fn parse(message: &str) -> Result<Trailers, TrailerError> {
-    let trailers =
-        git2::message_trailers_strs(message).map_err(|e| TrailerError::Parse(e.to_string()))?;
-    let mut bench = None;
+    let trailers = message_trailers(message).map_err(TrailerError::Parse)?;
+    let bench = bench_in_trailers(&trailers)
+        .map_err(TrailerError::Parse)?
+        .ok_or(TrailerError::MissingBench)?;
     let mut path = None;
     let mut proof = None;
-    for (key, value) in trailers.iter() {
-        let value = value.trim();
-        if key.eq_ignore_ascii_case(BENCH) {
-            let nodes = value.parse::<u64>().map_err(|_| TrailerError::Invalid {
-                key: BENCH,
-                value: value.to_owned(),
-                expected: "a node count (digits only)",
-            })?;
-            set_once(&mut bench, BENCH, nodes)?;
-        } else if key.eq_ignore_ascii_case(PATH) {
+    for (key, value) in &trailers {
+        if key.eq_ignore_ascii_case(PATH) {
             let declared = match value.to_ascii_lowercase().as_str() {
-                "standard" => OraclePath::Standard,
-                "randfall" => OraclePath::Randfall,
+                "standard" => PathKind::Standard,
+                "randfall" => PathKind::Randfall,
                 _ => {
                     return Err(TrailerError::Invalid {
                         key: PATH,
-                        value: value.to_owned(),
+                        value: value.clone(),
                         expected: "`standard` or `randfall`",
                     });
                 }
@@ -92,20 +76,19 @@ pub fn parse(message: &str) -> Result<Trailers, TrailerError> {
             if value.is_empty() || value.starts_with('/') || value.split('/').any(|c| c == "..") {
                 return Err(TrailerError::Invalid {
                     key: PROOF,
-                    value: value.to_owned(),
+                    value: value.clone(),
                     expected: "a relative path inside the candidate's tree",
                 });
             }
-            set_once(&mut proof, PROOF, value.to_owned())?;
+            set_once(&mut proof, PROOF, value.clone())?;
         }
     }
-    let bench = bench.ok_or(TrailerError::MissingBench)?;
-    let path = path.unwrap_or(OraclePath::Standard);
+    let path = path.unwrap_or(PathKind::Standard);
     match (path, &proof) {
-        (OraclePath::Randfall, None) => Err(TrailerError::Inconsistent(
+        (PathKind::Randfall, None) => Err(TrailerError::Inconsistent(
             "`Oracle-Path: randfall` needs `Oracle-Proof: PATH` (Annex A3: a machine-checkable proof)",
         )),
-        (OraclePath::Standard, Some(_)) => Err(TrailerError::Inconsistent(
+        (PathKind::Standard, Some(_)) => Err(TrailerError::Inconsistent(
             "`Oracle-Proof` is only read on the Randfall path; add `Oracle-Path: randfall` or drop it",
         )),
         _ => Ok(Trailers { bench, path, proof }),
@@ -127,7 +110,7 @@ mod tests {
     fn standard_with_bench() {
         let t = parse("eval: tweak\n\nBody.\n\nBench: 1234567\n").unwrap();
         assert_eq!(t.bench, 1_234_567);
-        assert_eq!(t.path, OraclePath::Standard);
+        assert_eq!(t.path, PathKind::Standard);
         assert_eq!(t.proof, None);
     }
 
@@ -137,7 +120,7 @@ mod tests {
             "eval: KBNK corner\n\nBench: 695\nOracle-Path: randfall\nOracle-Proof: engine/proofs/kbnk.yaml\n",
         )
         .unwrap();
-        assert_eq!(t.path, OraclePath::Randfall);
+        assert_eq!(t.path, PathKind::Randfall);
         assert_eq!(t.proof.as_deref(), Some("engine/proofs/kbnk.yaml"));
     }
 
@@ -151,13 +134,11 @@ mod tests {
 
     #[test]
     fn refusals() {
-        assert!(matches!(
-            parse("x\n\nBench: 12a\n"),
-            Err(TrailerError::Invalid { key: "Bench", .. })
-        ));
+        assert!(matches!(parse("x\n\nBench: 12a\n"), Err(TrailerError::Parse(_))));
+        assert!(matches!(parse("x\n\nBench: 1\nBench: 2\n"), Err(TrailerError::Parse(_))));
         assert_eq!(
-            parse("x\n\nBench: 1\nBench: 2\n"),
-            Err(TrailerError::Repeated("Bench"))
+            parse("x\n\nBench: 1\nOracle-Path: standard\nOracle-Path: randfall\n"),
+            Err(TrailerError::Repeated("Oracle-Path"))
         );
         assert!(matches!(
             parse("x\n\nBench: 1\nOracle-Path: randfall\n"),
@@ -165,17 +146,11 @@ mod tests {
         ));
         assert!(matches!(
             parse("x\n\nBench: 1\nOracle-Path: randfall\nOracle-Proof: ../etc/passwd\n"),
-            Err(TrailerError::Invalid {
-                key: "Oracle-Proof",
-                ..
-            })
+            Err(TrailerError::Invalid { key: "Oracle-Proof", .. })
         ));
         assert!(matches!(
             parse("x\n\nBench: 1\nOracle-Path: maybe\n"),
-            Err(TrailerError::Invalid {
-                key: "Oracle-Path",
-                ..
-            })
+            Err(TrailerError::Invalid { key: "Oracle-Path", .. })
         ));
     }
 }
