@@ -7,5 +7,6 @@ pub mod build;
 pub mod report;
 pub mod verify;
 pub mod governance;
+pub mod play;
 pub mod stats;
 pub mod gate;

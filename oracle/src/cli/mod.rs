@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod build_cmd;
+mod match_cmd;
 
 /// The Coherent oracle: decides, with pre-registered statistics, whether an engine change may land.
 #[derive(Debug, Parser)]
@@ -27,9 +28,13 @@ enum Command {
     Gate(build_cmd::GateArgs),
     /// Bench signature: run `<binary> bench` twice and require the same node count.
     Bench(build_cmd::BenchArgs),
+    /// Play a match between two UCI engines (game pairs, clocks, faults, PGN, live SPRT, shards).
+    Match(Box<match_cmd::MatchArgs>),
+    /// Combine shard results of `oracle match --shard` and apply the SPRT at round boundaries.
+    Merge(match_cmd::MergeArgs),
 }
 
-/// Exit status for a candidate the oracle rejects (gate fails, build not reproducible, …).
+/// Exit status for a candidate the oracle rejects (gate fails, build not reproducible, SPRT accepted H0, …).
 pub const EXIT_REJECTED: u8 = 1;
 
 /// Exit status for bad input or an error that stopped the command.
@@ -52,5 +57,7 @@ fn execute(command: Command) -> anyhow::Result<ExitCode> {
         Command::Build(args) => build_cmd::run_build(args),
         Command::Gate(args) => build_cmd::run_gate(args),
         Command::Bench(args) => build_cmd::run_bench(args),
+        Command::Match(args) => match_cmd::run_match_command(*args),
+        Command::Merge(args) => match_cmd::run_merge_command(args),
     }
 }

@@ -1,0 +1,91 @@
+//! Pawn structure: doubled, isolated, backward and passed pawns.
+
+use super::terms::EvalInfo;
+use super::{Score, Term, Trace, s};
+use crate::chess::bitboard::{
+    Squares, adjacent_files_of, bb, file_mask, forward, front_span, rank_mask, square_front_span,
+};
+use crate::chess::position::Position;
+use crate::chess::types::{Color, PAWN, Square, file_of, rank_of};
+
+/// A pawn with an own pawn in front of it on the same file.
+const DOUBLED: Score = s(-10, -22);
+/// A pawn without own pawns on the adjacent files.
+const ISOLATED: Score = s(-10, -14);
+/// A pawn behind its neighbours whose stop square an enemy pawn controls.
+const BACKWARD: Score = s(-8, -10);
+/// Passed pawn bonus by relative rank.
+const PASSED: [Score; 8] = [
+    s(0, 0),
+    s(2, 8),
+    s(4, 12),
+    s(10, 22),
+    s(22, 42),
+    s(40, 75),
+    s(62, 115),
+    s(0, 0),
+];
+/// Extra endgame bonus for a passed pawn whose path to promotion is empty.
+const PASSED_FREE_PATH: [i32; 8] = [0, 0, 2, 6, 12, 24, 40, 0];
+
+/// Chebyshev (king-move) distance between squares.
+#[inline(always)]
+pub fn distance(a: Square, b: Square) -> i32 {
+    let df = (file_of(a) as i32 - file_of(b) as i32).abs();
+    let dr = (rank_of(a) as i32 - rank_of(b) as i32).abs();
+    df.max(dr)
+}
+
+#[inline(always)]
+fn side<T: Trace>(pos: &Position, c: Color, info: &EvalInfo, trace: &mut T) -> Score {
+    let them = c.flip();
+    let own = pos.pieces(c, PAWN);
+    let enemy = pos.pieces(them, PAWN);
+    let enemy_pawn_att = info.attacked_by[them as usize][PAWN];
+    let (own_k, their_k) = (pos.king_square(c), pos.king_square(them));
+    let mut structure = s(0, 0);
+    let mut passed = s(0, 0);
+    for sq in Squares(own) {
+        let b = bb(sq);
+        let file = file_mask(file_of(sq));
+        let adj = adjacent_files_of(file_of(sq));
+        let ahead = square_front_span(c, sq);
+        let rel_rank = if c == Color::White {
+            rank_of(sq)
+        } else {
+            7 - rank_of(sq)
+        };
+        let doubled = ahead & own != 0;
+        if doubled {
+            structure += DOUBLED;
+        }
+        if adj & own == 0 {
+            structure += ISOLATED;
+        } else {
+            let level_or_behind = !front_span(c, rank_mask(rank_of(sq)));
+            let stop = forward(c, b);
+            if own & adj & level_or_behind == 0 && stop & enemy_pawn_att != 0 {
+                structure += BACKWARD;
+            }
+        }
+        if !doubled && ahead & (file | adj) & enemy == 0 {
+            let mut bonus = PASSED[rel_rank];
+            let stop_sq = if c == Color::White { sq + 8 } else { sq - 8 };
+            let weight = rel_rank as i32 - 1;
+            bonus.eg += weight * (5 * distance(their_k, stop_sq) - 2 * distance(own_k, stop_sq));
+            if ahead & pos.occupied() == 0 {
+                bonus.eg += PASSED_FREE_PATH[rel_rank];
+            }
+            passed += bonus;
+        }
+    }
+    trace.add(Term::PawnStructure, c, structure);
+    trace.add(Term::Passed, c, passed);
+    structure + passed
+}
+
+/// Pawn terms for both sides, white-relative.
+#[inline(always)]
+pub fn evaluate<T: Trace>(pos: &Position, info: &mut EvalInfo, trace: &mut T) -> Score {
+    side(pos, Color::White, info, trace) - side(pos, Color::Black, info, trace)
+}

@@ -1,0 +1,283 @@
+//! Search: iterative deepening with aspiration windows around a PVS alpha-beta (`pvs`) and a
+//! quiescence search (`qsearch`), with its ordering (`movepick`, `history`, `see`), memory (`tt`) and
+//! clock (`time`). All numeric knobs come from the searcher's own `Tunables`.
+
+pub mod history;
+pub mod movepick;
+pub mod pvs;
+pub mod qsearch;
+pub mod see;
+pub mod time;
+pub mod tt;
+
+use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::chess::movegen::legal_moves;
+use crate::chess::position::Position;
+use crate::chess::types::Move;
+use crate::tune::Tunables;
+use history::History;
+use time::{Limits, TimeManager};
+use tt::TranspositionTable;
+
+/// Deepest ply the search reaches.
+pub const MAX_PLY: usize = 128;
+/// Larger than any score.
+pub const INF: i32 = 32000;
+/// Score of being mated at the root.
+pub const MATE: i32 = 31000;
+/// Scores beyond this are mates.
+pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
+/// Default transposition table size in MiB.
+pub const DEFAULT_HASH_MB: usize = 16;
+
+/// Per-ply search state.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Frame {
+    /// Static evaluation at this ply (`-INF` when in check).
+    pub eval: i32,
+    /// Move made from this ply (`NONE` for a null move).
+    pub mv: Move,
+    /// Piece code that made `mv`.
+    pub piece: u8,
+    /// Killer moves of this ply.
+    pub killers: [Move; 2],
+}
+
+/// What a finished search returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchResult {
+    /// Best move (`NONE` only when there is no legal move).
+    pub best: Move,
+    /// Score of the last completed iteration, side to move's view.
+    pub score: i32,
+    /// Last completed depth.
+    pub depth: i32,
+    /// Nodes searched.
+    pub nodes: u64,
+}
+
+/// The searcher: owns its transposition table, history and tunables.
+pub struct Searcher {
+    /// Transposition table.
+    pub tt: TranspositionTable,
+    /// Search parameters (UCI options, SPSA).
+    pub params: Tunables,
+    /// Milliseconds kept in reserve per move for GUI/communication lag.
+    pub move_overhead: u64,
+    pub(crate) history: History,
+    pub(crate) lmr: Vec<[i32; 64]>,
+    pub(crate) nodes: u64,
+    pub(crate) seldepth: usize,
+    stop: Arc<AtomicBool>,
+    pub(crate) stopped: bool,
+    time: TimeManager,
+    node_limit: Option<u64>,
+    pub(crate) completed_depth: i32,
+    pub(crate) hashes: Vec<u64>,
+    pub(crate) frames: Vec<Frame>,
+    pub(crate) pv: Vec<[Move; MAX_PLY + 1]>,
+    pub(crate) pv_len: [usize; MAX_PLY + 1],
+}
+
+impl Searcher {
+    /// A fresh searcher with a `hash_mb` MiB table and default parameters.
+    #[must_use]
+    pub fn new(hash_mb: usize) -> Searcher {
+        Searcher {
+            tt: TranspositionTable::new(hash_mb),
+            params: Tunables::default(),
+            move_overhead: 10,
+            history: History::default(),
+            lmr: vec![[0; 64]; 64],
+            nodes: 0,
+            seldepth: 0,
+            stop: Arc::new(AtomicBool::new(false)),
+            stopped: false,
+            time: TimeManager::new(
+                &Limits {
+                    infinite: true,
+                    ..Limits::default()
+                },
+                crate::chess::types::Color::White,
+                &Tunables::default(),
+                0,
+            ),
+            node_limit: None,
+            completed_depth: 0,
+            hashes: Vec::with_capacity(1024),
+            frames: vec![Frame::default(); MAX_PLY + 4],
+            pv: vec![[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1],
+            pv_len: [0; MAX_PLY + 1],
+        }
+    }
+
+    /// The flag another thread sets to stop this search.
+    #[must_use]
+    pub fn stop_handle(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.stop)
+    }
+
+    /// Forget the game: table and history (ucinewgame).
+    pub fn clear(&mut self) {
+        self.tt.clear();
+        self.history.clear();
+    }
+
+    /// Late-move reduction in 1024ths of a ply for a depth and move number.
+    fn build_lmr(&mut self) {
+        let base = self.params.lmr_base as f64 / 100.0;
+        let div = self.params.lmr_div as f64 / 100.0;
+        for d in 1..64 {
+            for m in 1..64 {
+                self.lmr[d][m] = ((base + (d as f64).ln() * (m as f64).ln() / div) * 1024.0) as i32;
+            }
+        }
+    }
+
+    /// True once the search must unwind: stop flag, hard time limit or node limit.
+    #[inline]
+    pub(crate) fn should_stop(&mut self) -> bool {
+        if self.stopped {
+            return true;
+        }
+        if self.completed_depth < 1 {
+            return false;
+        }
+        let polled = self.nodes & 1023 == 0
+            && (self.stop.load(Ordering::Relaxed) || self.time.hard_expired());
+        if polled || self.node_limit.is_some_and(|n| self.nodes >= n) {
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    /// Search `pos` (reached through `game_hashes`, oldest first) under `limits`. With `report`,
+    /// prints UCI `info` lines per iteration (not the `bestmove` line: that is the caller's).
+    pub fn search(
+        &mut self,
+        pos: &Position,
+        game_hashes: &[u64],
+        limits: &Limits,
+        report: bool,
+    ) -> SearchResult {
+        self.nodes = 0;
+        self.stopped = false;
+        self.completed_depth = 0;
+        self.tt.new_search();
+        self.build_lmr();
+        self.hashes.clear();
+        self.hashes.extend_from_slice(game_hashes);
+        self.time = TimeManager::new(limits, pos.side, &self.params, self.move_overhead);
+        self.node_limit = limits.nodes;
+        self.frames.iter_mut().for_each(|f| *f = Frame::default());
+
+        let root_moves = legal_moves(pos);
+        let mut result = SearchResult {
+            best: root_moves.as_slice().first().copied().unwrap_or(Move::NONE),
+            score: 0,
+            depth: 0,
+            nodes: 0,
+        };
+        if root_moves.is_empty() {
+            return result;
+        }
+        let max_depth = limits
+            .depth
+            .unwrap_or(MAX_PLY as i32 - 4)
+            .clamp(1, MAX_PLY as i32 - 4);
+        let timed = self.time.soft.is_some() && limits.movetime.is_none();
+        let mut score: i32 = 0;
+        for depth in 1..=max_depth {
+            self.seldepth = 0;
+            let mut delta = self.params.asp_delta;
+            let (mut alpha, mut beta) =
+                if depth >= self.params.asp_min_depth && score.abs() < MATE_BOUND {
+                    ((score - delta).max(-INF), (score + delta).min(INF))
+                } else {
+                    (-INF, INF)
+                };
+            loop {
+                let s = self.negamax(pos, alpha, beta, depth, 0, false);
+                if self.stopped {
+                    break;
+                }
+                if s <= alpha {
+                    beta = (alpha + beta) / 2;
+                    alpha = (s - delta).max(-INF);
+                } else if s >= beta {
+                    beta = (s + delta).min(INF);
+                } else {
+                    score = s;
+                    break;
+                }
+                delta += delta * self.params.asp_growth_pct / 100;
+            }
+            if self.stopped {
+                break;
+            }
+            self.completed_depth = depth;
+            if self.pv_len[0] > 0 {
+                result.best = self.pv[0][0];
+            }
+            result.score = score;
+            result.depth = depth;
+            if report {
+                self.report_iteration(&result);
+            }
+            if self.time.soft_expired() || (timed && root_moves.len() == 1) {
+                break;
+            }
+            if self.node_limit.is_some_and(|n| self.nodes >= n) {
+                break;
+            }
+        }
+        result.nodes = self.nodes;
+        if report {
+            self.report_iteration(&result);
+        }
+        result
+    }
+
+    fn report_iteration(&self, r: &SearchResult) {
+        let elapsed = self.time.elapsed();
+        let ms = elapsed.as_millis() as u64;
+        let nps = (self.nodes as f64 / elapsed.as_secs_f64().max(1e-6)) as u64;
+        let pv: Vec<String> = if self.pv_len[0] > 0 && self.pv[0][0] == r.best {
+            self.pv[0][..self.pv_len[0]]
+                .iter()
+                .map(|m| m.to_uci())
+                .collect()
+        } else {
+            vec![r.best.to_uci()]
+        };
+        let line = format!(
+            "info depth {} seldepth {} score {} nodes {} nps {} hashfull {} time {} pv {}",
+            r.depth,
+            self.seldepth.max(r.depth as usize),
+            score_to_uci(r.score),
+            self.nodes,
+            nps,
+            self.tt.hashfull(),
+            ms,
+            pv.join(" ")
+        );
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+    }
+}
+
+/// UCI score text: `cp N` or `mate N` (moves, negative when being mated).
+#[must_use]
+pub fn score_to_uci(score: i32) -> String {
+    if score >= MATE_BOUND {
+        format!("mate {}", (MATE - score + 1) / 2)
+    } else if score <= -MATE_BOUND {
+        format!("mate -{}", (MATE + score) / 2)
+    } else {
+        format!("cp {score}")
+    }
+}

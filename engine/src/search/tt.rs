@@ -1,0 +1,154 @@
+//! Transposition table: buckets of four 16-byte entries, replacement by depth and age.
+
+use crate::chess::types::Move;
+
+/// Score bound stored with an entry.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Bound {
+    /// No entry.
+    None = 0,
+    /// Score is an upper bound (fail low).
+    Upper = 1,
+    /// Score is a lower bound (fail high).
+    Lower = 2,
+    /// Exact score (PV node).
+    Exact = 3,
+}
+
+/// One stored search result.
+#[derive(Clone, Copy, Default, Debug)]
+#[repr(C)]
+pub struct Entry {
+    key: u64,
+    /// Best (or refutation) move.
+    pub mv: Move,
+    /// Score, mate scores relative to this node.
+    pub score: i16,
+    /// Static evaluation.
+    pub eval: i16,
+    /// Search depth.
+    pub depth: u8,
+    /// Bound in the low 2 bits, generation in the high 6.
+    gen_bound: u8,
+}
+
+impl Entry {
+    /// The bound of this entry.
+    #[must_use]
+    pub fn bound(&self) -> Bound {
+        match self.gen_bound & 3 {
+            1 => Bound::Upper,
+            2 => Bound::Lower,
+            3 => Bound::Exact,
+            _ => Bound::None,
+        }
+    }
+}
+
+const BUCKET: usize = 4;
+
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(64))]
+struct Bucket([Entry; BUCKET]);
+
+/// The table; sized in MiB.
+pub struct TranspositionTable {
+    buckets: Vec<Bucket>,
+    generation: u8,
+}
+
+impl TranspositionTable {
+    /// A cleared table of `mb` MiB (at least one bucket).
+    #[must_use]
+    pub fn new(mb: usize) -> TranspositionTable {
+        let n = (mb.max(1) << 20) / std::mem::size_of::<Bucket>();
+        TranspositionTable {
+            buckets: vec![Bucket::default(); n.max(1)],
+            generation: 0,
+        }
+    }
+
+    /// Forget everything (ucinewgame, Clear Hash, bench).
+    pub fn clear(&mut self) {
+        self.buckets.iter_mut().for_each(|b| *b = Bucket::default());
+        self.generation = 0;
+    }
+
+    /// Start a new search: older entries become preferred victims.
+    pub fn new_search(&mut self) {
+        self.generation = (self.generation + 4) & 0xfc;
+    }
+
+    #[inline(always)]
+    fn index(&self, key: u64) -> usize {
+        ((key as u128 * self.buckets.len() as u128) >> 64) as usize
+    }
+
+    /// Look up a position.
+    #[must_use]
+    #[inline]
+    pub fn probe(&self, key: u64) -> Option<Entry> {
+        self.buckets[self.index(key)]
+            .0
+            .iter()
+            .find(|e| e.key == key && e.gen_bound & 3 != 0)
+            .copied()
+    }
+
+    /// Store a result, replacing the same key or the shallowest/oldest entry of the bucket.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn store(&mut self, key: u64, mv: Move, score: i32, eval: i32, depth: i32, bound: Bound) {
+        let generation = self.generation;
+        let idx = self.index(key);
+        let bucket = &mut self.buckets[idx].0;
+        let mut victim = 0;
+        let mut worst = i32::MAX;
+        for (i, e) in bucket.iter().enumerate() {
+            if e.key == key || e.gen_bound & 3 == 0 {
+                victim = i;
+                break;
+            }
+            let age = (generation.wrapping_sub(e.gen_bound & 0xfc) >> 2) as i32;
+            let worth = e.depth as i32 - 8 * age;
+            if worth < worst {
+                worst = worth;
+                victim = i;
+            }
+        }
+        let e = &mut bucket[victim];
+        // Keep an old move when the new result has none for the same position.
+        let mv = if mv == Move::NONE && e.key == key {
+            e.mv
+        } else {
+            mv
+        };
+        if e.key != key
+            || bound == Bound::Exact
+            || depth + 3 >= e.depth as i32
+            || e.gen_bound & 0xfc != generation
+        {
+            *e = Entry {
+                key,
+                mv,
+                score: score as i16,
+                eval: eval as i16,
+                depth: depth.clamp(0, 255) as u8,
+                gen_bound: generation | bound as u8,
+            };
+        }
+    }
+
+    /// Permille of sampled entries written in the current search (UCI `hashfull`).
+    #[must_use]
+    pub fn hashfull(&self) -> usize {
+        let sample = self.buckets.len().min(250);
+        self.buckets[..sample]
+            .iter()
+            .flat_map(|b| b.0.iter())
+            .filter(|e| e.gen_bound & 3 != 0 && e.gen_bound & 0xfc == self.generation)
+            .count()
+            * 1000
+            / (sample * BUCKET)
+    }
+}

@@ -1,0 +1,318 @@
+//! Time controls and chess clocks.
+//!
+//! Only the interval from writing `go` to reading `bestmove` is charged (the driver measures
+//! it on the monotonic clock). Each side starts with base + increment; a move that leaves the
+//! clock below −margin loses on time, a smaller overrun is clamped to 0, then the increment is
+//! added. Every search has a read deadline, also in node, depth and movetime games, so a hung
+//! engine can never hang the match.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::uci::GoLimits;
+
+/// How long each move may take: a clock, or a fixed search limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeControl {
+    /// `[moves/]base+increment` in seconds (a new `base` every `moves` moves when given).
+    Clock {
+        /// Time per period.
+        base: Duration,
+        /// Increment per move.
+        increment: Duration,
+        /// Moves per period (`None`: the whole game).
+        moves: Option<u32>,
+    },
+    /// `go nodes N`.
+    Nodes(u64),
+    /// `go depth D`.
+    Depth(u32),
+    /// `go movetime T`.
+    Movetime(Duration),
+}
+
+/// A `--tc` that could not be parsed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "invalid time control `{0}`: expected `BASE+INC` or `MOVES/BASE+INC` in seconds, e.g. 8+0.08 or 40/60+0.6"
+)]
+pub struct TimeControlError(pub String);
+
+impl FromStr for TimeControl {
+    type Err = TimeControlError;
+
+    fn from_str(text: &str) -> Result<TimeControl, TimeControlError> {
+        let error = || TimeControlError(text.to_string());
+        let (moves, rest) = match text.split_once('/') {
+            Some((m, rest)) => (
+                Some(m.parse::<u32>().ok().filter(|&m| m > 0).ok_or_else(error)?),
+                rest,
+            ),
+            None => (None, text),
+        };
+        let (base, increment) = rest.split_once('+').unwrap_or((rest, "0"));
+        let seconds = |s: &str| {
+            s.parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v >= 0.0 && *v < 1e7)
+                .map(Duration::from_secs_f64)
+                .ok_or_else(error)
+        };
+        let (base, increment) = (seconds(base)?, seconds(increment)?);
+        if base.is_zero() && increment.is_zero() {
+            return Err(error());
+        }
+        Ok(TimeControl::Clock {
+            base,
+            increment,
+            moves,
+        })
+    }
+}
+
+impl fmt::Display for TimeControl {
+    /// The PGN `TimeControl` value (`40/60+0.6`, `8+0.08`), or `-` for fixed limits.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TimeControl::Clock {
+                base,
+                increment,
+                moves,
+            } => {
+                if let Some(m) = moves {
+                    write!(f, "{m}/")?;
+                }
+                write!(f, "{}", base.as_secs_f64())?;
+                if !increment.is_zero() {
+                    write!(f, "+{}", increment.as_secs_f64())?;
+                }
+                Ok(())
+            }
+            TimeControl::Nodes(_) | TimeControl::Depth(_) | TimeControl::Movetime(_) => {
+                f.write_str("-")
+            }
+        }
+    }
+}
+
+impl TimeControl {
+    /// A short human description for reports (`8+0.08`, `nodes=5000`, `depth=8`, `movetime=100ms`).
+    pub fn describe(&self) -> String {
+        match self {
+            TimeControl::Clock { .. } => self.to_string(),
+            TimeControl::Nodes(n) => format!("nodes={n}"),
+            TimeControl::Depth(d) => format!("depth={d}"),
+            TimeControl::Movetime(t) => format!("movetime={}ms", t.as_millis()),
+        }
+    }
+
+    /// True for clocks and movetime, whose games measure speed and so must not oversubscribe the CPU.
+    pub fn is_timed(&self) -> bool {
+        matches!(self, TimeControl::Clock { .. } | TimeControl::Movetime(_))
+    }
+}
+
+/// The clock settings of a match: the time control and the tolerances around it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockRules {
+    /// The time control.
+    pub tc: TimeControl,
+    /// An overrun up to this much is forgiven (clamped to 0); more loses on time.
+    pub margin: Duration,
+    /// Extra wait beyond the allowed time before the read deadline fires (`stop` is sent).
+    pub slack: Duration,
+    /// The read deadline of node and depth searches, which have no time budget of their own.
+    pub move_timeout: Duration,
+}
+
+/// What happened to a clock when a move was charged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Charge {
+    /// The move was in time; the clock now shows this much.
+    InTime,
+    /// The move overran by more than the margin: loss on time.
+    Forfeit,
+}
+
+/// Both sides' clocks during one game (index 0: White, 1: Black).
+#[derive(Debug, Clone)]
+pub struct GameClock {
+    rules: ClockRules,
+    remaining: [Duration; 2],
+    moves_made: [u32; 2],
+}
+
+impl GameClock {
+    /// Fresh clocks: each side has base + increment.
+    pub fn new(rules: ClockRules) -> GameClock {
+        let start = match rules.tc {
+            TimeControl::Clock {
+                base, increment, ..
+            } => base + increment,
+            _ => Duration::ZERO,
+        };
+        GameClock {
+            rules,
+            remaining: [start; 2],
+            moves_made: [0; 2],
+        }
+    }
+
+    /// The time left for `side` (0 White, 1 Black); zero for fixed-limit games.
+    pub fn remaining(&self, side: usize) -> Duration {
+        self.remaining[side]
+    }
+
+    /// The `go` limits for `side` to move.
+    pub fn limits(&self, side: usize) -> GoLimits {
+        match self.rules.tc {
+            TimeControl::Clock {
+                increment, moves, ..
+            } => GoLimits {
+                wtime: Some(self.remaining[0]),
+                btime: Some(self.remaining[1]),
+                winc: Some(increment),
+                binc: Some(increment),
+                movestogo: moves.map(|m| m - self.moves_made[side] % m),
+                ..GoLimits::default()
+            },
+            TimeControl::Nodes(n) => GoLimits::nodes(n),
+            TimeControl::Depth(d) => GoLimits::depth(d),
+            TimeControl::Movetime(t) => GoLimits::movetime(t),
+        }
+    }
+
+    /// How long to wait for `bestmove` from `side` before sending `stop`.
+    pub fn read_deadline(&self, side: usize) -> Duration {
+        match self.rules.tc {
+            TimeControl::Clock { .. } => {
+                self.remaining[side] + self.rules.margin + self.rules.slack
+            }
+            TimeControl::Movetime(t) => t + self.rules.margin + self.rules.slack,
+            TimeControl::Nodes(_) | TimeControl::Depth(_) => self.rules.move_timeout,
+        }
+    }
+
+    /// Charges `elapsed` to `side`; adds the increment (and a new period) when the move was in time.
+    pub fn charge(&mut self, side: usize, elapsed: Duration) -> Charge {
+        let allowed = match self.rules.tc {
+            TimeControl::Clock { .. } => self.remaining[side],
+            TimeControl::Movetime(t) => t,
+            TimeControl::Nodes(_) | TimeControl::Depth(_) => self.rules.move_timeout,
+        };
+        if elapsed > allowed + self.rules.margin {
+            return Charge::Forfeit;
+        }
+        if let TimeControl::Clock {
+            base,
+            increment,
+            moves,
+        } = self.rules.tc
+        {
+            self.remaining[side] = allowed.saturating_sub(elapsed) + increment;
+            self.moves_made[side] += 1;
+            if moves.is_some_and(|m| self.moves_made[side].is_multiple_of(m)) {
+                self.remaining[side] += base;
+            }
+        }
+        Charge::InTime
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(v: u64) -> Duration {
+        Duration::from_millis(v)
+    }
+
+    fn rules(tc: &str) -> ClockRules {
+        ClockRules {
+            tc: tc.parse().unwrap(),
+            margin: ms(100),
+            slack: ms(50),
+            move_timeout: ms(5000),
+        }
+    }
+
+    #[test]
+    fn parses_and_prints_time_controls() {
+        let tc: TimeControl = "8+0.08".parse().unwrap();
+        assert_eq!(
+            tc,
+            TimeControl::Clock {
+                base: ms(8000),
+                increment: ms(80),
+                moves: None
+            }
+        );
+        assert_eq!(tc.to_string(), "8+0.08");
+        let tc: TimeControl = "40/60+0.6".parse().unwrap();
+        assert_eq!(
+            tc,
+            TimeControl::Clock {
+                base: ms(60000),
+                increment: ms(600),
+                moves: Some(40)
+            }
+        );
+        assert_eq!(tc.to_string(), "40/60+0.6");
+        assert_eq!("10".parse::<TimeControl>().unwrap().to_string(), "10");
+        for bad in ["", "x+1", "0+0", "0/10+1", "-1+0", "8+", "inf+0"] {
+            assert!(bad.parse::<TimeControl>().is_err(), "{bad}");
+        }
+        assert_eq!(TimeControl::Nodes(5000).to_string(), "-");
+    }
+
+    #[test]
+    fn clock_starts_with_increment_clamps_small_overruns_and_forfeits_large_ones() {
+        let mut clock = GameClock::new(rules("1+0.01"));
+        assert_eq!(clock.remaining(0), ms(1010));
+        assert_eq!(
+            clock.limits(0).command(),
+            "go wtime 1010 btime 1010 winc 10 binc 10"
+        );
+        assert_eq!(clock.read_deadline(0), ms(1160));
+        assert_eq!(clock.charge(0, ms(300)), Charge::InTime);
+        assert_eq!(clock.remaining(0), ms(720));
+        // 80 ms over the clock but within the 100 ms margin: clamped to zero, then the increment.
+        assert_eq!(clock.charge(0, ms(800)), Charge::InTime);
+        assert_eq!(clock.remaining(0), ms(10));
+        assert_eq!(clock.charge(0, ms(111)), Charge::Forfeit);
+        assert_eq!(clock.remaining(1), ms(1010));
+    }
+
+    #[test]
+    fn moves_per_period_refill_the_clock() {
+        let mut clock = GameClock::new(rules("2/1+0"));
+        assert_eq!(clock.limits(1).movestogo, Some(2));
+        assert_eq!(clock.charge(1, ms(400)), Charge::InTime);
+        assert_eq!(clock.limits(1).movestogo, Some(1));
+        assert_eq!(clock.charge(1, ms(400)), Charge::InTime);
+        assert_eq!(clock.remaining(1), ms(1200));
+        assert_eq!(clock.limits(1).movestogo, Some(2));
+    }
+
+    #[test]
+    fn fixed_limits_still_have_deadlines() {
+        let mut nodes = GameClock::new(ClockRules {
+            tc: TimeControl::Nodes(5000),
+            ..rules("1+0")
+        });
+        assert_eq!(nodes.limits(0).command(), "go nodes 5000");
+        assert_eq!(nodes.read_deadline(0), ms(5000));
+        assert_eq!(nodes.charge(0, ms(5200)), Charge::Forfeit);
+        let mut movetime = GameClock::new(ClockRules {
+            tc: TimeControl::Movetime(ms(200)),
+            ..rules("1+0")
+        });
+        assert_eq!(movetime.read_deadline(0), ms(350));
+        assert_eq!(movetime.charge(0, ms(290)), Charge::InTime);
+        assert_eq!(movetime.charge(0, ms(301)), Charge::Forfeit);
+    }
+}

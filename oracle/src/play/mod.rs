@@ -1,0 +1,10 @@
+//! The match runner (ARCHITECTURE.md §4 "match runner", §5): UCI engines, clocks, books,
+//! game rules, PGN, pairs, live SPRT, resumable state and shards.
+
+pub mod book;
+pub mod clock;
+pub mod game;
+pub mod pgn;
+pub mod runner;
+pub mod shard;
+pub mod uci;

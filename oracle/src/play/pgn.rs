@@ -1,0 +1,190 @@
+//! PGN output: the seven-tag roster plus SetUp/FEN, TimeControl, Termination and PlyCount,
+//! SAN movetext with `{score/depth time}` comments after every engine move and `{book}` after
+//! book moves.
+
+use std::fmt::Write as _;
+
+use shakmaty::Position;
+use shakmaty::san::SanPlus;
+use shakmaty::uci::UciMove;
+
+use super::game::GameRecord;
+use super::uci::Score;
+
+/// The tags of a game that do not come from the game itself.
+#[derive(Debug, Clone)]
+pub struct PgnHeader<'a> {
+    /// `Event`.
+    pub event: &'a str,
+    /// `Site`.
+    pub site: &'a str,
+    /// `Date` (`YYYY.MM.DD`).
+    pub date: &'a str,
+    /// `Round` (pair number and game within it, `12.2`).
+    pub round: &'a str,
+    /// `White`.
+    pub white: &'a str,
+    /// `Black`.
+    pub black: &'a str,
+    /// `TimeControl`.
+    pub time_control: &'a str,
+}
+
+/// A score as PGN comments show it: pawns from the mover's side (`+0.31`) or mate (`+M5`, `-M3`).
+pub fn format_score(score: Score) -> String {
+    match score {
+        Score::Cp(cp) => format!("{:+.2}", f64::from(cp) / 100.0),
+        Score::Mate(n) if n > 0 => format!("+M{n}"),
+        Score::Mate(n) => format!("-M{}", -i64::from(n)),
+    }
+}
+
+/// Renders one game as PGN text (ending in a blank line).
+pub fn render(header: &PgnHeader<'_>, game: &GameRecord) -> String {
+    let mut out = String::with_capacity(1024 + 24 * game.moves.len());
+    let mut tag = |name: &str, value: &str| {
+        let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
+        let _ = writeln!(out, "[{name} \"{escaped}\"]");
+    };
+    tag("Event", header.event);
+    tag("Site", header.site);
+    tag("Date", header.date);
+    tag("Round", header.round);
+    tag("White", header.white);
+    tag("Black", header.black);
+    tag("Result", game.result.pgn());
+    if let Some(fen) = &game.opening.fen {
+        tag("SetUp", "1");
+        tag("FEN", fen);
+    }
+    tag("TimeControl", header.time_control);
+    tag("Termination", game.termination.pgn_tag());
+    tag(
+        "PlyCount",
+        &(game.opening.moves.len() + game.moves.len()).to_string(),
+    );
+    out.push('\n');
+
+    let mut pos = game.opening.root();
+    let mut text = String::new();
+    let book = game
+        .opening
+        .moves
+        .iter()
+        .map(|m| (m.as_str(), "book".to_string()));
+    let played = game.moves.iter().map(|m| {
+        let mut comment = match m.score {
+            Some(score) => format_score(score),
+            None => String::from("?"),
+        };
+        if let Some(depth) = m.depth {
+            let _ = write!(comment, "/{depth}");
+        }
+        let _ = write!(comment, " {:.3}s", m.elapsed.as_secs_f64());
+        (m.uci.as_str(), comment)
+    });
+    for (uci, comment) in book.chain(played) {
+        let m = UciMove::from_ascii(uci.as_bytes())
+            .ok()
+            .and_then(|u| u.to_move(&pos).ok())
+            .expect("recorded moves were checked when played");
+        let number = pos.fullmoves().get();
+        let white = pos.turn().is_white();
+        let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
+        if white {
+            let _ = write!(text, "{number}. ");
+        } else if text.is_empty() {
+            let _ = write!(text, "{number}... ");
+        }
+        let _ = write!(text, "{san} {{{comment}}} ");
+    }
+    let _ = write!(
+        text,
+        "{{{}}} {}",
+        game.reason.replace(['{', '}'], ""),
+        game.result.pgn()
+    );
+    wrap(&text, 79, &mut out);
+    out.push_str("\n\n");
+    out
+}
+
+/// Appends `text` to `out` broken at spaces into lines of at most `width` characters
+/// (a single longer token stays whole).
+fn wrap(text: &str, width: usize, out: &mut String) {
+    let mut line_len = 0;
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        if line_len > 0 && line_len + 1 + word.len() > width {
+            out.push('\n');
+            line_len = 0;
+        } else if line_len > 0 {
+            out.push(' ');
+            line_len += 1;
+        }
+        out.push_str(word);
+        line_len += word.len();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::play::book::Opening;
+    use crate::play::game::{GameResult, MoveRecord, Termination};
+
+    #[test]
+    fn renders_tags_book_moves_and_comments() {
+        let game = GameRecord {
+            opening: Opening {
+                fen: None,
+                moves: vec!["f2f3".into(), "e7e5".into()],
+            },
+            moves: vec![
+                MoveRecord {
+                    uci: "g2g4".into(),
+                    score: Some(Score::Cp(-512)),
+                    depth: Some(12),
+                    elapsed: Duration::from_millis(250),
+                    engine_time_ms: Some(249),
+                },
+                MoveRecord {
+                    uci: "d8h4".into(),
+                    score: Some(Score::Mate(1)),
+                    depth: Some(3),
+                    elapsed: Duration::from_micros(1500),
+                    engine_time_ms: Some(1),
+                },
+            ],
+            result: GameResult::BlackWins,
+            termination: Termination::Normal,
+            reason: "Black mates".into(),
+            faulted: None,
+        };
+        let header = PgnHeader {
+            event: "test",
+            site: "here",
+            date: "2026.11.29",
+            round: "1.1",
+            white: "A",
+            black: "B \"quoted\"",
+            time_control: "8+0.08",
+        };
+        insta::assert_snapshot!(render(&header, &game), @r#"
+        [Event "test"]
+        [Site "here"]
+        [Date "2026.11.29"]
+        [Round "1.1"]
+        [White "A"]
+        [Black "B \"quoted\""]
+        [Result "0-1"]
+        [TimeControl "8+0.08"]
+        [Termination "normal"]
+        [PlyCount "4"]
+
+        1. f3 {book} e5 {book} 2. g4 {-5.12/12 0.250s} Qh4# {+M1/3 0.002s} {Black
+        mates} 0-1
+        "#);
+    }
+}

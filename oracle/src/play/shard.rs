@@ -1,0 +1,252 @@
+//! Shard results and their merge (ARCHITECTURE.md §5).
+//!
+//! A shard plays the pairs `i` with `i mod N = K − 1`; its result lists every counted pair with
+//! its global index, so shards can be combined in pair order. The merge refuses shards of
+//! different matches (seed, book, engines, …), repeated shards and overlapping pairs, and
+//! applies the SPRT group-sequentially at round boundaries (one round = one pair from every
+//! shard), the way Fishtest looks at its batches.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::runner::{Fingerprint, MatchReport, PairOutcome, Shard, Tally, fingerprint_difference};
+use crate::stats::{PentanomialCounts, SequentialSprt, SprtDecision, SprtParams, StatsError};
+
+/// Version of the shard result format.
+pub const SHARD_FORMAT: u32 = 1;
+
+/// What one shard run leaves behind for `oracle merge`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ShardResult {
+    /// Format version ([`SHARD_FORMAT`]).
+    pub format: u32,
+    /// The match this shard belongs to.
+    pub fingerprint: Fingerprint,
+    /// Which shard this is.
+    pub shard: Shard,
+    /// Counted results of this shard.
+    pub tally: Tally,
+    /// Games finished by this shard.
+    pub games_played: u64,
+    /// sha256 of this shard's PGN file, if one was written.
+    pub pgn_sha256: Option<String>,
+    /// The counted pairs in global index order.
+    pub pairs: Vec<PairOutcome>,
+}
+
+impl ShardResult {
+    /// The shard result of a finished run.
+    pub fn of(report: &MatchReport) -> ShardResult {
+        let mut pairs = report.pairs.clone();
+        pairs.sort_by_key(|p| p.index);
+        ShardResult {
+            format: SHARD_FORMAT,
+            fingerprint: report.fingerprint.clone(),
+            shard: report.shard,
+            tally: report.tally,
+            games_played: report.games_played,
+            pgn_sha256: report.pgn_sha256.clone(),
+            pairs,
+        }
+    }
+}
+
+/// Why shards cannot be merged.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    /// No files were given.
+    #[error("no shard results given")]
+    Empty,
+    /// A file could not be read or parsed.
+    #[error("{path}: {reason}")]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// A shard belongs to another match.
+    #[error("{path} belongs to a different match than {first}: {field} differs")]
+    Mismatch {
+        /// The shard at fault.
+        path: PathBuf,
+        /// The first file, which sets the match.
+        first: PathBuf,
+        /// What differs.
+        field: &'static str,
+    },
+    /// Two files are the same shard, or carry the same pair.
+    #[error("{path} overlaps {other}: {what}")]
+    Overlap {
+        /// The later file.
+        path: PathBuf,
+        /// The earlier file.
+        other: PathBuf,
+        /// The shard or pair in both.
+        what: String,
+    },
+    /// A file's pairs do not belong to its shard or its tally does not match its pairs.
+    #[error("{path} is inconsistent: {reason}")]
+    Inconsistent {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// The statistics failed on the counts.
+    #[error("SPRT: {0}")]
+    Stats(#[from] StatsError),
+}
+
+/// The combined result of several shards.
+#[derive(Debug, Clone)]
+pub struct Merged {
+    /// The match.
+    pub fingerprint: Fingerprint,
+    /// Shards combined (1-based numbers).
+    pub shards: Vec<u32>,
+    /// Counted pairs in global order (all pairs, or those up to the SPRT's deciding round).
+    pub pairs: Vec<PairOutcome>,
+    /// The tally of the counted pairs.
+    pub tally: Tally,
+    /// Games finished by all shards.
+    pub games_played: u64,
+    /// Pairs present in the shards.
+    pub pairs_available: u64,
+    /// Length of the gap-free prefix of pair indices (the SPRT can only look at that).
+    pub contiguous_pairs: u64,
+    /// The sequential SPRT decision at round boundaries, when one was asked for.
+    pub sprt_decision: Option<SprtDecision>,
+    /// The state of the sequential test after its last look (for the LLR and overshoot).
+    pub sprt: Option<SequentialSprt>,
+}
+
+/// Reads shard result files.
+pub fn read_shards(paths: &[PathBuf]) -> Result<Vec<(PathBuf, ShardResult)>, MergeError> {
+    paths
+        .iter()
+        .map(|path| {
+            let unreadable = |reason: String| MergeError::Unreadable {
+                path: path.clone(),
+                reason,
+            };
+            let text = std::fs::read_to_string(path).map_err(|e| unreadable(e.to_string()))?;
+            let shard: ShardResult =
+                serde_json::from_str(&text).map_err(|e| unreadable(e.to_string()))?;
+            if shard.format != SHARD_FORMAT {
+                return Err(unreadable(format!(
+                    "format {} is not {SHARD_FORMAT}",
+                    shard.format
+                )));
+            }
+            Ok((path.clone(), shard))
+        })
+        .collect()
+}
+
+/// Combines shards; with `sprt`, looks at the data after every round and stops at the first decision.
+pub fn merge(
+    shards: &[(PathBuf, ShardResult)],
+    sprt: Option<SprtParams>,
+) -> Result<Merged, MergeError> {
+    let Some((first_path, first)) = shards.first() else {
+        return Err(MergeError::Empty);
+    };
+    let mut seen_shards: BTreeMap<u32, &Path> = BTreeMap::new();
+    let mut by_index: BTreeMap<u64, (&Path, PairOutcome)> = BTreeMap::new();
+    let mut games_played = 0;
+    for (path, shard) in shards {
+        if let Some(field) = fingerprint_difference(&shard.fingerprint, &first.fingerprint) {
+            return Err(MergeError::Mismatch {
+                path: path.clone(),
+                first: first_path.clone(),
+                field,
+            });
+        }
+        let inconsistent = |reason: String| MergeError::Inconsistent {
+            path: path.clone(),
+            reason,
+        };
+        if shard.shard.count != shard.fingerprint.shards
+            || shard.shard.index == 0
+            || shard.shard.index > shard.shard.count
+        {
+            return Err(inconsistent(format!(
+                "shard {}/{} of a {}-shard match",
+                shard.shard.index, shard.shard.count, shard.fingerprint.shards
+            )));
+        }
+        if let Some(other) = seen_shards.insert(shard.shard.index, path) {
+            return Err(MergeError::Overlap {
+                path: path.clone(),
+                other: other.to_path_buf(),
+                what: format!("both are shard {}/{}", shard.shard.index, shard.shard.count),
+            });
+        }
+        if Tally::of(&shard.pairs) != shard.tally {
+            return Err(inconsistent(
+                "its tally does not match its pairs".to_string(),
+            ));
+        }
+        for pair in &shard.pairs {
+            if !shard.shard.contains(pair.index) || pair.index >= shard.fingerprint.pairs {
+                return Err(inconsistent(format!(
+                    "pair {} is not part of shard {}/{}",
+                    pair.index, shard.shard.index, shard.shard.count
+                )));
+            }
+            if let Some((other, _)) = by_index.insert(pair.index, (path, *pair)) {
+                return Err(MergeError::Overlap {
+                    path: path.clone(),
+                    other: other.to_path_buf(),
+                    what: format!("pair {}", pair.index),
+                });
+            }
+        }
+        games_played += shard.games_played;
+    }
+    let all: Vec<PairOutcome> = by_index.values().map(|(_, p)| *p).collect();
+    let contiguous_pairs = all
+        .iter()
+        .enumerate()
+        .take_while(|(i, p)| p.index == *i as u64)
+        .count() as u64;
+    let (pairs, sprt_state) = match sprt {
+        None => (all.clone(), None),
+        Some(params) => {
+            let round = u64::from(first.fingerprint.shards);
+            let mut sequential = SequentialSprt::new(params, round)?;
+            let mut counts = PentanomialCounts([0; 5]);
+            let mut counted = 0u64;
+            let mut looked_at = 0u64;
+            let complete = contiguous_pairs == first.fingerprint.pairs;
+            for pair in &all[..contiguous_pairs as usize] {
+                counts.0[pair.bucket()] += 1;
+                counted += 1;
+                if counted.is_multiple_of(round) || (complete && counted == contiguous_pairs) {
+                    looked_at = counted;
+                    if sequential.update(&counts)? != SprtDecision::Continue {
+                        break;
+                    }
+                }
+            }
+            // Pairs after the last look belong to an unfinished round and are not counted.
+            (all[..looked_at as usize].to_vec(), Some(sequential))
+        }
+    };
+    let tally = Tally::of(&pairs);
+    Ok(Merged {
+        fingerprint: first.fingerprint.clone(),
+        shards: seen_shards.keys().copied().collect(),
+        pairs_available: all.len() as u64,
+        tally,
+        pairs,
+        games_played,
+        contiguous_pairs,
+        sprt_decision: sprt_state.as_ref().map(SequentialSprt::decision),
+        sprt: sprt_state,
+    })
+}

@@ -1,0 +1,656 @@
+//! UCI process driver: one engine process, its handshake, and deadline-bounded searches.
+//!
+//! The driver is the only place that talks to engine processes. Every read has a deadline
+//! (an engine that hangs must never hang the oracle); the engine's stdout is read by a small
+//! thread that time-stamps each line as it arrives, so the moment `bestmove` was read is
+//! exact even when the caller is busy with another game. Nothing here logs, and nothing on
+//! the `go` → `bestmove` path allocates more than the lines themselves.
+//!
+//! Typical use (the match runner, the proof runner and the tuner all do this):
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use oracle::play::uci::{Engine, EngineConfig, GoLimits};
+//!
+//! let config = EngineConfig::new("/usr/games/stockfish").with_option("Threads", "1");
+//! let mut engine = Engine::start(&config, Duration::from_secs(10))?;
+//! engine.new_game(Duration::from_secs(10))?;
+//! engine.position(None, &["e2e4".to_string()])?;
+//! let search = engine.go(&GoLimits::nodes(5000), Duration::from_secs(10))?;
+//! println!("{} {:?}", search.bestmove, search.info.score);
+//! engine.quit(Duration::from_secs(1));
+//! # Ok::<(), oracle::play::uci::UciError>(())
+//! ```
+
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+/// How long the driver waits for `bestmove` after sending `stop` on an expired deadline.
+pub const STOP_DRAIN: Duration = Duration::from_millis(1000);
+
+/// How an engine is started and configured: the `--engine cmd=…,name=…,option.X=V` of a match.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineConfig {
+    /// Name used in PGN tags and reports (defaults to the file name of the command).
+    pub name: String,
+    /// Path of the engine executable.
+    pub command: PathBuf,
+    /// Command-line arguments passed to the engine.
+    pub args: Vec<String>,
+    /// UCI options in the order given; `Threads` is always sent first regardless.
+    pub options: Vec<(String, String)>,
+    /// Working directory of the engine process (the caller's when `None`).
+    pub working_dir: Option<PathBuf>,
+}
+
+impl EngineConfig {
+    /// A configuration for `command` with no arguments and no options, named after the file.
+    pub fn new(command: impl Into<PathBuf>) -> EngineConfig {
+        let command = command.into();
+        let name = command
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| command.display().to_string());
+        EngineConfig {
+            name,
+            command,
+            args: Vec::new(),
+            options: Vec::new(),
+            working_dir: None,
+        }
+    }
+
+    /// Adds (or replaces) the UCI option `name` with `value`.
+    #[must_use]
+    pub fn with_option(mut self, name: &str, value: &str) -> EngineConfig {
+        self.set_option(name, value);
+        self
+    }
+
+    /// Sets the UCI option `name` to `value`, replacing an earlier value of the same option.
+    pub fn set_option(&mut self, name: &str, value: &str) {
+        match self
+            .options
+            .iter_mut()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        {
+            Some(slot) => slot.1 = value.to_string(),
+            None => self.options.push((name.to_string(), value.to_string())),
+        }
+    }
+
+    /// The options in the order they are sent: `Threads` first (engines size their
+    /// hash tables and thread pools on it), then the rest as given.
+    pub fn ordered_options(&self) -> Vec<(&str, &str)> {
+        let is_threads = |n: &str| n.eq_ignore_ascii_case("Threads");
+        let first = self.options.iter().filter(|(n, _)| is_threads(n));
+        let rest = self.options.iter().filter(|(n, _)| !is_threads(n));
+        first
+            .chain(rest)
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect()
+    }
+}
+
+/// Why talking to an engine failed.
+#[derive(Debug, thiserror::Error)]
+pub enum UciError {
+    /// The engine process could not be started (the runner's fault, not the engine's).
+    #[error("cannot start engine `{command}`: {source}")]
+    Spawn {
+        /// The command that failed.
+        command: String,
+        /// The operating system's reason.
+        source: std::io::Error,
+    },
+    /// The engine closed its output or its input pipe broke: it crashed or exited.
+    #[error("engine `{engine}` disconnected while {during}")]
+    Disconnected {
+        /// The engine's name.
+        engine: String,
+        /// What the driver was doing.
+        during: &'static str,
+    },
+    /// The engine did not answer within the deadline.
+    #[error("engine `{engine}` did not send `{expected}` within {:.3} s", .after.as_secs_f64())]
+    Deadline {
+        /// The engine's name.
+        engine: String,
+        /// The reply that was awaited (`uciok`, `readyok`, `bestmove`).
+        expected: &'static str,
+        /// How long the driver waited.
+        after: Duration,
+        /// For `bestmove`: true when `stop` made the engine answer, so it is still usable.
+        recovered: bool,
+    },
+    /// The engine sent a `bestmove` line without a move.
+    #[error("engine `{engine}` sent a malformed line: `{line}`")]
+    Malformed {
+        /// The engine's name.
+        engine: String,
+        /// The offending line.
+        line: String,
+    },
+}
+
+impl UciError {
+    /// True when the engine is to blame (crash, hang, garbage), false when the runner is.
+    pub fn is_engine_fault(&self) -> bool {
+        !matches!(self, UciError::Spawn { .. })
+    }
+}
+
+/// The limits of one `go` command; unset fields are not sent.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GoLimits {
+    /// White's remaining time.
+    pub wtime: Option<Duration>,
+    /// Black's remaining time.
+    pub btime: Option<Duration>,
+    /// White's increment.
+    pub winc: Option<Duration>,
+    /// Black's increment.
+    pub binc: Option<Duration>,
+    /// Moves to the next time control.
+    pub movestogo: Option<u32>,
+    /// Node limit.
+    pub nodes: Option<u64>,
+    /// Depth limit.
+    pub depth: Option<u32>,
+    /// Fixed time per move.
+    pub movetime: Option<Duration>,
+}
+
+impl GoLimits {
+    /// `go nodes n`.
+    pub fn nodes(n: u64) -> GoLimits {
+        GoLimits {
+            nodes: Some(n),
+            ..GoLimits::default()
+        }
+    }
+
+    /// `go depth d`.
+    pub fn depth(d: u32) -> GoLimits {
+        GoLimits {
+            depth: Some(d),
+            ..GoLimits::default()
+        }
+    }
+
+    /// `go movetime t`.
+    pub fn movetime(t: Duration) -> GoLimits {
+        GoLimits {
+            movetime: Some(t),
+            ..GoLimits::default()
+        }
+    }
+
+    /// The `go …` command line.
+    pub fn command(&self) -> String {
+        use std::fmt::Write as _;
+        let mut line = String::from("go");
+        let ms = |d: Duration| d.as_millis();
+        for (key, value) in [
+            ("wtime", self.wtime),
+            ("btime", self.btime),
+            ("winc", self.winc),
+            ("binc", self.binc),
+        ] {
+            if let Some(v) = value {
+                let _ = write!(line, " {key} {}", ms(v));
+            }
+        }
+        if let Some(n) = self.movestogo {
+            let _ = write!(line, " movestogo {n}");
+        }
+        if let Some(n) = self.nodes {
+            let _ = write!(line, " nodes {n}");
+        }
+        if let Some(d) = self.depth {
+            let _ = write!(line, " depth {d}");
+        }
+        if let Some(t) = self.movetime {
+            let _ = write!(line, " movetime {}", ms(t));
+        }
+        line
+    }
+}
+
+/// An engine's evaluation as UCI reports it, from the side to move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Score {
+    /// Centipawns.
+    Cp(i32),
+    /// Mate in this many moves (negative: the side to move is mated).
+    Mate(i32),
+}
+
+/// The last `info` line with a score before `bestmove`, parsed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SearchInfo {
+    /// `score cp|mate`.
+    pub score: Option<Score>,
+    /// `depth`.
+    pub depth: Option<u32>,
+    /// `seldepth`.
+    pub seldepth: Option<u32>,
+    /// `nodes`.
+    pub nodes: Option<u64>,
+    /// `time` in milliseconds, as the engine measured it.
+    pub time_ms: Option<u64>,
+    /// `pv`.
+    pub pv: Vec<String>,
+}
+
+impl SearchInfo {
+    /// Parses an `info …` line; fields that are absent stay `None`.
+    pub fn parse(line: &str) -> SearchInfo {
+        let mut info = SearchInfo::default();
+        let mut tokens = line.split_ascii_whitespace().peekable();
+        while let Some(token) = tokens.next() {
+            match token {
+                "depth" => info.depth = tokens.next().and_then(|t| t.parse().ok()),
+                "seldepth" => info.seldepth = tokens.next().and_then(|t| t.parse().ok()),
+                "nodes" => info.nodes = tokens.next().and_then(|t| t.parse().ok()),
+                "time" => info.time_ms = tokens.next().and_then(|t| t.parse().ok()),
+                "score" => {
+                    let kind = tokens.next();
+                    let value = tokens.next().and_then(|t| t.parse().ok());
+                    info.score = match (kind, value) {
+                        (Some("cp"), Some(v)) => Some(Score::Cp(v)),
+                        (Some("mate"), Some(v)) => Some(Score::Mate(v)),
+                        _ => None,
+                    };
+                }
+                "pv" => {
+                    info.pv = tokens.by_ref().map(str::to_string).collect();
+                }
+                // `string` swallows the rest of the line: it is free text.
+                "string" => break,
+                _ => {}
+            }
+        }
+        info
+    }
+}
+
+/// The result of one search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchOutcome {
+    /// The move the engine played, as sent (UCI notation, not yet checked for legality).
+    pub bestmove: String,
+    /// The `ponder` move, if any.
+    pub ponder: Option<String>,
+    /// The last scored `info` line before `bestmove`.
+    pub info: SearchInfo,
+    /// Wall time from writing `go` to reading `bestmove` (monotonic clock): what the clock charges.
+    pub elapsed: Duration,
+}
+
+/// One line of engine output and the instant it was read.
+type Line = (Instant, String);
+
+/// A running UCI engine process.
+#[derive(Debug)]
+pub struct Engine {
+    name: String,
+    child: Child,
+    stdin: BufWriter<ChildStdin>,
+    lines: Receiver<Line>,
+    reader: Option<JoinHandle<()>>,
+    id_name: Option<String>,
+}
+
+impl Engine {
+    /// Spawns the engine, completes `uci`/`uciok` within `deadline`, sends the options
+    /// (`Threads` first) and waits for `readyok` (again within `deadline`).
+    ///
+    /// The process gets an environment with only `PATH` (no tokens leak into engine code)
+    /// and its stderr is discarded.
+    pub fn start(config: &EngineConfig, deadline: Duration) -> Result<Engine, UciError> {
+        let mut command = Command::new(&config.command);
+        command
+            .args(&config.args)
+            .env_clear()
+            .env(
+                "PATH",
+                std::env::var_os("PATH").unwrap_or_else(|| OsString::from("/usr/bin:/bin")),
+            )
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        if let Some(dir) = &config.working_dir {
+            command.current_dir(dir);
+        }
+        let spawn_error = |source| UciError::Spawn {
+            command: config.command.display().to_string(),
+            source,
+        };
+        let mut child = command.spawn().map_err(spawn_error)?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(spawn_error(std::io::Error::other("no stdio pipes")));
+        };
+        let (sender, lines) = mpsc::channel();
+        let reader = thread::Builder::new()
+            .name(format!("uci-{}", config.name))
+            .spawn(move || {
+                let mut stdout = BufReader::new(stdout);
+                loop {
+                    let mut line = String::new();
+                    match stdout.read_line(&mut line) {
+                        Ok(0) | Err(_) => return,
+                        Ok(_) => {
+                            let read_at = Instant::now();
+                            line.truncate(line.trim_end().len());
+                            if sender.send((read_at, line)).is_err() {
+                                return;
+                            }
+                        }
+                    }
+                }
+            })
+            .map_err(spawn_error);
+        let reader = match reader {
+            Ok(handle) => handle,
+            Err(error) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(error);
+            }
+        };
+        let mut engine = Engine {
+            name: config.name.clone(),
+            child,
+            stdin: BufWriter::new(stdin),
+            lines,
+            reader: Some(reader),
+            id_name: None,
+        };
+        engine.send("uci", "sending uci")?;
+        let started = Instant::now();
+        loop {
+            let (_, line) = engine.next_line(started, deadline, "uciok", "waiting for uciok")?;
+            if line == "uciok" {
+                break;
+            }
+            if let Some(name) = line.strip_prefix("id name ") {
+                engine.id_name = Some(name.trim().to_string());
+            }
+        }
+        for (name, value) in config.ordered_options() {
+            engine.send(
+                &format!("setoption name {name} value {value}"),
+                "sending options",
+            )?;
+        }
+        engine.is_ready(deadline)?;
+        Ok(engine)
+    }
+
+    /// The configured name of this engine.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The name the engine announced with `id name`, if it did.
+    pub fn id_name(&self) -> Option<&str> {
+        self.id_name.as_deref()
+    }
+
+    /// The operating-system process id (for resource accounting).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Sends `setoption name … value …` (use between games; follow with [`Engine::is_ready`]).
+    pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), UciError> {
+        self.send(
+            &format!("setoption name {name} value {value}"),
+            "sending setoption",
+        )
+    }
+
+    /// Sends `isready` and waits for `readyok` within `deadline`, discarding other output.
+    pub fn is_ready(&mut self, deadline: Duration) -> Result<(), UciError> {
+        self.send("isready", "sending isready")?;
+        let started = Instant::now();
+        loop {
+            let (_, line) = self.next_line(started, deadline, "readyok", "waiting for readyok")?;
+            if line == "readyok" {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Sends `ucinewgame` then `isready`, and waits for `readyok` within `deadline`.
+    pub fn new_game(&mut self, deadline: Duration) -> Result<(), UciError> {
+        self.send("ucinewgame", "sending ucinewgame")?;
+        self.is_ready(deadline)
+    }
+
+    /// Sends `position startpos|fen FEN [moves …]`.
+    pub fn position(&mut self, fen: Option<&str>, moves: &[String]) -> Result<(), UciError> {
+        let mut line = match fen {
+            Some(fen) => format!("position fen {fen}"),
+            None => String::from("position startpos"),
+        };
+        if !moves.is_empty() {
+            line.push_str(" moves");
+            for m in moves {
+                line.push(' ');
+                line.push_str(m);
+            }
+        }
+        self.send(&line, "sending position")
+    }
+
+    /// Sends `go` with `limits` and waits for `bestmove` until `deadline` after the write.
+    ///
+    /// On expiry the driver sends `stop` and waits up to [`STOP_DRAIN`] for the `bestmove`
+    /// that must follow, so the engine is in a known state; the error says whether it came
+    /// (`recovered`). Either way the search counts as not answered in time.
+    pub fn go(&mut self, limits: &GoLimits, deadline: Duration) -> Result<SearchOutcome, UciError> {
+        self.send(&limits.command(), "sending go")?;
+        let started = Instant::now();
+        let mut last_scored: Option<String> = None;
+        loop {
+            let (read_at, line) = match self.next_line(started, deadline, "bestmove", "searching") {
+                Ok(line) => line,
+                Err(UciError::Deadline { .. }) => return Err(self.stop_and_drain(started)),
+                Err(error) => return Err(error),
+            };
+            if let Some(rest) = line.strip_prefix("bestmove") {
+                let mut tokens = rest.split_ascii_whitespace();
+                let Some(bestmove) = tokens.next() else {
+                    return Err(UciError::Malformed {
+                        engine: self.name.clone(),
+                        line,
+                    });
+                };
+                let ponder = match (tokens.next(), tokens.next()) {
+                    (Some("ponder"), Some(p)) => Some(p.to_string()),
+                    _ => None,
+                };
+                let info = last_scored
+                    .as_deref()
+                    .map(SearchInfo::parse)
+                    .unwrap_or_default();
+                return Ok(SearchOutcome {
+                    bestmove: bestmove.to_string(),
+                    ponder,
+                    info,
+                    elapsed: read_at.saturating_duration_since(started),
+                });
+            }
+            // Parsing waits for `bestmove`: only the line is kept while the engine searches.
+            if line.starts_with("info") && line.contains(" score ") {
+                last_scored = Some(line);
+            }
+        }
+    }
+
+    /// Sends `quit`, waits up to `grace` for the process to exit, then kills it.
+    pub fn quit(mut self, grace: Duration) {
+        let _ = self.send("quit", "sending quit");
+        let until = Instant::now() + grace;
+        while Instant::now() < until {
+            match self.child.try_wait() {
+                Ok(Some(_)) | Err(_) => break,
+                Ok(None) => thread::sleep(Duration::from_millis(5)),
+            }
+        }
+        // Drop kills (if still running), reaps and joins the reader.
+    }
+
+    /// After a missed deadline: `stop`, then wait briefly for the `bestmove` that must follow.
+    fn stop_and_drain(&mut self, started: Instant) -> UciError {
+        let after = started.elapsed();
+        let mut recovered = false;
+        if self.send("stop", "sending stop").is_ok() {
+            let drain_start = Instant::now();
+            while let Ok((_, line)) =
+                self.next_line(drain_start, STOP_DRAIN, "bestmove", "draining")
+            {
+                if line.starts_with("bestmove") {
+                    recovered = true;
+                    break;
+                }
+            }
+        }
+        UciError::Deadline {
+            engine: self.name.clone(),
+            expected: "bestmove",
+            after,
+            recovered,
+        }
+    }
+
+    /// Writes one command line and flushes it.
+    fn send(&mut self, line: &str, during: &'static str) -> Result<(), UciError> {
+        let written = self
+            .stdin
+            .write_all(line.as_bytes())
+            .and_then(|()| self.stdin.write_all(b"\n"))
+            .and_then(|()| self.stdin.flush());
+        written.map_err(|_| UciError::Disconnected {
+            engine: self.name.clone(),
+            during,
+        })
+    }
+
+    /// The next output line, or an error when `deadline` after `started` passes or the engine exits.
+    fn next_line(
+        &mut self,
+        started: Instant,
+        deadline: Duration,
+        expected: &'static str,
+        during: &'static str,
+    ) -> Result<Line, UciError> {
+        // Checked before receiving: an engine that floods output must still hit the deadline.
+        let remaining = deadline.saturating_sub(started.elapsed());
+        let received = if remaining.is_zero() {
+            Err(RecvTimeoutError::Timeout)
+        } else {
+            self.lines.recv_timeout(remaining)
+        };
+        match received {
+            Ok(line) => Ok(line),
+            Err(RecvTimeoutError::Timeout) => Err(UciError::Deadline {
+                engine: self.name.clone(),
+                expected,
+                after: started.elapsed(),
+                recovered: false,
+            }),
+            Err(RecvTimeoutError::Disconnected) => Err(UciError::Disconnected {
+                engine: self.name.clone(),
+                during,
+            }),
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        if !matches!(self.child.try_wait(), Ok(Some(_))) {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threads_is_sent_first() {
+        let config = EngineConfig::new("/bin/engine")
+            .with_option("Hash", "16")
+            .with_option("threads", "1")
+            .with_option("Hash", "32");
+        assert_eq!(
+            config.ordered_options(),
+            vec![("threads", "1"), ("Hash", "32")]
+        );
+        assert_eq!(config.name, "engine");
+    }
+
+    #[test]
+    fn go_command_lists_only_set_limits() {
+        let clock = GoLimits {
+            wtime: Some(Duration::from_millis(1010)),
+            btime: Some(Duration::from_millis(990)),
+            winc: Some(Duration::from_millis(10)),
+            binc: Some(Duration::from_millis(10)),
+            movestogo: Some(40),
+            ..GoLimits::default()
+        };
+        assert_eq!(
+            clock.command(),
+            "go wtime 1010 btime 990 winc 10 binc 10 movestogo 40"
+        );
+        assert_eq!(GoLimits::nodes(5000).command(), "go nodes 5000");
+        assert_eq!(GoLimits::depth(7).command(), "go depth 7");
+        assert_eq!(
+            GoLimits::movetime(Duration::from_millis(250)).command(),
+            "go movetime 250"
+        );
+    }
+
+    #[test]
+    fn info_line_is_parsed() {
+        let info = SearchInfo::parse(
+            "info depth 12 seldepth 17 multipv 1 score cp -34 upperbound nodes 52311 nps 900000 time 58 pv e7e5 g1f3",
+        );
+        assert_eq!(info.depth, Some(12));
+        assert_eq!(info.seldepth, Some(17));
+        assert_eq!(info.score, Some(Score::Cp(-34)));
+        assert_eq!(info.nodes, Some(52311));
+        assert_eq!(info.time_ms, Some(58));
+        assert_eq!(info.pv, vec!["e7e5", "g1f3"]);
+        assert_eq!(
+            SearchInfo::parse("info depth 3 score mate -2").score,
+            Some(Score::Mate(-2))
+        );
+        assert_eq!(SearchInfo::parse("info string depth 9").depth, None);
+    }
+
+    #[test]
+    fn missing_binary_is_a_runner_fault() {
+        let config = EngineConfig::new("/nonexistent/engine");
+        let error = Engine::start(&config, Duration::from_secs(1)).unwrap_err();
+        assert!(matches!(error, UciError::Spawn { .. }));
+        assert!(!error.is_engine_fault());
+    }
+}
