@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 
 mod build_cmd;
 mod match_cmd;
+mod verify;
 
 /// The Coherent oracle: decides, with pre-registered statistics, whether an engine change may land.
 #[derive(Debug, Parser)]
@@ -32,6 +33,8 @@ enum Command {
     Match(Box<match_cmd::MatchArgs>),
     /// Combine shard results of `oracle match --shard` and apply the SPRT at round boundaries.
     Merge(match_cmd::MergeArgs),
+    /// The whole gatekeeper: resolve, build and bind, gate, bench, proof, stages, verdict.
+    Verify(Box<verify::VerifyArgs>),
 }
 
 /// Exit status for a candidate the oracle rejects (gate fails, build not reproducible, SPRT accepted H0, …).
@@ -59,5 +62,6 @@ fn execute(command: Command) -> anyhow::Result<ExitCode> {
         Command::Bench(args) => build_cmd::run_bench(args),
         Command::Match(args) => match_cmd::run_match_command(*args),
         Command::Merge(args) => match_cmd::run_merge_command(args),
+        Command::Verify(args) => verify::run(*args),
     }
 }

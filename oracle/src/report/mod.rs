@@ -8,7 +8,7 @@ mod markdown;
 mod svg;
 
 pub use markdown::render_markdown;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 pub use svg::render_svg;
 
 /// Everything a report shows about one run.
@@ -86,7 +86,7 @@ pub struct ProofReport {
 }
 
 /// One SPRT stage.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StageReport {
     /// Stage name from the profile (`short`, `long`, …).
     pub name: String,

@@ -622,7 +622,7 @@ impl Run<'_> {
         let result = (|| {
             let mut stages: Vec<StageRecord> = self.stages.iter().map(|s| s.record.clone()).collect();
             for stage in rules.profile.stages.iter().skip(stages.len()) {
-                stages.push(stage::not_run(stage, &rules.profile, trailers.path, &self.out)
+                stages.push(stage::not_run(stage, &rules.profile, trailers.path)
                     .map_err(|e| StepFailure::error(step, e))?);
             }
             let states: Vec<StageState> = stages.iter().map(|s| s.state).collect();
