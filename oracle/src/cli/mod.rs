@@ -11,6 +11,8 @@ use clap::{Parser, Subcommand};
 mod build_cmd;
 mod match_cmd;
 mod verify;
+mod constitution;
+mod register;
 
 /// The Coherent oracle: decides, with pre-registered statistics, whether an engine change may land.
 #[derive(Debug, Parser)]
@@ -35,6 +37,10 @@ enum Command {
     Merge(match_cmd::MergeArgs),
     /// The whole gatekeeper: resolve, build and bind, gate, bench, proof, stages, verdict.
     Verify(Box<verify::VerifyArgs>),
+    /// The constitution: check it as the oracle enforces it.
+    Constitution(constitution::ConstitutionArgs),
+    /// The register: verify, show, append, replay, genesis.
+    Register(register::RegisterArgs),
 }
 
 /// Exit status for a candidate the oracle rejects (gate fails, build not reproducible, SPRT accepted H0, …).
@@ -63,5 +69,7 @@ fn execute(command: Command) -> anyhow::Result<ExitCode> {
         Command::Match(args) => match_cmd::run_match_command(*args),
         Command::Merge(args) => match_cmd::run_merge_command(args),
         Command::Verify(args) => verify::run(*args),
+        Command::Constitution(args) => constitution::run(args),
+        Command::Register(args) => register::run(args),
     }
 }

@@ -10,7 +10,10 @@ use std::fmt;
 use std::num::{NonZeroU32, NonZeroU64};
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::de::{self, Error as _, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::governance::text::deserialize_via_try_from;
 use thiserror::Error;
 
 use crate::build::BuildRecipe;
@@ -98,8 +101,8 @@ pub struct PathBounds {
 }
 
 /// SPRT hypotheses `[elo0, elo1]` in normalized Elo, `elo0 < elo1`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "[f64; 2]", into = "[f64; 2]")]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(into = "[f64; 2]")]
 pub struct NeloBounds {
     /// H0: nElo = elo0.
     pub elo0: f64,
@@ -128,8 +131,8 @@ impl From<NeloBounds> for [f64; 2] {
 }
 
 /// A probability strictly between 0 and 1 (an SPRT error rate).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "f64", into = "f64")]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(into = "f64")]
 pub struct Probability(f64);
 
 impl Probability {
@@ -193,8 +196,8 @@ pub struct DrawRule {
 }
 
 /// A time control: `B+I` seconds per game plus increment, or `nodes=N` per move.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(into = "String")]
 pub enum TimeControl {
     /// Base time and increment, in milliseconds.
     Clock {
@@ -485,6 +488,71 @@ impl Stage {
                 "sha256 is {actual}, the constitution pins {pinned}"
             )))
         }
+    }
+}
+
+deserialize_via_try_from!(TimeControl);
+
+impl<'de> Deserialize<'de> for NeloBounds {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        /// Reads `[elo0, elo1]` and checks it while the parser still points at it.
+        struct Pair;
+
+        impl<'de> Visitor<'de> for Pair {
+            type Value = NeloBounds;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("bounds [elo0, elo1]")
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<NeloBounds, A::Error> {
+                let elo0 = seq
+                    .next_element()?
+                    .ok_or_else(|| A::Error::invalid_length(0, &self))?;
+                let elo1 = seq
+                    .next_element()?
+                    .ok_or_else(|| A::Error::invalid_length(1, &self))?;
+                if seq.next_element::<f64>()?.is_some() {
+                    return Err(A::Error::invalid_length(3, &self));
+                }
+                NeloBounds::try_from([elo0, elo1]).map_err(A::Error::custom)
+            }
+        }
+
+        deserializer.deserialize_seq(Pair)
+    }
+}
+
+impl<'de> Deserialize<'de> for Probability {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        /// Reads a number and checks it while the parser still points at it.
+        struct Number;
+
+        impl Visitor<'_> for Number {
+            type Value = Probability;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a probability strictly between 0 and 1")
+            }
+
+            fn visit_f64<E: de::Error>(self, value: f64) -> Result<Probability, E> {
+                Probability::try_from(value).map_err(E::custom)
+            }
+
+            fn visit_u64<E: de::Error>(self, value: u64) -> Result<Probability, E> {
+                Err(E::custom(format!(
+                    "{value} is not a probability strictly between 0 and 1"
+                )))
+            }
+
+            fn visit_i64<E: de::Error>(self, value: i64) -> Result<Probability, E> {
+                Err(E::custom(format!(
+                    "{value} is not a probability strictly between 0 and 1"
+                )))
+            }
+        }
+
+        deserializer.deserialize_f64(Number)
     }
 }
 

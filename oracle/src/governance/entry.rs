@@ -8,6 +8,8 @@
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
+
+use crate::governance::text::deserialize_via_try_from;
 use thiserror::Error;
 
 use crate::governance::canonical::{CanonicalError, to_canonical_yaml};
@@ -218,8 +220,8 @@ pub struct LossBudget {
 }
 
 /// An entry number, written `T-0001`, `T-0002`, … (more digits after `T-9999`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(into = "String")]
 pub struct EntryId(u32);
 
 impl EntryId {
@@ -332,7 +334,7 @@ impl Entry {
 
 impl fmt::Display for PathKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.pad(match self {
             Self::Genesis => "genesis",
             Self::Standard => "standard",
             Self::Randfall => "randfall",
@@ -342,7 +344,7 @@ impl fmt::Display for PathKind {
 
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.pad(match self {
             Self::Genesis => "genesis",
             Self::Gewinn => "gewinn",
             Self::Korrektur => "korrektur",
@@ -351,9 +353,18 @@ impl fmt::Display for Verdict {
     }
 }
 
+impl fmt::Display for ProofOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(match self {
+            Self::Pass => "pass",
+            Self::Fail => "fail",
+        })
+    }
+}
+
 impl fmt::Display for StageState {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+        f.pad(match self {
             Self::AcceptH1 => "accept_h1",
             Self::AcceptH0 => "accept_h0",
             Self::Undecided => "undecided",
@@ -361,6 +372,8 @@ impl fmt::Display for StageState {
         })
     }
 }
+
+deserialize_via_try_from!(EntryId);
 
 #[cfg(test)]
 mod tests {

@@ -2,12 +2,14 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+
+use crate::governance::text::deserialize_via_try_from;
 use sha2::{Digest, Sha256};
 
 /// A SHA-256 digest written as 64 lowercase hexadecimal digits.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(into = "String")]
 pub struct Sha256Hex(String);
 
 impl Sha256Hex {
@@ -58,8 +60,8 @@ impl fmt::Display for Sha256Hex {
 }
 
 /// A full git object id (SHA-1: 40 hex digits, SHA-256 repositories: 64), lowercase.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(into = "String")]
 pub struct GitId(String);
 
 impl GitId {
@@ -103,6 +105,8 @@ fn is_lower_hex(text: &str, lengths: &[usize]) -> bool {
             .bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
+
+deserialize_via_try_from!(Sha256Hex, GitId);
 
 #[cfg(test)]
 mod tests {

@@ -10,6 +10,8 @@ pub mod constitution;
 pub mod entry;
 pub mod hash;
 pub mod register;
+pub mod replay;
+mod text;
 pub mod timestamp;
 pub mod verdict;
 

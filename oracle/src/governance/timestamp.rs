@@ -7,11 +7,13 @@
 use std::fmt;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+
+use crate::governance::text::deserialize_via_try_from;
 
 /// A second-resolution UTC instant, `2026-10-16T17:19:00Z`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(into = "String")]
 pub struct Timestamp(String);
 
 impl Timestamp {
@@ -97,7 +99,9 @@ fn is_valid(text: &str) -> bool {
 /// Days of `month` (1–12) in the proleptic Gregorian `year`.
 fn days_in_month(year: u32, month: u32) -> u32 {
     match month {
-        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 if year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)) => {
+            29
+        }
         2 => 28,
         4 | 6 | 9 | 11 => 30,
         _ => 31,
@@ -117,6 +121,8 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let year = yoe + era * 400 + i64::from(month <= 2);
     (year, month, day)
 }
+
+deserialize_via_try_from!(Timestamp);
 
 #[cfg(test)]
 mod tests {

@@ -3,7 +3,7 @@
 //! the entry's own evidence. Every finding names the entry file at fault.
 
 use crate::governance::constitution::LossTolerance;
-use crate::governance::entry::{Entry, EntryId, PathKind, StageState, Verdict};
+use crate::governance::entry::{Entry, EntryId, PathKind, ProofOutcome, StageState, Verdict};
 use crate::governance::hash::Sha256Hex;
 use crate::governance::verdict::{Decision, Evidence, decide};
 
@@ -205,12 +205,12 @@ fn check_times(entry: &Entry, previous: Option<&Entry>, report: &mut impl FnMut(
             entry.bound_at
         ));
     }
-    if let Some(earlier) = previous.and_then(|p| p.recorded_at.as_ref()) {
-        if recorded < earlier {
-            report(format!(
-                "recorded_at {recorded} is before the previous entry's {earlier}"
-            ));
-        }
+    if let Some(earlier) = previous.and_then(|p| p.recorded_at.as_ref())
+        && recorded < earlier
+    {
+        report(format!(
+            "recorded_at {recorded} is before the previous entry's {earlier}"
+        ));
     }
 }
 
@@ -240,16 +240,20 @@ fn check_shape(entry: &Entry, id: EntryId, report: &mut impl FnMut(String)) {
         report("field `proof` is required on the Randfall path and only there".into());
     }
     let accepted = matches!(entry.verdict, Verdict::Gewinn | Verdict::Korrektur);
-    if let Some(gate) = entry.gate.filter(|_| accepted) {
-        if !gate.popcnt_in_eval || gate.software_popcount_in_eval {
-            report(format!("verdict {} with a failed gate", entry.verdict));
-        }
+    if let Some(gate) = entry.gate.filter(|_| accepted)
+        && (!gate.popcnt_in_eval || gate.software_popcount_in_eval)
+    {
+        report(format!("verdict {} with a failed gate", entry.verdict));
     }
 }
 
 /// Each stage's counts agree with each other and with its state.
 fn check_stages(entry: &Entry, report: &mut impl FnMut(String)) {
-    let mut stopped = false;
+    // A Randfall change whose proof does not fail→pass is not measured at all.
+    let proof_held = entry.proof.as_ref().is_none_or(|proof| {
+        (proof.predecessor, proof.candidate) == (ProofOutcome::Fail, ProofOutcome::Pass)
+    });
+    let mut stopped = !proof_held;
     for stage in &entry.stages {
         let name = &stage.name;
         let pairs: u64 = stage.pentanomial.iter().sum();
@@ -265,9 +269,9 @@ fn check_stages(entry: &Entry, report: &mut impl FnMut(String)) {
                 "stage `{name}`: ended {} but {}",
                 stage.state,
                 if stopped {
-                    "an earlier stage failed"
+                    "an earlier step failed"
                 } else {
-                    "every earlier stage passed"
+                    "every earlier step passed"
                 }
             ));
         }

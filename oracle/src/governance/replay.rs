@@ -1,0 +1,176 @@
+//! Replays an entry's statistics: every number is recomputed from the
+//! recorded pentanomial counts with `crate::stats`, and the verdict is
+//! derived again from the recomputed stage states.
+//!
+//! The recorded `lower`/`upper` are the bounds in force at the final look:
+//! Wald's bounds narrowed by Fishtest's overshoot correction, which depends on
+//! the path of the LLR and not only on the final counts. Replay therefore
+//! checks that they lie between Wald's bounds and 0, and that the recorded
+//! state follows from the recomputed LLR and those bounds.
+
+use serde::Serialize;
+
+use crate::governance::entry::{Entry, StageRecord, StageState};
+use crate::governance::register::audit::decide_recorded;
+use crate::stats::{Model, PentanomialCounts, SprtDecision, SprtParams, sprt_status};
+
+/// One replay check and its outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Check {
+    /// What was checked.
+    pub name: String,
+    /// Whether it held.
+    pub pass: bool,
+    /// Recorded and recomputed values.
+    pub detail: String,
+}
+
+/// Relative tolerance for recomputed floats (the same code gives the same bits;
+/// the slack only absorbs a statistics port that changes the order of sums).
+const TOLERANCE: f64 = 1e-9;
+
+/// Recomputes the statistics of `entry` (whose predecessor left `used_before`
+/// of the loss tolerance) and checks the recorded verdict against them.
+#[must_use]
+pub fn replay_statistics(entry: &Entry, used_before: f64) -> Vec<Check> {
+    let mut checks = Vec::new();
+    let mut recomputed = entry.clone();
+    for (stage, replayed) in entry.stages.iter().zip(&mut recomputed.stages) {
+        replay_stage(stage, replayed, &mut checks);
+    }
+    let decision = decide_recorded(&recomputed, used_before);
+    checks.push(Check {
+        name: "verdict".into(),
+        pass: decision.verdict == entry.verdict,
+        detail: format!(
+            "recorded {}, recomputed {} ({})",
+            entry.verdict, decision.verdict, decision.reason
+        ),
+    });
+    checks.push(Check {
+        name: "claimed_gain_nelo".into(),
+        pass: close(entry.claimed_gain_nelo, decision.claimed_gain_nelo),
+        detail: format!(
+            "recorded {}, recomputed {}",
+            entry.claimed_gain_nelo, decision.claimed_gain_nelo
+        ),
+    });
+    checks.push(Check {
+        name: "loss_budget".into(),
+        pass: close(entry.loss_budget.booked, decision.loss_booked)
+            && close(entry.loss_budget.used_after, decision.loss_used_after),
+        detail: format!(
+            "recorded {} booked → {}, recomputed {} → {}",
+            entry.loss_budget.booked,
+            entry.loss_budget.used_after,
+            decision.loss_booked,
+            decision.loss_used_after
+        ),
+    });
+    checks
+}
+
+/// Checks one stage and writes the recomputed numbers and state into `replayed`.
+fn replay_stage(stage: &StageRecord, replayed: &mut StageRecord, checks: &mut Vec<Check>) {
+    let mut check = |what: &str, pass: bool, detail: String| {
+        checks.push(Check {
+            name: format!("stage {}: {what}", stage.name),
+            pass,
+            detail,
+        });
+    };
+    let counts = PentanomialCounts(stage.pentanomial);
+    check(
+        "pairs and games",
+        counts.pairs() == stage.pairs && counts.games() == stage.games,
+        format!(
+            "pentanomial {:?} → {} pairs, {} games",
+            stage.pentanomial,
+            counts.pairs(),
+            counts.games()
+        ),
+    );
+    if stage.state == StageState::NotRun {
+        check(
+            "not run",
+            counts.pairs() == 0,
+            format!("{} pairs recorded", counts.pairs()),
+        );
+        return;
+    }
+    let status = SprtParams::new(
+        stage.elo0,
+        stage.elo1,
+        stage.alpha,
+        stage.beta,
+        Model::Normalized,
+    )
+    .and_then(|params| sprt_status(&counts, &params));
+    let status = match status {
+        Ok(status) => status,
+        Err(error) => return check("statistics", false, error.to_string()),
+    };
+    check(
+        "llr",
+        close(stage.llr, status.llr),
+        format!("recorded {}, recomputed {}", stage.llr, status.llr),
+    );
+    check(
+        "bounds",
+        status.lower_bound <= stage.lower
+            && stage.lower < 0.0
+            && 0.0 < stage.upper
+            && stage.upper <= status.upper_bound,
+        format!(
+            "recorded [{}, {}] within Wald's [{}, {}] narrowed towards 0 by overshoot correction",
+            stage.lower, stage.upper, status.lower_bound, status.upper_bound
+        ),
+    );
+    let state = if status.llr > stage.upper {
+        SprtDecision::AcceptH1
+    } else if status.llr < stage.lower {
+        SprtDecision::AcceptH0
+    } else {
+        SprtDecision::Continue
+    };
+    let follows = match (state, stage.state) {
+        (SprtDecision::AcceptH1, StageState::AcceptH1)
+        | (SprtDecision::AcceptH0, StageState::AcceptH0) => true,
+        (SprtDecision::Continue, StageState::Undecided) => stage.games >= stage.max_games,
+        _ => false,
+    };
+    check(
+        "state",
+        follows,
+        format!(
+            "recorded {}, the recomputed LLR gives {state} at {} of {} games",
+            stage.state, stage.games, stage.max_games
+        ),
+    );
+    check(
+        "nelo",
+        close(stage.nelo, status.nelo),
+        format!("recorded {}, recomputed {}", stage.nelo, status.nelo),
+    );
+    check(
+        "nelo_ci95",
+        close(stage.nelo_ci95[0], status.nelo_ci95[0])
+            && close(stage.nelo_ci95[1], status.nelo_ci95[1]),
+        format!(
+            "recorded {:?}, recomputed {:?}",
+            stage.nelo_ci95, status.nelo_ci95
+        ),
+    );
+    replayed.llr = status.llr;
+    replayed.nelo = status.nelo;
+    replayed.state = match state {
+        SprtDecision::AcceptH1 => StageState::AcceptH1,
+        SprtDecision::AcceptH0 => StageState::AcceptH0,
+        SprtDecision::Continue => StageState::Undecided,
+    };
+}
+
+/// Whether two recomputed numbers agree within [`TOLERANCE`].
+fn close(recorded: f64, recomputed: f64) -> bool {
+    (recorded - recomputed).abs() <= TOLERANCE * recomputed.abs().max(1.0)
+}

@@ -1,0 +1,401 @@
+//! The register end to end: verify, show, replay, genesis, and the tamper cases.
+
+mod register_fixture;
+
+use oracle::governance::entry::{Entry, StageState, Verdict};
+use register_fixture::{Repo, sample_entries, stdout};
+
+#[test]
+fn sample_register_has_the_intended_verdicts_and_verifies() {
+    let entries = sample_entries();
+    let states: Vec<Vec<StageState>> = entries
+        .iter()
+        .map(|e| e.stages.iter().map(|s| s.state).collect())
+        .collect();
+    let verdicts: Vec<Verdict> = entries.iter().map(|e| e.verdict).collect();
+    assert_eq!(
+        verdicts,
+        [
+            Verdict::Genesis,
+            Verdict::Gewinn,
+            Verdict::Korrektur,
+            Verdict::Abgelehnt,
+            Verdict::Abgelehnt
+        ],
+        "{states:?}"
+    );
+    let repo = Repo::new();
+    repo.write_register(&entries);
+    let output = repo.oracle(&["register", "verify"]);
+    assert!(output.status.success(), "{}", stdout(&output));
+    let head = oracle::governance::hash::Sha256Hex::of(
+        &std::fs::read(repo.entry_path("T-0005.yaml")).unwrap(),
+    );
+    assert_eq!(stdout(&output), format!("head={head} n=5\n"));
+    let report: serde_json::Value =
+        serde_json::from_slice(&repo.oracle(&["register", "verify", "--json"]).stdout).unwrap();
+    assert_eq!(
+        report,
+        serde_json::json!({ "ok": true, "n": 5, "head": head.to_string(), "errors": [] })
+    );
+}
+
+#[test]
+fn korrektur_books_its_deficit_and_replay_recomputes_every_entry() {
+    let repo = Repo::new();
+    repo.write_register(&sample_entries());
+    let korrektur = Entry::parse(&std::fs::read(repo.entry_path("T-0003.yaml")).unwrap()).unwrap();
+    let deficit = -korrektur.stages[1].nelo;
+    assert!(
+        deficit > 0.0,
+        "the fixture's Randfall should cost a little: {deficit}"
+    );
+    assert_eq!(korrektur.loss_budget.booked, deficit);
+    assert_eq!(korrektur.loss_budget.used_after, deficit);
+    for id in ["T-0001", "T-0002", "T-0003", "T-0004", "T-0005"] {
+        let output = repo.oracle(&["register", "replay", id]);
+        assert!(output.status.success(), "{id}: {}", stdout(&output));
+    }
+    let report: serde_json::Value = serde_json::from_slice(
+        &repo
+            .oracle(&["register", "replay", "T-0002", "--json"])
+            .stdout,
+    )
+    .unwrap();
+    let checks = report["checks"].as_array().unwrap();
+    assert!(
+        checks.len() >= 15 && checks.iter().all(|c| c["pass"] == true),
+        "{report}"
+    );
+}
+
+#[test]
+fn replay_catches_a_statistic_that_does_not_follow_from_the_counts() {
+    let repo = Repo::new();
+    let mut entries = sample_entries();
+    // Forged counts: losses and wins swapped (same number of pairs), the LLR and state of a pass kept.
+    entries[1].stages[1].pentanomial = [160, 408, 704, 256, 72];
+    repo.write_register(&entries);
+    assert!(
+        repo.oracle(&["register", "verify"]).status.success(),
+        "verify checks the record, replay the counts"
+    );
+    let output = repo.oracle(&["register", "replay", "T-0002"]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    assert!(
+        text.contains("FAIL stage long: llr") && text.contains("FAIL verdict"),
+        "{text}"
+    );
+}
+
+/// Verifies and returns (exit code, stdout).
+fn verify(repo: &Repo) -> (Option<i32>, String) {
+    let output = repo.oracle(&["register", "verify"]);
+    (output.status.code(), stdout(&output))
+}
+
+/// Replaces `from` by `to` in one register file.
+fn edit(repo: &Repo, name: &str, from: &str, to: &str) {
+    let path = repo.entry_path(name);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(from), "{name} has no `{from}`");
+    std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+}
+
+#[test]
+fn tamper_edit_a_verdict() {
+    let repo = Repo::new();
+    repo.write_register(&sample_entries());
+    edit(
+        &repo,
+        "T-0002.yaml",
+        "verdict: gewinn",
+        "verdict: abgelehnt",
+    );
+    let (code, text) = verify(&repo);
+    assert_eq!(code, Some(1));
+    assert!(
+        text.contains(
+            "T-0002.yaml: verdict abgelehnt does not follow from the evidence, which gives gewinn"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("T-0003.yaml: chain broken"), "{text}");
+}
+
+#[test]
+fn tamper_edit_the_newest_verdict() {
+    let repo = Repo::new();
+    repo.write_register(&sample_entries());
+    edit(
+        &repo,
+        "T-0005.yaml",
+        "verdict: abgelehnt",
+        "verdict: korrektur",
+    );
+    let (code, text) = verify(&repo);
+    assert_eq!(code, Some(1));
+    assert!(
+        text.contains("T-0005.yaml: verdict korrektur does not follow from the evidence"),
+        "{text}"
+    );
+}
+
+#[test]
+fn tamper_requote_a_value() {
+    let repo = Repo::new();
+    repo.write_register(&sample_entries());
+    edit(&repo, "T-0005.yaml", "path: randfall", "path: \"randfall\"");
+    let (code, text) = verify(&repo);
+    assert_eq!(code, Some(1));
+    assert!(
+        text.contains("T-0005.yaml: not in canonical form: line 5 is `path: \"randfall\"`, canonical is `path: randfall`"),
+        "{text}"
+    );
+}
+
+#[test]
+fn tamper_delete_a_middle_entry() {
+    let repo = Repo::new();
+    repo.write_register(&sample_entries());
+    std::fs::remove_file(repo.entry_path("T-0003.yaml")).unwrap();
+    let (code, text) = verify(&repo);
+    assert_eq!(code, Some(1));
+    assert!(
+        text.contains("T-0003.yaml: is missing: numbering jumps to T-0004.yaml"),
+        "{text}"
+    );
+    assert!(text.contains("T-0004.yaml: chain broken"), "{text}");
+}
+
+#[test]
+fn tamper_delete_the_newest_entry_is_caught_by_the_pinned_head() {
+    let repo = Repo::new();
+    repo.write_register(&sample_entries());
+    let (_, before) = verify(&repo);
+    let head = before
+        .trim()
+        .strip_prefix("head=")
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .to_owned();
+    std::fs::remove_file(repo.entry_path("T-0005.yaml")).unwrap();
+    let output = repo.oracle(&["register", "verify", "--expect-head", &head]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stdout(&output).contains("T-0004.yaml: head is "),
+        "{}",
+        stdout(&output)
+    );
+    assert!(
+        stdout(&output).contains(&format!("expected {head}")),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn tamper_reorder_two_entries() {
+    let repo = Repo::new();
+    repo.write_register(&sample_entries());
+    let second = repo.entry_path("T-0002.yaml");
+    let third = repo.entry_path("T-0003.yaml");
+    let swap = repo.entry_path("swap");
+    std::fs::rename(&second, &swap).unwrap();
+    std::fs::rename(&third, &second).unwrap();
+    std::fs::rename(&swap, &third).unwrap();
+    let (code, text) = verify(&repo);
+    assert_eq!(code, Some(1));
+    assert!(
+        text.contains("T-0002.yaml: field `id` is T-0003 but the file is T-0002"),
+        "{text}"
+    );
+    assert!(
+        text.contains("T-0003.yaml: field `id` is T-0002 but the file is T-0003"),
+        "{text}"
+    );
+    assert!(text.contains("T-0003.yaml: recorded_at 2026-10-16T11:05:00Z is before the previous entry's 2026-10-16T17:19:00Z"), "{text}");
+}
+
+#[test]
+fn tamper_duplicate_prev() {
+    let repo = Repo::new();
+    repo.write_register(&sample_entries());
+    let third = Entry::parse(&std::fs::read(repo.entry_path("T-0003.yaml")).unwrap()).unwrap();
+    let fourth = Entry::parse(&std::fs::read(repo.entry_path("T-0004.yaml")).unwrap()).unwrap();
+    let (old, new) = (fourth.prev_sha256.unwrap(), third.prev_sha256.unwrap());
+    edit(&repo, "T-0004.yaml", old.as_str(), new.as_str());
+    let (code, text) = verify(&repo);
+    assert_eq!(code, Some(1));
+    assert!(
+        text.contains(&format!("T-0004.yaml: chain broken: prev_sha256 is {new}")),
+        "{text}"
+    );
+    assert!(
+        text.contains("it repeats the prev_sha256 of T-0003.yaml"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_unknown_file_or_a_broken_schema_is_named() {
+    let repo = Repo::new();
+    repo.write_register(&sample_entries());
+    std::fs::write(repo.entry_path("T-0006.yml"), "id: T-0006\n").unwrap();
+    edit(
+        &repo,
+        "T-0004.yaml",
+        "claimed_gain_nelo: 0.0",
+        "claimed_gain: 0.0",
+    );
+    let (code, text) = verify(&repo);
+    assert_eq!(code, Some(1));
+    assert!(
+        text.contains("T-0006.yml: is not a register entry name (T-NNNN.yaml)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("T-0004.yaml: schema: line 7, column 1: unknown field `claimed_gain`"),
+        "{text}"
+    );
+}
+
+#[test]
+fn show_lists_entries_and_renders_one() {
+    let repo = Repo::new();
+    repo.write_register(&sample_entries());
+    let table = repo.oracle(&["register", "show"]);
+    assert!(table.status.success());
+    insta::assert_snapshot!("register_show_table", stdout(&table));
+    let one = repo.oracle(&["register", "show", "T-0003"]);
+    assert!(one.status.success());
+    insta::assert_snapshot!("register_show_t0003", stdout(&one));
+    let json: serde_json::Value = serde_json::from_slice(
+        &repo
+            .oracle(&["register", "show", "T-0003", "--json"])
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(json["verdict"], "korrektur");
+    assert_eq!(json["stages"][1]["state"], "accept_h1");
+    let missing = repo.oracle(&["register", "show", "T-0009"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("no readable entry T-0009"));
+}
+
+#[test]
+fn a_rendered_entry_is_canonical_yaml_with_ambiguous_strings_quoted() {
+    let files = register_fixture::chain(&sample_entries());
+    let (name, bytes) = &files[4];
+    assert_eq!(name, "T-0005.yaml");
+    insta::assert_snapshot!(
+        "rendered_entry_t0005",
+        String::from_utf8(bytes.clone()).unwrap()
+    );
+    let back = Entry::parse(bytes).unwrap();
+    assert_eq!(
+        back.proof.unwrap().detail,
+        register_fixture::tricky_strings()
+    );
+}
+
+#[test]
+fn genesis_only_into_an_empty_register() {
+    let repo = Repo::new();
+    let args = [
+        "register",
+        "genesis",
+        "--commit",
+        &"c".repeat(40),
+        "--tree",
+        &"d".repeat(40),
+        "--binary-sha256",
+        &"e".repeat(64),
+        "--bench",
+        "695",
+        "--toolchain",
+        "rustc 1.95.0 (59807616e 2026-04-14)",
+    ];
+    let first = repo.oracle(&args);
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    assert!(stdout(&first).starts_with("genesis T-0001\nhead="));
+    let entry = Entry::parse(&std::fs::read(repo.entry_path("T-0001.yaml")).unwrap()).unwrap();
+    assert_eq!(
+        (entry.verdict, entry.candidate.bench_nodes),
+        (Verdict::Genesis, 695)
+    );
+    assert_eq!(entry.prev_sha256.unwrap().as_str(), "0".repeat(64));
+    assert!(repo.oracle(&["register", "verify"]).status.success());
+    let again = repo.oracle(&args);
+    assert_eq!(again.status.code(), Some(1));
+    assert!(
+        stdout(&again).contains("refused: the register already has entries"),
+        "{}",
+        stdout(&again)
+    );
+    let bad = repo.oracle(&[
+        "register",
+        "genesis",
+        "--commit",
+        "abc",
+        "--tree",
+        "d",
+        "--binary-sha256",
+        "e",
+        "--bench",
+        "1",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&bad.stderr)
+            .contains("--commit: `abc` is not a full git object id")
+    );
+}
+
+#[test]
+fn committed_fixture_repository_is_what_the_library_writes() {
+    // `scripts/check-register-yaml11.py` reads this repository with PyYAML.
+    let root =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/register-repo");
+    let mut expected: Vec<(String, Vec<u8>)> = register_fixture::chain(&sample_entries())
+        .into_iter()
+        .map(|(name, bytes)| (format!("register/{name}"), bytes))
+        .collect();
+    expected.push((
+        "constitution/constitution.yaml".into(),
+        register_fixture::constitution_text().into_bytes(),
+    ));
+    expected.push((
+        "books/book-a.epd".into(),
+        register_fixture::BOOK_A.as_bytes().to_vec(),
+    ));
+    expected.push((
+        "books/book-b.epd".into(),
+        register_fixture::BOOK_B.as_bytes().to_vec(),
+    ));
+    let update = std::env::var_os("REGISTER_FIXTURE_UPDATE").is_some();
+    for (name, bytes) in expected {
+        let path = root.join(&name);
+        if update {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &bytes).unwrap();
+        }
+        let stored = std::fs::read(&path).unwrap_or_default();
+        assert!(
+            stored == bytes,
+            "{name} is stale: rerun with REGISTER_FIXTURE_UPDATE=1"
+        );
+    }
+    assert!(
+        register_fixture::oracle_at(&root, &["register", "verify"])
+            .status
+            .success()
+    );
+}

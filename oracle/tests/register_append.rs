@@ -1,0 +1,303 @@
+//! `oracle register append`: locking, refusals, crash safety.
+
+mod register_fixture;
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use oracle::governance::entry::{Entry, PathKind};
+use register_fixture::{Repo, at, genesis_entry, sample_entries, stage, stdout, tested_entry};
+
+/// A draft Gewinn of the fixture's binding profile: id, prev_sha256 and recorded_at null.
+fn draft() -> Entry {
+    let mut entry = tested_entry(
+        PathKind::Standard,
+        vec![
+            stage(0, PathKind::Standard, Some([80, 240, 720, 400, 160])),
+            stage(1, PathKind::Standard, Some([72, 256, 704, 408, 160])),
+        ],
+        None,
+        at(10, 0),
+    );
+    entry.recorded_at = None;
+    entry
+}
+
+/// Writes `entry` as YAML to `name` in the repo's root and returns the path as text.
+fn write_draft(repo: &Repo, name: &str, entry: &Entry) -> String {
+    let path = repo.path().join(name);
+    std::fs::write(&path, entry.to_canonical().unwrap()).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+/// A change made to a valid draft.
+type Change = Box<dyn Fn(&mut Entry)>;
+
+/// A repository whose register holds only the fixture's genesis entry.
+fn repo_with_genesis() -> Repo {
+    let repo = Repo::new();
+    repo.write_register(&[genesis_entry()]);
+    repo
+}
+
+#[test]
+fn a_draft_is_completed_and_appended_as_the_next_entry() {
+    let repo = repo_with_genesis();
+    let file = write_draft(&repo, "draft.yaml", &draft());
+    let output = repo.oracle(&["register", "append", &file]);
+    assert!(
+        output.status.success(),
+        "{}{}",
+        stdout(&output),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout(&output).starts_with("appended T-0002\nhead="),
+        "{}",
+        stdout(&output)
+    );
+    let written = Entry::parse(&std::fs::read(repo.entry_path("T-0002.yaml")).unwrap()).unwrap();
+    let genesis_hash = oracle::governance::hash::Sha256Hex::of(
+        &std::fs::read(repo.entry_path("T-0001.yaml")).unwrap(),
+    );
+    assert_eq!(written.prev_sha256, Some(genesis_hash));
+    assert!(written.recorded_at.is_some());
+    assert!(repo.oracle(&["register", "verify"]).status.success());
+    assert_eq!(
+        repo.register_listing(),
+        [".lock", "T-0001.yaml", "T-0002.yaml"]
+    );
+}
+
+#[test]
+fn append_with_a_stale_head_is_refused_naming_the_head() {
+    let repo = Repo::new();
+    repo.write_register(&sample_entries());
+    let stale = oracle::governance::hash::Sha256Hex::of(
+        &std::fs::read(repo.entry_path("T-0004.yaml")).unwrap(),
+    );
+    let mut entry = draft();
+    entry.prev_sha256 = Some(stale.clone());
+    let file = write_draft(&repo, "stale.yaml", &entry);
+    let before = repo.register_listing();
+    let output = repo.oracle(&["register", "append", &file]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    assert!(
+        text.contains(&format!(
+            "refused: {file}: stale prev_sha256 {stale}: the head is "
+        )),
+        "{text}"
+    );
+    assert!(text.contains("(T-0005)"), "{text}");
+    assert_eq!(
+        repo.register_listing()
+            .into_iter()
+            .filter(|n| n != ".lock")
+            .collect::<Vec<_>>(),
+        before
+    );
+}
+
+#[test]
+fn append_refuses_what_does_not_belong_in_the_register() {
+    let repo = repo_with_genesis();
+    let cases: Vec<(Change, &str)> = vec![
+        (
+            Box::new(|e| e.profile = Some("smoke".into())),
+            "profile `smoke` is not binding",
+        ),
+        (
+            Box::new(|e| e.profile = Some("fleet".into())),
+            "no profile `fleet` in the constitution (profiles: bound, smoke)",
+        ),
+        (
+            Box::new(|e| e.id = Some(oracle::governance::entry::EntryId::new(7))),
+            "entry id is T-0007, the next entry is T-0002",
+        ),
+        (
+            Box::new(|e| e.verdict = oracle::governance::entry::Verdict::Abgelehnt),
+            "verdict abgelehnt does not follow from the evidence",
+        ),
+        (
+            Box::new(|e| e.stages[1].elo1 = 2.0),
+            "stage `long` was not measured under profile `bound`'s stage `long`",
+        ),
+        (
+            Box::new(|e| e.stages.truncate(1)),
+            "the entry has 1 stages, profile `bound` has 2",
+        ),
+        (
+            Box::new(|e| e.recorded_at = Some(at(8, 59))),
+            "recorded_at 2026-10-16T08:59:00Z is before the head's 2026-10-16T09:00:00Z (T-0001)",
+        ),
+        (
+            Box::new(|e| {
+                e.constitution_sha256 = oracle::governance::hash::Sha256Hex::of(b"older rules")
+            }),
+            "the entry was judged under constitution",
+        ),
+        (
+            Box::new(|e| e.path = PathKind::Genesis),
+            "a genesis entry is written by `oracle register genesis`",
+        ),
+    ];
+    for (index, (change, message)) in cases.iter().enumerate() {
+        let mut entry = draft();
+        change(&mut entry);
+        let file = write_draft(&repo, &format!("case{index}.yaml"), &entry);
+        let output = repo.oracle(&["register", "append", &file]);
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "case {index}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(
+            stdout(&output).contains(message),
+            "case {index}: {}",
+            stdout(&output)
+        );
+    }
+    assert_eq!(repo.register_listing(), [".lock", "T-0001.yaml"]);
+}
+
+#[test]
+fn append_needs_genesis_and_a_sound_register_and_names_bad_input() {
+    let empty = Repo::new();
+    let file = write_draft(&empty, "draft.yaml", &draft());
+    let output = empty.oracle(&["register", "append", &file]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).contains("the register is empty: create its genesis entry first"));
+
+    let broken = Repo::new();
+    broken.write_register(&sample_entries());
+    std::fs::remove_file(broken.entry_path("T-0002.yaml")).unwrap();
+    let file = write_draft(&broken, "draft.yaml", &draft());
+    let output = broken.oracle(&["register", "append", &file]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("the register does not verify"));
+
+    let repo = repo_with_genesis();
+    let bad = repo.path().join("bad.yaml");
+    std::fs::write(
+        &bad,
+        draft()
+            .to_canonical()
+            .unwrap()
+            .replace("verdict: gewinn", "verdict: maybe"),
+    )
+    .unwrap();
+    let output = repo.oracle(&["register", "append", &bad.to_string_lossy()]);
+    assert_eq!(output.status.code(), Some(2));
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        error.contains("bad.yaml: line 6, column 10: verdict: unknown variant `maybe`"),
+        "{error}"
+    );
+}
+
+#[test]
+fn sixteen_concurrent_appends_make_sixteen_contiguous_entries() {
+    let repo = repo_with_genesis();
+    let file = write_draft(&repo, "draft.yaml", &draft());
+    let children: Vec<_> = (0..16)
+        .map(|_| {
+            Command::new(env!("CARGO_BIN_EXE_oracle"))
+                .args(["register", "append", &file, "--repo"])
+                .arg(repo.path())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut appended: Vec<String> = children
+        .into_iter()
+        .map(|child| {
+            let output = child.wait_with_output().unwrap();
+            assert!(
+                output.status.success(),
+                "{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            stdout(&output).lines().next().unwrap().to_owned()
+        })
+        .collect();
+    appended.sort();
+    let expected: Vec<String> = (2..=17).map(|n| format!("appended T-{n:04}")).collect();
+    assert_eq!(appended, expected);
+    let verify = repo.oracle(&["register", "verify", "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&verify.stdout).unwrap();
+    assert_eq!(
+        (report["ok"].as_bool(), report["n"].as_u64()),
+        (Some(true), Some(17)),
+        "{report}"
+    );
+}
+
+/// Starts an append that stops at the fault hook with `mode`.
+fn append_with_fault(repo: &Repo, file: &str, mode: &str) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_oracle"))
+        .args(["register", "append", file, "--repo"])
+        .arg(repo.path())
+        .env(oracle::governance::register::store::FAULT_HOOK_ENV, mode)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn kill_during_append_leaves_no_partial_entry() {
+    let repo = repo_with_genesis();
+    let file = write_draft(&repo, "draft.yaml", &draft());
+    let mut child = append_with_fault(&repo, &file, "pause");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !repo
+        .register_listing()
+        .iter()
+        .any(|name| name.starts_with(".tmp-"))
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the append never reached its fault hook"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL
+    let status = child.wait().unwrap();
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&status),
+        Some(9)
+    );
+    let listing = repo.register_listing();
+    assert!(!listing.contains(&"T-0002.yaml".to_owned()), "{listing:?}");
+    let temp: Vec<_> = listing
+        .iter()
+        .filter(|name| name.starts_with(".tmp-"))
+        .collect();
+    assert_eq!(
+        temp.len(),
+        1,
+        "the written temp file stays hidden: {listing:?}"
+    );
+    assert!(stdout(&repo.oracle(&["register", "verify"])).ends_with(" n=1\n"));
+
+    let mut aborted = append_with_fault(&repo, &file, "abort");
+    assert!(!aborted.wait().unwrap().success());
+    assert!(!repo.register_listing().contains(&"T-0002.yaml".to_owned()));
+
+    let output = repo.oracle(&["register", "append", &file]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        repo.register_listing(),
+        [".lock", "T-0001.yaml", "T-0002.yaml"],
+        "stale temp files are removed under the lock"
+    );
+    assert!(repo.oracle(&["register", "verify"]).status.success());
+}

@@ -1,0 +1,469 @@
+//! Fixture repositories for the register tests: a small constitution with
+//! pinned books, and entries whose statistics are computed by `oracle::stats`
+//! so that `register replay` holds on them.
+#![allow(
+    dead_code,
+    reason = "each test file uses a different part of the fixture"
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use oracle::governance::constitution::LossBooking;
+use oracle::governance::entry::{
+    BinaryRecord, Entry, EntryId, GateRecord, LossBudget, OracleRecord, PathKind, ProofOutcome,
+    ProofRecord, StageRecord, StageState, Verdict,
+};
+use oracle::governance::hash::{GitId, Sha256Hex};
+use oracle::governance::register::audit::decide_recorded;
+use oracle::governance::timestamp::Timestamp;
+use oracle::stats::{Model, PentanomialCounts, SprtDecision, SprtParams, sprt_status};
+
+/// Book A of the fixture (four EPD openings).
+pub const BOOK_A: &str = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n\
+rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -\n\
+rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq -\n\
+rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq -\n";
+
+/// Book B of the fixture (two EPD openings).
+pub const BOOK_B: &str = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -\n\
+rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -\n";
+
+/// The fixture constitution: a binding profile `bound` and a non-binding `smoke`.
+#[must_use]
+pub fn constitution_text() -> String {
+    let a = Sha256Hex::of(BOOK_A.as_bytes());
+    let b = Sha256Hex::of(BOOK_B.as_bytes());
+    format!(
+        "version: 1
+build:
+  toolchain: \"1.95.0\"
+  package: coherent
+  binary: coherent
+  target_cpu: x86-64
+  profile_overrides:
+    codegen-units: \"1\"
+gate:
+  symbols: [coherent_evaluate_popcnt]
+  callee_depth: 2
+loss_tolerance:
+  booking: final_stage_nelo_deficit
+  limit_nelo: 10.0
+profiles:
+  bound:
+    binding: true
+    description: Fixture profile that may enter the register.
+    alpha: 0.05
+    beta: 0.05
+    batch_size: 4
+    adjudication:
+      resign: null
+      draw: null
+    stages:
+      - name: short
+        tc: nodes=500
+        book: books/book-a.epd
+        book_sha256: {a}
+        concurrency: 2
+        min_games: 0
+        max_games: 20000
+        bounds:
+          standard: [0.0, 10.0]
+          randfall: [-10.0, 0.0]
+      - name: long
+        tc: \"10+0.1\"
+        book: books/book-b.epd
+        book_sha256: {b}
+        concurrency: 2
+        min_games: 0
+        max_games: 20000
+        bounds:
+          standard: [0.0, 10.0]
+          randfall: [-10.0, 0.0]
+  smoke:
+    binding: false
+    description: Fixture profile that never enters the register.
+    alpha: 0.05
+    beta: 0.05
+    batch_size: 4
+    adjudication:
+      resign: null
+      draw: null
+    stages:
+      - name: short
+        tc: nodes=500
+        book: books/book-a.epd
+        book_sha256: {a}
+        concurrency: 2
+        min_games: 0
+        max_games: 20000
+        bounds:
+          standard: [0.0, 10.0]
+          randfall: [-10.0, 0.0]
+"
+    )
+}
+
+/// A temporary repository with the fixture constitution and books (no register yet).
+pub struct Repo {
+    /// Keeps the directory alive.
+    pub dir: tempfile::TempDir,
+}
+
+impl Repo {
+    /// Creates the repository.
+    #[must_use]
+    pub fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        write_fixture(dir.path());
+        Self { dir }
+    }
+
+    /// Its root.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// `register/NAME`.
+    #[must_use]
+    pub fn entry_path(&self, name: &str) -> PathBuf {
+        self.path().join("register").join(name)
+    }
+
+    /// Runs `oracle ARGS… --repo <this repo>`.
+    #[must_use]
+    pub fn oracle(&self, args: &[&str]) -> Output {
+        oracle_at(self.path(), args)
+    }
+
+    /// Writes `entries` as the register, chaining them and numbering them from T-0001.
+    pub fn write_register(&self, entries: &[Entry]) {
+        for (name, bytes) in chain(entries) {
+            std::fs::create_dir_all(self.path().join("register")).unwrap();
+            std::fs::write(self.entry_path(&name), bytes).unwrap();
+        }
+    }
+
+    /// The sorted names of the files in `register/`, hidden ones included.
+    #[must_use]
+    pub fn register_listing(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(self.path().join("register"))
+            .unwrap()
+            .map(|item| item.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+/// Writes the fixture constitution and books under `root`.
+pub fn write_fixture(root: &Path) {
+    std::fs::create_dir_all(root.join("constitution")).unwrap();
+    std::fs::create_dir_all(root.join("books")).unwrap();
+    std::fs::write(
+        root.join("constitution/constitution.yaml"),
+        constitution_text(),
+    )
+    .unwrap();
+    std::fs::write(root.join("books/book-a.epd"), BOOK_A).unwrap();
+    std::fs::write(root.join("books/book-b.epd"), BOOK_B).unwrap();
+}
+
+/// Runs the oracle binary with `--repo root` appended.
+#[must_use]
+pub fn oracle_at(root: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_oracle"))
+        .args(args)
+        .arg("--repo")
+        .arg(root)
+        .output()
+        .unwrap()
+}
+
+/// Stdout of a finished command as text.
+#[must_use]
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// Numbers and hash-chains `entries` from T-0001 and returns (file name, canonical bytes).
+#[must_use]
+pub fn chain(entries: &[Entry]) -> Vec<(String, Vec<u8>)> {
+    let mut prev = Sha256Hex::zero();
+    let mut used = 0.0;
+    let mut files = Vec::new();
+    for (index, entry) in entries.iter().enumerate() {
+        let mut entry = entry.clone();
+        let id = EntryId::new(u32::try_from(index + 1).unwrap());
+        entry.id = Some(id);
+        entry.prev_sha256 = Some(prev);
+        settle_budget(&mut entry, used);
+        used = entry.loss_budget.used_after;
+        let bytes = entry.to_canonical().unwrap().into_bytes();
+        prev = Sha256Hex::of(&bytes);
+        files.push((id.file_name(), bytes));
+    }
+    files
+}
+
+/// Sets the loss budget of `entry` to what its verdict books after `used_before`.
+pub fn settle_budget(entry: &mut Entry, used_before: f64) {
+    entry.loss_budget.used_before = used_before;
+    let decision = decide_recorded(entry, used_before);
+    entry.loss_budget.booked = decision.loss_booked;
+    entry.loss_budget.used_after = decision.loss_used_after;
+}
+
+/// sha256 of the fixture constitution.
+#[must_use]
+pub fn constitution_sha256() -> Sha256Hex {
+    Sha256Hex::of(constitution_text().as_bytes())
+}
+
+/// A git id made of one repeated hex digit.
+#[must_use]
+pub fn git_id(digit: char) -> GitId {
+    GitId::try_from(digit.to_string().repeat(40)).unwrap()
+}
+
+/// A fixed timestamp on 2026-10-16 at `hour:minute`.
+#[must_use]
+pub fn at(hour: u32, minute: u32) -> Timestamp {
+    Timestamp::try_from(format!("2026-10-16T{hour:02}:{minute:02}:00Z")).unwrap()
+}
+
+/// The fixture's engine binary record for commit digit `digit`.
+#[must_use]
+pub fn binary(digit: char, bench: u64) -> BinaryRecord {
+    BinaryRecord {
+        commit: git_id(digit),
+        tree: git_id(char::from_digit((digit.to_digit(16).unwrap() + 1) % 16, 16).unwrap()),
+        binary_sha256: Sha256Hex::of(digit.to_string().as_bytes()),
+        bench_nodes: bench,
+    }
+}
+
+/// The genesis entry of the fixture register.
+#[must_use]
+pub fn genesis_entry() -> Entry {
+    Entry {
+        id: None,
+        prev_sha256: None,
+        recorded_at: Some(at(9, 0)),
+        profile: None,
+        path: PathKind::Genesis,
+        verdict: Verdict::Genesis,
+        claimed_gain_nelo: 0.0,
+        constitution_sha256: constitution_sha256(),
+        oracle: OracleRecord {
+            version: "0.1.0".into(),
+            commit: git_id('a'),
+        },
+        toolchain: "rustc 1.95.0 (59807616e 2026-04-14)".into(),
+        candidate: binary('1', 695),
+        predecessor: None,
+        bound_at: at(9, 0),
+        gate: None,
+        proof: None,
+        stages: Vec::new(),
+        loss_budget: LossBudget {
+            booking: LossBooking::FinalStageNeloDeficit,
+            booked: 0.0,
+            used_before: 0.0,
+            used_after: 0.0,
+            limit: 10.0,
+        },
+    }
+}
+
+/// A stage of profile `bound` (index 0 `short`, 1 `long`) measured with `penta` on `path`,
+/// or not run when `penta` is `None`.
+#[must_use]
+pub fn stage(index: usize, path: PathKind, penta: Option<[u64; 5]>) -> StageRecord {
+    let (name, tc, book, text) = if index == 0 {
+        ("short", "nodes=500", "books/book-a.epd", BOOK_A)
+    } else {
+        ("long", "10+0.1", "books/book-b.epd", BOOK_B)
+    };
+    let (elo0, elo1) = if path == PathKind::Randfall {
+        (-10.0, 0.0)
+    } else {
+        (0.0, 10.0)
+    };
+    let params = SprtParams::new(elo0, elo1, 0.05, 0.05, Model::Normalized).unwrap();
+    let mut record = StageRecord {
+        name: name.into(),
+        tc: tc.to_owned().try_into().unwrap(),
+        book: book.into(),
+        book_sha256: Sha256Hex::of(text.as_bytes()),
+        elo0,
+        elo1,
+        alpha: 0.05,
+        beta: 0.05,
+        batch_size: 4,
+        max_games: 20000,
+        pentanomial: [0; 5],
+        pairs: 0,
+        games: 0,
+        llr: 0.0,
+        lower: params.lower_bound(),
+        upper: params.upper_bound(),
+        state: StageState::NotRun,
+        nelo: 0.0,
+        nelo_ci95: [0.0, 0.0],
+        pgn_sha256: None,
+    };
+    if let Some(penta) = penta {
+        let status = sprt_status(&PentanomialCounts(penta), &params).unwrap();
+        record.pentanomial = penta;
+        record.pairs = status.pairs;
+        record.games = status.games;
+        record.llr = status.llr;
+        record.nelo = status.nelo;
+        record.nelo_ci95 = status.nelo_ci95;
+        record.pgn_sha256 = Some(Sha256Hex::of(format!("{name} {penta:?}").as_bytes()));
+        record.state = match status.state {
+            SprtDecision::AcceptH1 => StageState::AcceptH1,
+            SprtDecision::AcceptH0 => StageState::AcceptH0,
+            SprtDecision::Continue => StageState::Undecided,
+        };
+    }
+    record
+}
+
+/// A tested entry of profile `bound`; its verdict is what the evidence gives.
+#[must_use]
+pub fn tested_entry(
+    path: PathKind,
+    stages: Vec<StageRecord>,
+    proof: Option<(ProofOutcome, ProofOutcome, Vec<String>)>,
+    recorded: Timestamp,
+) -> Entry {
+    let mut entry = genesis_entry();
+    entry.recorded_at = Some(recorded.clone());
+    entry.bound_at = recorded;
+    entry.profile = Some("bound".into());
+    entry.path = path;
+    entry.candidate = binary('3', 702);
+    entry.predecessor = Some(binary('1', 695));
+    entry.gate = Some(GateRecord {
+        popcnt_in_eval: true,
+        software_popcount_in_eval: false,
+    });
+    entry.proof = proof.map(|(predecessor, candidate, detail)| ProofRecord {
+        spec: "engine/proofs/klsk.yaml".into(),
+        spec_sha256: Sha256Hex::of(b"klsk"),
+        predecessor,
+        candidate,
+        detail,
+    });
+    entry.stages = stages;
+    let decision = decide_recorded(&entry, 0.0);
+    entry.verdict = decision.verdict;
+    entry.claimed_gain_nelo = decision.claimed_gain_nelo;
+    entry
+}
+
+/// Strings a YAML 1.1 reader would take for something else if they were not quoted.
+#[must_use]
+pub fn tricky_strings() -> Vec<String> {
+    [
+        "yes",
+        "No",
+        "ON",
+        "off",
+        "y",
+        "n",
+        "~",
+        "null",
+        "Null",
+        "true",
+        "FALSE",
+        "",
+        "0123",
+        "0x1F",
+        "0o17",
+        "1e5",
+        "1_000",
+        "12:30:45",
+        "2026-10-16",
+        "2026-10-16T17:19:00Z",
+        ".inf",
+        "-.5",
+        "+1",
+        ".NaN",
+        "=",
+        "<<",
+        "- dash",
+        "key: value",
+        "#comment",
+        "&anchor",
+        "*alias",
+        "!tag",
+        "%TAG",
+        "@at",
+        "`tick`",
+        " leading",
+        "trailing ",
+        "quote \" and \\ backslash",
+        "tab\there",
+        "line\nbreak",
+        "L\u{e4}ufer und Springer",
+        "\u{1f600}",
+        "[1, 2]",
+        "{a: 1}",
+        "a, b",
+        "KLSK 3/3 mated in 31 (proof: pass)",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect()
+}
+
+/// Five entries: genesis, a Gewinn, a Korrektur, a rejected Standard change, a rejected Randfall.
+#[must_use]
+pub fn sample_entries() -> Vec<Entry> {
+    use PathKind::{Randfall, Standard};
+    use ProofOutcome::{Fail, Pass};
+    vec![
+        genesis_entry(),
+        tested_entry(
+            Standard,
+            vec![
+                stage(0, Standard, Some([80, 240, 720, 400, 160])),
+                stage(1, Standard, Some([72, 256, 704, 408, 160])),
+            ],
+            None,
+            at(11, 5),
+        ),
+        tested_entry(
+            Randfall,
+            vec![
+                stage(0, Randfall, Some([300, 1200, 3000, 1190, 290])),
+                stage(1, Randfall, Some([320, 1260, 3200, 1250, 300])),
+            ],
+            Some((
+                Fail,
+                Pass,
+                vec!["KLSK 1/3 converted".into(), "KLSK 2/3 converted".into()],
+            )),
+            at(17, 19),
+        ),
+        tested_entry(
+            Standard,
+            vec![
+                stage(0, Standard, Some([40, 100, 180, 60, 20])),
+                stage(1, Standard, None),
+            ],
+            None,
+            at(18, 0),
+        ),
+        tested_entry(
+            Randfall,
+            vec![stage(0, Randfall, None), stage(1, Randfall, None)],
+            Some((Pass, Pass, tricky_strings())),
+            at(18, 30),
+        ),
+    ]
+}
