@@ -79,7 +79,11 @@ pub struct BenchSignature {
 
 /// Parses the last non-empty line of `output` as `<N> nodes <M> nps`.
 pub fn parse_bench_output(output: &str) -> Result<BenchRun, BenchError> {
-    let line = output.lines().rev().find(|line| !line.trim().is_empty()).unwrap_or("");
+    let line = output
+        .lines()
+        .rev()
+        .find(|line| !line.trim().is_empty())
+        .unwrap_or("");
     let unparsable = || BenchError::Unparsable {
         line: line.to_owned(),
     };
@@ -93,15 +97,28 @@ pub fn parse_bench_output(output: &str) -> Result<BenchRun, BenchError> {
 }
 
 /// Runs `<binary> bench` `runs` times in the sandbox and requires the same node count each time.
-pub fn measure(binary: &Path, sandbox: &Sandbox, runs: usize) -> Result<BenchSignature, BenchError> {
+pub fn measure(
+    binary: &Path,
+    sandbox: &Sandbox,
+    runs: usize,
+) -> Result<BenchSignature, BenchError> {
     let scratch = tempfile::tempdir().map_err(BenchError::Scratch)?;
-    let binary_dir = binary.parent().unwrap_or(Path::new("/")).to_owned();
+    // Run a private read-only copy: the sandbox user can reach it wherever the original lives,
+    // and nobody can change the file between the runs.
+    let engine_dir = scratch.path().join("engine");
+    let engine = engine_dir.join("engine");
+    std::fs::create_dir(&engine_dir)
+        .and_then(|()| std::fs::copy(binary, &engine))
+        .and_then(|_| set_mode(&engine, 0o555))
+        .and_then(|()| set_mode(&engine_dir, 0o755))
+        .and_then(|()| set_mode(scratch.path(), 0o755))
+        .map_err(BenchError::Scratch)?;
     let mut results = Vec::with_capacity(runs);
     for index in 0..runs {
         let work = scratch.path().join(format!("run-{index}"));
         std::fs::create_dir(&work).map_err(BenchError::Scratch)?;
         let job = Job {
-            program: binary.to_owned(),
+            program: engine.clone(),
             args: vec!["bench".into()],
             env: vec![
                 ("PATH".into(), "/usr/bin:/bin".into()),
@@ -110,7 +127,7 @@ pub fn measure(binary: &Path, sandbox: &Sandbox, runs: usize) -> Result<BenchSig
             ],
             cwd: work.clone(),
             writable: vec![work.clone()],
-            read_only: vec![(binary_dir.clone(), binary_dir.clone())],
+            read_only: vec![(engine_dir.clone(), engine_dir.clone())],
             log: scratch.path().join(format!("run-{index}.log")),
         };
         let ending = sandbox.run(&job)?;
@@ -138,6 +155,11 @@ pub fn measure(binary: &Path, sandbox: &Sandbox, runs: usize) -> Result<BenchSig
     })
 }
 
+fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+}
+
 /// The commit's `Bench: N` trailer, if it has one (several must agree).
 pub fn bench_trailer(repo: &Repository, commit: Oid) -> Result<Option<u64>, BenchError> {
     let commit_error = |source| BenchError::Commit {
@@ -161,7 +183,8 @@ pub fn trailer_in_message(message: &str) -> Result<Option<u64>, String> {
 /// `Bench:`, `Oracle-Path:` and `Oracle-Proof:` are all read through (libgit2's parser, so the
 /// oracle agrees with `git interpret-trailers` about what a trailer is).
 pub fn message_trailers(message: &str) -> Result<Vec<(String, String)>, String> {
-    let trailers = git2::message_trailers_strs(message).map_err(|error| error.message().to_owned())?;
+    let trailers =
+        git2::message_trailers_strs(message).map_err(|error| error.message().to_owned())?;
     Ok(trailers
         .iter()
         .map(|(key, value)| (key.to_owned(), value.trim().to_owned()))
@@ -179,7 +202,10 @@ pub fn bench_in_trailers(trailers: &[(String, String)]) -> Result<Option<u64>, S
             .parse()
             .map_err(|_| format!("`Bench: {text}` is not a node count"))?;
         if value.is_some_and(|seen| seen != nodes) {
-            return Err(format!("several `Bench:` trailers disagree ({} and {nodes})", value.unwrap_or(0)));
+            return Err(format!(
+                "several `Bench:` trailers disagree ({} and {nodes})",
+                value.unwrap_or(0)
+            ));
         }
         value = Some(nodes);
     }
@@ -210,9 +236,13 @@ mod tests {
 
     #[test]
     fn reads_the_bench_trailer() {
-        let message = "eval: KBNK corner term\n\nLonger text.\n\nBench: 695\nSigned-off-by: A <a@b>\n";
+        let message =
+            "eval: KBNK corner term\n\nLonger text.\n\nBench: 695\nSigned-off-by: A <a@b>\n";
         assert_eq!(trailer_in_message(message), Ok(Some(695)));
-        assert_eq!(trailer_in_message("subject\n\nno trailers here\n"), Ok(None));
+        assert_eq!(
+            trailer_in_message("subject\n\nno trailers here\n"),
+            Ok(None)
+        );
         assert!(trailer_in_message("s\n\nBench: many\n").is_err());
         assert!(trailer_in_message("s\n\nBench: 1\nBench: 2\n").is_err());
     }
@@ -223,11 +253,13 @@ mod tests {
         let script = dir.path().join("engine");
         // Nodes depend on the nanoseconds of the clock: different on (almost) every run.
         std::fs::write(&script, "#!/bin/sh\necho \"$(date +%N) nodes 1 nps\"\n").unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        // Owner-only, in a private temp dir: the sandbox must still be able to run it.
+        set_mode(&script, 0o700).unwrap();
         let sandbox = Sandbox::detect(super::super::Limits::engine());
         let result = measure(&script, &sandbox, 2);
-        assert!(matches!(result, Err(BenchError::NonDeterministic { .. })), "{result:?}");
+        assert!(
+            matches!(result, Err(BenchError::NonDeterministic { .. })),
+            "{result:?}"
+        );
     }
 }

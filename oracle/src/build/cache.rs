@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::cargo::CargoError;
 use super::recipe::hex;
 
 /// What a cache entry records about its binary (`entry.json` beside it).
@@ -78,12 +79,15 @@ impl Cache {
 
     /// Opens (creating if needed) the cache at `root`.
     pub fn open(root: &Path) -> Result<Self, CacheError> {
-        for dir in [root.join("builds"), root.join("work")] {
+        for dir in [root.to_owned(), root.join("builds"), root.join("work")] {
+            if dir.is_dir() {
+                continue;
+            }
             fs::create_dir_all(&dir).map_err(io(&dir))?;
-            // Bubblewrap runs builds as `nobody`, who must reach the work dirs under the cache.
+            // Bubblewrap runs builds as `nobody`, who must reach the work dirs under the cache;
+            // directories the user made are left as they are.
             fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).map_err(io(&dir))?;
         }
-        fs::set_permissions(root, fs::Permissions::from_mode(0o755)).map_err(io(root))?;
         Ok(Self {
             root: root.to_owned(),
         })
@@ -113,23 +117,50 @@ impl Cache {
             .prefix("build-")
             .tempdir_in(&parent)
             .map_err(io(&parent))?;
-        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).map_err(io(dir.path()))?;
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755))
+            .map_err(io(dir.path()))?;
         Ok(dir)
     }
 
+    /// Moves a failed build's log out of its work directory (deleted afterwards) to
+    /// `logs/<commit>.log` in the cache, and points the error there.
+    #[must_use]
+    pub fn keep_log(&self, error: CargoError, commit: &str) -> CargoError {
+        let CargoError::Failed { ending, log, tail } = error else {
+            return error;
+        };
+        let logs = self.root.join("logs");
+        let kept = logs.join(format!("{commit}.log"));
+        let log = match fs::create_dir_all(&logs).and_then(|()| fs::copy(&log, &kept)) {
+            Ok(_) => kept,
+            Err(_) => log,
+        };
+        CargoError::Failed { ending, log, tail }
+    }
+
     /// The cached binary and its record for `key`, if present and its bytes still hash right.
-    pub fn lookup(&self, key: &str, binary_name: &str) -> Result<Option<(PathBuf, CacheEntry)>, CacheError> {
+    pub fn lookup(
+        &self,
+        key: &str,
+        binary_name: &str,
+    ) -> Result<Option<(PathBuf, CacheEntry)>, CacheError> {
         let dir = self.root.join("builds").join(key);
         let record = dir.join("entry.json");
         let text = match fs::read_to_string(&record) {
             Ok(text) => text,
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(source) => return Err(CacheError::Io { path: record, source }),
+            Err(source) => {
+                return Err(CacheError::Io {
+                    path: record,
+                    source,
+                });
+            }
         };
-        let entry: CacheEntry = serde_json::from_str(&text).map_err(|error| CacheError::Corrupt {
-            path: record.clone(),
-            reason: error.to_string(),
-        })?;
+        let entry: CacheEntry =
+            serde_json::from_str(&text).map_err(|error| CacheError::Corrupt {
+                path: record.clone(),
+                reason: error.to_string(),
+            })?;
         let binary = dir.join(binary_name);
         let actual = sha256_file(&binary)?;
         if actual != entry.sha256 {
@@ -143,7 +174,13 @@ impl Cache {
 
     /// Stores `binary` under `key` atomically; returns the cached binary's path. If another
     /// process stored the same key meanwhile, its (identical by construction) entry is kept.
-    pub fn store(&self, key: &str, binary_name: &str, binary: &Path, entry: &CacheEntry) -> Result<PathBuf, CacheError> {
+    pub fn store(
+        &self,
+        key: &str,
+        binary_name: &str,
+        binary: &Path,
+        entry: &CacheEntry,
+    ) -> Result<PathBuf, CacheError> {
         let builds = self.root.join("builds");
         let staging = tempfile::Builder::new()
             .prefix(".staging-")
@@ -151,7 +188,8 @@ impl Cache {
             .map_err(io(&builds))?;
         let staged_binary = staging.path().join(binary_name);
         fs::copy(binary, &staged_binary).map_err(io(&staged_binary))?;
-        fs::set_permissions(&staged_binary, fs::Permissions::from_mode(0o555)).map_err(io(&staged_binary))?;
+        fs::set_permissions(&staged_binary, fs::Permissions::from_mode(0o555))
+            .map_err(io(&staged_binary))?;
         fs::File::open(&staged_binary)
             .and_then(|file| file.sync_all())
             .map_err(io(&staged_binary))?;
@@ -161,7 +199,8 @@ impl Cache {
         file.write_all(json.as_bytes())
             .and_then(|()| file.sync_all())
             .map_err(io(&record))?;
-        fs::set_permissions(staging.path(), fs::Permissions::from_mode(0o755)).map_err(io(staging.path()))?;
+        fs::set_permissions(staging.path(), fs::Permissions::from_mode(0o755))
+            .map_err(io(staging.path()))?;
         let final_dir = builds.join(key);
         let staged = staging.keep();
         if let Err(error) = fs::rename(&staged, &final_dir) {
@@ -206,7 +245,9 @@ mod tests {
         let sha = sha256_file(&binary).unwrap();
         let key = Cache::key("tree", "rustc 1.95.0", "recipe");
         assert!(cache.lookup(&key, "coherent").unwrap().is_none());
-        let stored = cache.store(&key, "coherent", &binary, &entry(&sha)).unwrap();
+        let stored = cache
+            .store(&key, "coherent", &binary, &entry(&sha))
+            .unwrap();
         let (found, record) = cache.lookup(&key, "coherent").unwrap().unwrap();
         assert_eq!((found.clone(), record), (stored, entry(&sha)));
         fs::set_permissions(&found, fs::Permissions::from_mode(0o644)).unwrap();
@@ -218,6 +259,9 @@ mod tests {
     #[test]
     fn keys_separate_their_parts() {
         assert_ne!(Cache::key("ab", "c", "d"), Cache::key("a", "bc", "d"));
-        assert_ne!(Cache::key("t", "rustc 1.95.0", "r"), Cache::key("t", "rustc 1.96.0", "r"));
+        assert_ne!(
+            Cache::key("t", "rustc 1.95.0", "r"),
+            Cache::key("t", "rustc 1.96.0", "r")
+        );
     }
 }

@@ -23,7 +23,9 @@ pub struct Toolchain {
 #[derive(Debug, thiserror::Error)]
 pub enum CargoError {
     /// rustup or rustc could not be run to locate the toolchain.
-    #[error("locating toolchain `{toolchain}` (is it installed? `rustup toolchain install {toolchain}`): {reason}")]
+    #[error(
+        "locating toolchain `{toolchain}` (is it installed? `rustup toolchain install {toolchain}`): {reason}"
+    )]
     Toolchain {
         /// The recipe's toolchain.
         toolchain: String,
@@ -42,12 +44,10 @@ pub enum CargoError {
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
     /// cargo ran and failed, or a limit stopped it.
-    #[error("build failed ({ending}) in {dir}; last lines of {log}:\n{tail}")]
+    #[error("build failed ({ending}); full log {}; last lines:\n{tail}", log.display())]
     Failed {
         /// How cargo ended.
         ending: String,
-        /// The build directory.
-        dir: PathBuf,
         /// The full build log.
         log: PathBuf,
         /// The last lines of the log.
@@ -79,17 +79,47 @@ impl Toolchain {
                 .output()
                 .map_err(|error| fail(error.to_string()))?;
             if !output.status.success() {
-                return Err(fail(String::from_utf8_lossy(&output.stderr).trim().to_owned()));
+                return Err(fail(
+                    String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+                ));
             }
             String::from_utf8(output.stdout).map_err(|error| fail(error.to_string()))
         };
         let sysroot = PathBuf::from(rustc(&["--print", "sysroot"])?.trim());
         let verbose_version = rustc(&["-vV"])?;
-        let version = verbose_version.lines().next().unwrap_or_default().to_owned();
+        let version = verbose_version
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        check_release(name, &verbose_version)?;
         Ok(Self {
             sysroot,
             version,
             verbose_version,
+        })
+    }
+}
+
+/// A toolchain pinned by version number (`1.95.0`) must report exactly that release, so a
+/// machine without rustup cannot silently build with whatever `rustc` is on its `PATH`.
+fn check_release(name: &str, verbose_version: &str) -> Result<(), CargoError> {
+    if !name
+        .bytes()
+        .all(|byte| byte.is_ascii_digit() || byte == b'.')
+    {
+        return Ok(());
+    }
+    let release = verbose_version
+        .lines()
+        .find_map(|line| line.strip_prefix("release: "))
+        .unwrap_or("");
+    if release == name {
+        Ok(())
+    } else {
+        Err(CargoError::Toolchain {
+            toolchain: name.to_owned(),
+            reason: format!("`rustc -vV` reports release {release:?}"),
         })
     }
 }
@@ -169,7 +199,11 @@ pub fn build(
         args: cargo_args(recipe, &dirs.target),
         env: environment(recipe, toolchain, dirs),
         cwd: dirs.source.clone(),
-        writable: vec![dirs.cargo_home.clone(), dirs.target.clone(), dirs.scratch.clone()],
+        writable: vec![
+            dirs.cargo_home.clone(),
+            dirs.target.clone(),
+            dirs.scratch.clone(),
+        ],
         read_only,
         log: dirs.log.clone(),
     };
@@ -177,7 +211,6 @@ pub fn build(
     if !matches!(ending, Ending::Exited(status) if status.success()) {
         return Err(CargoError::Failed {
             ending: sandbox::describe(&ending),
-            dir: dirs.source.clone(),
             log: dirs.log.clone(),
             tail: log_tail(&dirs.log, 25),
         });
@@ -193,10 +226,17 @@ pub fn build(
 /// `cargo build` arguments: locked, offline, the recipe's package and binary, profile overrides.
 #[must_use]
 pub fn cargo_args(recipe: &BuildRecipe, target: &Path) -> Vec<OsString> {
-    let mut args: Vec<OsString> = ["build", "--release", "--locked", "--offline", "--color", "never"]
-        .into_iter()
-        .map(OsString::from)
-        .collect();
+    let mut args: Vec<OsString> = [
+        "build",
+        "--release",
+        "--locked",
+        "--offline",
+        "--color",
+        "never",
+    ]
+    .into_iter()
+    .map(OsString::from)
+    .collect();
     args.extend(["--package", &recipe.package, "--bin", &recipe.binary].map(OsString::from));
     args.extend(["--target-dir".into(), target.as_os_str().to_owned()]);
     args.extend(recipe.profile_config_args().into_iter().map(OsString::from));
@@ -206,7 +246,11 @@ pub fn cargo_args(recipe: &BuildRecipe, target: &Path) -> Vec<OsString> {
 /// The complete environment of the build: nothing of the caller's (no tokens, no `RUSTFLAGS`,
 /// no `CARGO_*`) except what is set here.
 #[must_use]
-pub fn environment(recipe: &BuildRecipe, toolchain: &Toolchain, dirs: &BuildDirs) -> Vec<(OsString, OsString)> {
+pub fn environment(
+    recipe: &BuildRecipe,
+    toolchain: &Toolchain,
+    dirs: &BuildDirs,
+) -> Vec<(OsString, OsString)> {
     let bin = toolchain.sysroot.join("bin");
     let flags = recipe
         .rustflags(&dirs.source, &dirs.cargo_home, &dirs.target)
@@ -250,11 +294,30 @@ mod tests {
     }
 
     #[test]
+    fn a_pinned_version_must_match_the_compiler() {
+        let verbose = "rustc 1.95.0 (59807616e 2026-04-14)\nrelease: 1.95.0\n";
+        assert!(check_release("1.95.0", verbose).is_ok());
+        assert!(check_release("1.94.0", verbose).is_err());
+        assert!(check_release("stable", verbose).is_ok());
+    }
+
+    #[test]
     fn cargo_is_locked_offline_and_overrides_the_profile() {
         let args = cargo_args(&BuildRecipe::standard(), &dirs().target);
-        let text: Vec<String> = args.iter().map(|arg| arg.to_string_lossy().into_owned()).collect();
-        for expected in ["--locked", "--offline", "--release", "profile.release.lto=true"] {
-            assert!(text.iter().any(|arg| arg == expected), "{expected} missing in {text:?}");
+        let text: Vec<String> = args
+            .iter()
+            .map(|arg| arg.to_string_lossy().into_owned())
+            .collect();
+        for expected in [
+            "--locked",
+            "--offline",
+            "--release",
+            "profile.release.lto=true",
+        ] {
+            assert!(
+                text.iter().any(|arg| arg == expected),
+                "{expected} missing in {text:?}"
+            );
         }
         let package = text.iter().position(|arg| arg == "--package").unwrap();
         assert_eq!(text[package + 1], "coherent");

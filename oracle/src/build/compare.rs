@@ -21,7 +21,10 @@ pub fn differing_sections(first: &[u8], second: &[u8]) -> Vec<String> {
     let (a, b) = (contents(&a), contents(&b));
     let mut names: Vec<String> = Vec::new();
     for (name, data) in &a {
-        let other = b.iter().find(|(other, _)| other == name).map(|(_, data)| data);
+        let other = b
+            .iter()
+            .find(|(other, _)| other == name)
+            .map(|(_, data)| data);
         if other != Some(data) && !names.contains(name) {
             names.push(name.clone());
         }
@@ -56,7 +59,10 @@ mod tests {
         let (offset, _) = rodata.file_range().unwrap();
         let mut changed = me.clone();
         changed[usize::try_from(offset).unwrap() + 3] ^= 0xff;
-        assert_eq!(differing_sections(&me, &changed), vec![".rodata".to_owned()]);
+        assert_eq!(
+            differing_sections(&me, &changed),
+            vec![".rodata".to_owned()]
+        );
     }
 
     #[test]

@@ -159,7 +159,8 @@ pub fn build_commit(request: &BuildRequest) -> Result<BuildOutcome, BuildError> 
             &dirs,
             request.registry.as_deref(),
             &request.sandbox,
-        )?;
+        )
+        .map_err(|error| cache.keep_log(error, &commit))?;
         let sha256 = cache::sha256_file(&binary)?;
         Ok((binary, sha256))
     };

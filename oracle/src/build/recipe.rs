@@ -74,7 +74,9 @@ pub enum RecipeError {
         value: String,
     },
     /// A rustc flag contains the `CARGO_ENCODED_RUSTFLAGS` separator or is empty.
-    #[error("build recipe `extra_rustflags` entry {value:?} is empty or contains the 0x1f separator")]
+    #[error(
+        "build recipe `extra_rustflags` entry {value:?} is empty or contains the 0x1f separator"
+    )]
     BadFlag {
         /// The flag at fault.
         value: String,
@@ -164,7 +166,12 @@ impl BuildRecipe {
     pub fn profile_config_args(&self) -> Vec<String> {
         self.profile_overrides
             .iter()
-            .flat_map(|(key, value)| ["--config".to_owned(), format!("profile.release.{key}={value}")])
+            .flat_map(|(key, value)| {
+                [
+                    "--config".to_owned(),
+                    format!("profile.release.{key}={value}"),
+                ]
+            })
             .collect()
     }
 }
@@ -203,6 +210,13 @@ mod tests {
     }
 
     #[test]
+    fn standard_recipe_as_the_constitution_writes_it() {
+        let yaml = serde_norway::to_string(&BuildRecipe::standard()).unwrap();
+        insta::assert_snapshot!("standard_recipe_yaml", yaml);
+        insta::assert_snapshot!("standard_recipe_sha256", BuildRecipe::standard().sha256());
+    }
+
+    #[test]
     fn any_change_changes_the_hash() {
         let base = BuildRecipe::standard();
         let mut cpu = base.clone();
@@ -233,7 +247,10 @@ mod tests {
         recipe.package = "coherent --bin other".into();
         assert!(matches!(
             recipe.validate(),
-            Err(RecipeError::BadName { field: "package", .. })
+            Err(RecipeError::BadName {
+                field: "package",
+                ..
+            })
         ));
         let mut recipe = BuildRecipe::standard();
         recipe

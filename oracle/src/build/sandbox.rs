@@ -36,29 +36,30 @@ pub enum Isolation {
 }
 
 impl Isolation {
-    /// Probes the tools in order of strength by running `true` under each.
+    /// Probes the levels in order of strength by running `/bin/true` exactly as a real job
+    /// would run (same mounts, same user switch), and takes the first that works.
     #[must_use]
     pub fn detect() -> Self {
-        let works = |program: &str, args: &[&str]| {
-            Command::new(program)
-                .args(args)
-                .arg("true")
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .is_ok_and(|status| status.success())
+        let probe = |isolation: Self| {
+            let sandbox = Sandbox {
+                isolation,
+                limits: Limits::engine(),
+            };
+            let job = Job {
+                program: "/bin/true".into(),
+                args: Vec::new(),
+                env: Vec::new(),
+                cwd: "/".into(),
+                writable: Vec::new(),
+                read_only: Vec::new(),
+                log: "/dev/null".into(),
+            };
+            matches!(sandbox.run(&job), Ok(Ending::Exited(status)) if status.success())
         };
-        if works(
-            "bwrap",
-            &["--ro-bind", "/", "/", "--unshare-net", "--unshare-pid", "--proc", "/proc", "--"],
-        ) {
-            Self::Bubblewrap
-        } else if works("unshare", &["-n", "--"]) {
-            Self::UnshareNet
-        } else {
-            Self::None
-        }
+        [Self::Bubblewrap, Self::UnshareNet]
+            .into_iter()
+            .find(|isolation| probe(*isolation))
+            .unwrap_or(Self::None)
     }
 
     /// Whether the command cannot reach the network.
@@ -294,23 +295,43 @@ fn bubblewrap_args(job: &Job) -> Vec<OsString> {
     .into_iter()
     .map(OsString::from)
     .collect();
-    if let Some(home) = std::env::var_os("HOME").filter(|home| Path::new(home) != Path::new("/")) {
-        args.extend([OsString::from("--tmpfs"), home]);
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .filter(|home| home.is_absolute() && home.parent().is_some());
+    if let Some(home) = &home {
+        args.extend([OsString::from("--tmpfs"), home.clone().into_os_string()]);
     }
-    let mut bind = |flag: &str, from: &OsStr, to: &OsStr| {
-        args.extend([OsString::from(flag), from.to_owned(), to.to_owned()]);
+    let mut bind = |flag: &str, from: &OsStr, to: &Path| {
+        // bubblewrap creates missing mount points with mode 0700, which `nobody` cannot cross.
+        if let Some(home) = &home {
+            let mut ancestors: Vec<&Path> = to
+                .ancestors()
+                .skip(1)
+                .take_while(|dir| dir.starts_with(home) && *dir != home)
+                .collect();
+            ancestors.reverse();
+            for dir in ancestors {
+                args.extend(["--perms", "0755", "--dir"].map(OsString::from));
+                args.push(dir.as_os_str().to_owned());
+            }
+        }
+        args.extend([
+            OsString::from(flag),
+            from.to_owned(),
+            to.as_os_str().to_owned(),
+        ]);
     };
     for (source, destination) in &job.read_only {
         if !job.writable.iter().any(|dir| destination.starts_with(dir)) {
-            bind("--ro-bind", source.as_os_str(), destination.as_os_str());
+            bind("--ro-bind", source.as_os_str(), destination);
         }
     }
     for dir in &job.writable {
-        bind("--bind", dir.as_os_str(), dir.as_os_str());
+        bind("--bind", dir.as_os_str(), dir);
     }
     for (source, destination) in &job.read_only {
         if job.writable.iter().any(|dir| destination.starts_with(dir)) {
-            bind("--ro-bind", source.as_os_str(), destination.as_os_str());
+            bind("--ro-bind", source.as_os_str(), destination);
         }
     }
     args.push("--".into());
@@ -358,7 +379,9 @@ fn kill_group(pid: u32) {
 pub fn describe(ending: &Ending) -> String {
     use std::os::unix::process::ExitStatusExt;
     match ending {
-        Ending::TimedOut(limit) => format!("killed after the wall-time limit of {} s", limit.as_secs()),
+        Ending::TimedOut(limit) => {
+            format!("killed after the wall-time limit of {} s", limit.as_secs())
+        }
         Ending::Exited(status) => match (status.code(), status.signal()) {
             (Some(code), _) => format!("exit status {code}"),
             (None, Some(libc::SIGXCPU)) => "killed by SIGXCPU (CPU-time limit)".into(),
@@ -389,9 +412,15 @@ mod tests {
     fn environment_is_scrubbed_and_output_logged() {
         let dir = tempfile::tempdir().unwrap();
         let sandbox = Sandbox::detect(Limits::engine());
-        let job = shell_job(dir.path(), "echo \"token=${GITHUB_TOKEN:-none} path=$PATH\"");
+        let job = shell_job(
+            dir.path(),
+            "echo \"token=${GITHUB_TOKEN:-none} path=$PATH\"",
+        );
         let ending = sandbox.run(&job).unwrap();
-        assert!(matches!(ending, Ending::Exited(status) if status.success()), "{ending:?}");
+        assert!(
+            matches!(ending, Ending::Exited(status) if status.success()),
+            "{ending:?}"
+        );
         let log = std::fs::read_to_string(dir.path().join("log")).unwrap();
         assert_eq!(log.trim(), "token=none path=/usr/bin:/bin");
     }
@@ -417,7 +446,10 @@ mod tests {
         let sandbox = Sandbox::detect(limits);
         let job = shell_job(dir.path(), "head -c 100000 /dev/zero > big");
         let ending = sandbox.run(&job).unwrap();
-        assert!(matches!(ending, Ending::Exited(status) if !status.success()), "{ending:?}");
+        assert!(
+            matches!(ending, Ending::Exited(status) if !status.success()),
+            "{ending:?}"
+        );
         assert!(std::fs::metadata(dir.path().join("big")).unwrap().len() <= 4096);
     }
 }

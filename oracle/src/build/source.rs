@@ -52,7 +52,9 @@ pub enum SourceError {
         path: String,
     },
     /// The tree contains a submodule (gitlink).
-    #[error("tree entry `{path}` is a submodule; the oracle builds only sources stored in the commit")]
+    #[error(
+        "tree entry `{path}` is a submodule; the oracle builds only sources stored in the commit"
+    )]
     Submodule {
         /// Path inside the tree.
         path: String,
@@ -101,7 +103,9 @@ pub fn open_repository(path: &Path) -> Result<Repository, SourceError> {
 pub fn resolve(repo: &Repository, rev: &str) -> Result<ResolvedCommit, SourceError> {
     let object = repo.revparse_single(rev).map_err(|error| {
         if error.code() == ErrorCode::Ambiguous {
-            SourceError::Ambiguous { rev: rev.to_owned() }
+            SourceError::Ambiguous {
+                rev: rev.to_owned(),
+            }
         } else {
             SourceError::NotACommit {
                 rev: rev.to_owned(),
@@ -131,34 +135,50 @@ pub fn export_tree(repo: &Repository, tree: Oid, dest: &Path) -> Result<(), Sour
     export_dir(repo, &root, "", dest)
 }
 
-fn export_dir(repo: &Repository, tree: &Tree<'_>, prefix: &str, dest: &Path) -> Result<(), SourceError> {
+fn export_dir(
+    repo: &Repository,
+    tree: &Tree<'_>,
+    prefix: &str,
+    dest: &Path,
+) -> Result<(), SourceError> {
     for entry in tree.iter() {
         let name = entry.name().unwrap_or("");
         let path = format!("{prefix}{}", String::from_utf8_lossy(entry.name_bytes()));
-        if name.is_empty() || name == "." || name == ".." || name.contains('/') || name.contains('\0') {
+        if name.is_empty()
+            || name == "."
+            || name == ".."
+            || name.contains('/')
+            || name.contains('\0')
+        {
             return Err(SourceError::BadName { path });
         }
         let mode = entry.filemode();
         match entry.kind() {
             Some(ObjectType::Tree) => {
-                let subtree = repo.find_tree(entry.id()).map_err(|source| SourceError::Git {
-                    path: path.clone(),
-                    source,
-                })?;
+                let subtree = repo
+                    .find_tree(entry.id())
+                    .map_err(|source| SourceError::Git {
+                        path: path.clone(),
+                        source,
+                    })?;
                 let sub_dest = dest.join(name);
                 create_dir(&sub_dest)?;
                 export_dir(repo, &subtree, &format!("{path}/"), &sub_dest)?;
             }
             Some(ObjectType::Commit) => return Err(SourceError::Submodule { path }),
-            Some(ObjectType::Blob) if mode == 0o120_000 => return Err(SourceError::Symlink { path }),
+            Some(ObjectType::Blob) if mode == 0o120_000 => {
+                return Err(SourceError::Symlink { path });
+            }
             Some(ObjectType::Blob) => {
                 if is_cargo_config(prefix, name) {
                     return Err(SourceError::CargoConfig { path });
                 }
-                let blob = repo.find_blob(entry.id()).map_err(|source| SourceError::Git {
-                    path: path.clone(),
-                    source,
-                })?;
+                let blob = repo
+                    .find_blob(entry.id())
+                    .map_err(|source| SourceError::Git {
+                        path: path.clone(),
+                        source,
+                    })?;
                 let executable = mode & 0o111 != 0;
                 write_file(&dest.join(name), blob.content(), executable)?;
             }
@@ -202,7 +222,8 @@ fn write_file(path: &Path, content: &[u8], executable: bool) -> Result<(), Sourc
         .map_err(wrap)?;
     file.write_all(content).map_err(wrap)?;
     // The umask may have narrowed the mode; the sandboxed builder needs to read every file.
-    file.set_permissions(fs::Permissions::from_mode(mode)).map_err(wrap)
+    file.set_permissions(fs::Permissions::from_mode(mode))
+        .map_err(wrap)
 }
 
 #[cfg(test)]
@@ -233,8 +254,10 @@ mod tests {
                 index.add(&entry).unwrap();
             }
             let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
-            let sig = git2::Signature::new("t", "t@example.invalid", &git2::Time::new(0, 0)).unwrap();
-            repo.commit(Some("HEAD"), &sig, &sig, "c", &tree, &[]).unwrap()
+            let sig =
+                git2::Signature::new("t", "t@example.invalid", &git2::Time::new(0, 0)).unwrap();
+            repo.commit(Some("HEAD"), &sig, &sig, "c", &tree, &[])
+                .unwrap()
         };
         (dir, repo, oid)
     }
@@ -250,16 +273,26 @@ mod tests {
         let out = dir.path().join("out");
         export_tree(&repo, resolved.tree, &out).unwrap();
         assert_eq!(fs::read(out.join("a.txt")).unwrap(), b"alpha");
-        let mode = fs::metadata(out.join("bin/run.sh")).unwrap().permissions().mode();
+        let mode = fs::metadata(out.join("bin/run.sh"))
+            .unwrap()
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o755);
-        assert!(!dir.path().join("a.txt").exists(), "the work tree was not checked out");
+        assert!(
+            !dir.path().join("a.txt").exists(),
+            "the work tree was not checked out"
+        );
     }
 
     #[test]
     fn refuses_symlinks_submodules_and_cargo_config() {
         let cases: [(&str, i32, &str); 3] = [
             ("link", 0o120_000, "symbolic link"),
-            ("engine/.cargo/config.toml", 0o100_644, "Cargo configuration"),
+            (
+                "engine/.cargo/config.toml",
+                0o100_644,
+                "Cargo configuration",
+            ),
             (".cargo/config", 0o100_644, "Cargo configuration"),
         ];
         for (path, mode, message) in cases {
@@ -279,14 +312,23 @@ mod tests {
         builder.insert("vendor", head.id(), 0o160_000).unwrap();
         let tree = builder.write().unwrap();
         let error = export_tree(&repo, tree, &dir.path().join("out")).unwrap_err();
-        assert!(matches!(error, SourceError::Submodule { ref path } if path == "vendor"), "{error}");
+        assert!(
+            matches!(error, SourceError::Submodule { ref path } if path == "vendor"),
+            "{error}"
+        );
     }
 
     #[test]
     fn unknown_and_non_commit_revisions_are_refused() {
         let (_dir, repo, _) = repo_with(&[("a", b"x", 0o100_644)]);
-        assert!(matches!(resolve(&repo, "no-such-branch"), Err(SourceError::NotACommit { .. })));
+        assert!(matches!(
+            resolve(&repo, "no-such-branch"),
+            Err(SourceError::NotACommit { .. })
+        ));
         let tree = resolve(&repo, "HEAD").unwrap().tree.to_string();
-        assert!(matches!(resolve(&repo, &tree), Err(SourceError::NotACommit { .. })));
+        assert!(matches!(
+            resolve(&repo, &tree),
+            Err(SourceError::NotACommit { .. })
+        ));
     }
 }

@@ -58,7 +58,8 @@ pub struct BenchArgs {
 pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
     let recipe = match &args.recipe {
         Some(path) => {
-            let text = std::fs::read_to_string(path).with_context(|| format!("reading recipe {}", path.display()))?;
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading recipe {}", path.display()))?;
             serde_norway::from_str::<BuildRecipe>(&text)
                 .with_context(|| format!("recipe {}: not a valid build recipe", path.display()))?
         }
@@ -68,7 +69,11 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
     if !sandbox.isolation.confines_writes() {
         eprintln!(
             "warning: bubblewrap is not usable here; builds run with {} (install `bubblewrap` for full isolation)",
-            if sandbox.isolation.cuts_network() { "network cut by `unshare -n` only" } else { "no namespace isolation" }
+            if sandbox.isolation.cuts_network() {
+                "network cut by `unshare -n` only"
+            } else {
+                "no namespace isolation"
+            }
         );
     }
     let request = BuildRequest {
@@ -96,7 +101,11 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         println!("recipe     {}", outcome.recipe_sha256);
         println!("binary     {}", outcome.binary.display());
         println!("sha256     {}", outcome.sha256);
-        let how = if outcome.cached { "yes (cached)" } else { "yes (two builds, equal sha256)" };
+        let how = if outcome.cached {
+            "yes (cached)"
+        } else {
+            "yes (two builds, equal sha256)"
+        };
         println!("reproduced {how}");
     }
     Ok(ExitCode::SUCCESS)
@@ -120,25 +129,36 @@ fn report_rejection(error: &BuildError, json: bool) {
 
 /// Runs the build-shape gate on a binary.
 pub fn run_gate(args: GateArgs) -> anyhow::Result<ExitCode> {
-    let bytes = std::fs::read(&args.binary).with_context(|| format!("reading {}", args.binary.display()))?;
+    let bytes = std::fs::read(&args.binary)
+        .with_context(|| format!("reading {}", args.binary.display()))?;
     let symbols = if args.symbols.is_empty() {
         vec![gate::DEFAULT_SYMBOL.to_owned()]
     } else {
         args.symbols
     };
-    let report = gate::inspect(&bytes, &symbols).with_context(|| format!("inspecting {}", args.binary.display()))?;
+    let report = gate::inspect(&bytes, &symbols)
+        .with_context(|| format!("inspecting {}", args.binary.display()))?;
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
         print!("{}", gate::render(&report));
     }
-    Ok(if report.pass { ExitCode::SUCCESS } else { ExitCode::from(EXIT_REJECTED) })
+    Ok(if report.pass {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_REJECTED)
+    })
 }
 
 /// Measures the bench signature twice and refuses a moving one.
 pub fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
-    let binary = std::path::absolute(&args.binary).with_context(|| format!("resolving {}", args.binary.display()))?;
-    anyhow::ensure!(binary.is_file(), "engine binary {} does not exist", binary.display());
+    let binary = std::path::absolute(&args.binary)
+        .with_context(|| format!("resolving {}", args.binary.display()))?;
+    anyhow::ensure!(
+        binary.is_file(),
+        "engine binary {} does not exist",
+        binary.display()
+    );
     let sandbox = Sandbox::detect(Limits::engine());
     match bench::measure(&binary, &sandbox, 2) {
         Ok(signature) => {
@@ -150,15 +170,26 @@ pub fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
                 });
                 println!("{object}");
             } else {
-                let nps: Vec<String> = signature.runs.iter().map(|run| run.nps.to_string()).collect();
+                let nps: Vec<String> = signature
+                    .runs
+                    .iter()
+                    .map(|run| run.nps.to_string())
+                    .collect();
                 println!("Bench: {}", signature.nodes);
-                println!("nps: {} (deterministic over {} runs)", nps.join(", "), signature.runs.len());
+                println!(
+                    "nps: {} (deterministic over {} runs)",
+                    nps.join(", "),
+                    signature.runs.len()
+                );
             }
             Ok(ExitCode::SUCCESS)
         }
         Err(error @ bench::BenchError::NonDeterministic { .. }) => {
             if args.json {
-                println!("{}", serde_json::json!({ "deterministic": false, "error": error.to_string() }));
+                println!(
+                    "{}",
+                    serde_json::json!({ "deterministic": false, "error": error.to_string() })
+                );
             }
             eprintln!("rejected: {error}");
             Ok(ExitCode::from(EXIT_REJECTED))

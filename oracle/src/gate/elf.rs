@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 
 use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
 
+use super::demangle::demangle;
+
 /// A function symbol of the binary's symbol table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Function {
@@ -31,11 +33,13 @@ impl<'data> Binary<'data> {
                 continue;
             }
             let Ok(name) = symbol.name() else { continue };
-            by_address.entry(symbol.address()).or_insert_with(|| Function {
-                name: name.to_owned(),
-                address: symbol.address(),
-                size: symbol.size(),
-            });
+            by_address
+                .entry(symbol.address())
+                .or_insert_with(|| Function {
+                    name: name.to_owned(),
+                    address: symbol.address(),
+                    size: symbol.size(),
+                });
         }
         Ok(Self { file, by_address })
     }
@@ -52,10 +56,12 @@ impl<'data> Binary<'data> {
         !self.by_address.is_empty()
     }
 
-    /// The function named exactly `name`.
+    /// The function whose raw or demangled name is exactly `name`.
     #[must_use]
     pub fn function_named(&self, name: &str) -> Option<&Function> {
-        self.by_address.values().find(|function| function.name == name)
+        self.by_address
+            .values()
+            .find(|function| function.name == name || demangle(&function.name) == name)
     }
 
     /// The function that starts at `address`.
@@ -81,47 +87,9 @@ impl<'data> Binary<'data> {
     }
 }
 
-/// Readable form of a legacy-mangled Rust symbol (`_ZN8coherent4eval6helper17h…E` →
-/// `coherent::eval::helper`); other names are returned unchanged.
-#[must_use]
-pub fn demangle(name: &str) -> String {
-    let Some(mut rest) = name.strip_prefix("_ZN") else {
-        return name.to_owned();
-    };
-    let mut parts: Vec<&str> = Vec::new();
-    while !rest.starts_with('E') {
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        let Ok(len) = rest[..digits].parse::<usize>() else {
-            return name.to_owned();
-        };
-        let Some(part) = rest.get(digits..digits + len) else {
-            return name.to_owned();
-        };
-        parts.push(part);
-        rest = &rest[digits + len..];
-    }
-    let is_hash = |part: &&str| {
-        part.len() == 17 && part.starts_with('h') && part[1..].bytes().all(|b| b.is_ascii_hexdigit())
-    };
-    if parts.last().is_some_and(is_hash) {
-        parts.pop();
-    }
-    parts.join("::")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn demangles_legacy_rust_symbols() {
-        assert_eq!(
-            demangle("_ZN8coherent4eval6helper17h0123456789abcdefE"),
-            "coherent::eval::helper"
-        );
-        assert_eq!(demangle("coherent_evaluate_popcnt"), "coherent_evaluate_popcnt");
-        assert_eq!(demangle("_ZN3bad99E"), "_ZN3bad99E");
-    }
 
     #[test]
     fn finds_its_own_main_and_code_bytes() {

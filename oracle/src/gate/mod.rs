@@ -7,6 +7,7 @@
 //! symbol exists, scalar `popcnt` occurs in what it reaches, and no reached function carries the
 //! software popcount (the SWAR masks) or AVX-512 `vpopcnt*`.
 
+pub mod demangle;
 pub mod elf;
 pub mod scan;
 
@@ -23,7 +24,7 @@ pub const CALL_DEPTH: u32 = 2;
 /// One function the gate disassembled.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ScannedFunction {
-    /// Readable name (legacy Rust symbols demangled, hash dropped).
+    /// Readable name (Rust symbols demangled, legacy hashes dropped).
     pub name: String,
     /// Raw symbol name.
     pub symbol: String,
@@ -43,6 +44,10 @@ pub struct ScannedFunction {
     pub swar_constants: Vec<String>,
     /// The SWAR sequence is present (0x5555… and 0x3333… together).
     pub software_popcount: bool,
+    /// Calls through registers or memory, whose targets the gate cannot follow.
+    pub indirect_calls: u32,
+    /// Positions that did not decode as x86-64 instructions.
+    pub undecodable: u32,
 }
 
 /// The gate's verdict and everything it counted.
@@ -97,16 +102,16 @@ pub fn inspect(bytes: &[u8], symbols: &[String]) -> Result<GateReport, GateError
         report.failures.push("no entry symbol to inspect".into());
     }
     if !binary.has_symbols() && !symbols.is_empty() {
-        report
-            .failures
-            .push("the binary has no symbol table (stripped): the evaluation cannot be located".into());
+        report.failures.push(
+            "the binary has no symbol table (stripped): the evaluation cannot be located".into(),
+        );
     }
     for symbol in symbols {
         match binary.function_named(symbol) {
             Some(entry) => scan_from(&binary, entry, &mut report),
-            None if binary.has_symbols() => report
-                .failures
-                .push(format!("entry symbol `{symbol}` is not in the binary's symbol table")),
+            None if binary.has_symbols() => report.failures.push(format!(
+                "entry symbol `{symbol}` is not in the binary's symbol table"
+            )),
             None => {}
         }
     }
@@ -118,6 +123,12 @@ pub fn inspect(bytes: &[u8], symbols: &[String]) -> Result<GateReport, GateError
                 function.name,
                 function.depth,
                 function.called_from.as_deref().unwrap_or("-"),
+            ));
+        }
+        if function.undecodable > 0 {
+            report.failures.push(format!(
+                "`{}` has {} positions that do not decode as x86-64: it cannot be inspected",
+                function.name, function.undecodable
             ));
         }
         if function.vpopcnt > 0 {
@@ -155,11 +166,15 @@ fn scan_from(binary: &Binary<'_>, entry: &Function, report: &mut GateReport) {
     let mut next = 0;
     while let Some((function, depth, called_from)) = queue.get(next).cloned() {
         next += 1;
-        if report.functions_scanned.iter().any(|f| f.symbol == function.name) {
+        if report
+            .functions_scanned
+            .iter()
+            .any(|f| f.symbol == function.name)
+        {
             continue;
         }
         let found = scan::scan(binary, &function);
-        let name = elf::demangle(&function.name);
+        let name = demangle::demangle(&function.name);
         if depth < CALL_DEPTH {
             for callee in &found.callees {
                 match binary.function_at(*callee) {
@@ -184,6 +199,8 @@ fn scan_from(binary: &Binary<'_>, entry: &Function, report: &mut GateReport) {
                 .map(|(constant, _)| format!("{constant:#018x}"))
                 .collect(),
             software_popcount: found.software_popcount(),
+            indirect_calls: found.indirect_calls,
+            undecodable: found.invalid,
         });
     }
 }
@@ -195,7 +212,10 @@ fn entry_of<'a>(report: &'a GateReport, function: &'a ScannedFunction) -> Option
         match &current.called_from {
             None => return Some(current.symbol.as_str()),
             Some(parent) => {
-                current = report.functions_scanned.iter().find(|f| &f.name == parent)?;
+                current = report
+                    .functions_scanned
+                    .iter()
+                    .find(|f| &f.name == parent)?;
             }
         }
     }
@@ -217,7 +237,7 @@ pub fn render(report: &GateReport) -> String {
     );
     for function in &report.functions_scanned {
         out.push_str(&format!(
-            "  [{}] {} {} ({} bytes): popcnt {}, vpopcnt {}, swar [{}]\n",
+            "  [{}] {} {} ({} bytes): popcnt {}, vpopcnt {}, swar [{}], indirect calls {}\n",
             function.depth,
             function.address,
             function.name,
@@ -225,6 +245,7 @@ pub fn render(report: &GateReport) -> String {
             function.popcnt,
             function.vpopcnt,
             function.swar_constants.join(" "),
+            function.indirect_calls,
         ));
     }
     for failure in &report.failures {
@@ -242,7 +263,10 @@ mod tests {
         let me = std::fs::read(std::env::current_exe().unwrap()).unwrap();
         let report = inspect(&me, &["no_such_symbol_anywhere".to_owned()]).unwrap();
         assert!(!report.pass);
-        assert!(report.failures[0].contains("no_such_symbol_anywhere"), "{report:?}");
+        assert!(
+            report.failures[0].contains("no_such_symbol_anywhere"),
+            "{report:?}"
+        );
         assert!(report.functions_scanned.is_empty());
     }
 
@@ -264,6 +288,9 @@ mod tests {
 
     #[test]
     fn garbage_is_an_error_not_a_verdict() {
-        assert!(matches!(inspect(b"\x7fELF garbage", &[DEFAULT_SYMBOL.to_owned()]), Err(GateError::Parse(_))));
+        assert!(matches!(
+            inspect(b"\x7fELF garbage", &[DEFAULT_SYMBOL.to_owned()]),
+            Err(GateError::Parse(_))
+        ));
     }
 }

@@ -23,7 +23,9 @@ pub struct FunctionScan {
     pub swar: [bool; 4],
     /// Start addresses of functions reached by `call rel32` or a tail `jmp` out of the function.
     pub callees: Vec<u64>,
-    /// Bytes that did not decode as instructions.
+    /// Calls through a register or memory operand: their targets are unknown statically.
+    pub indirect_calls: u32,
+    /// Positions that did not decode as instructions.
     pub invalid: u32,
 }
 
@@ -61,7 +63,10 @@ pub fn scan(binary: &Binary<'_>, function: &Function) -> FunctionScan {
         }
         for index in 0..instruction.op_count() {
             if is_immediate(instruction.op_kind(index)) {
-                mark_swar(&mut result.swar, &instruction.immediate(index).to_le_bytes());
+                mark_swar(
+                    &mut result.swar,
+                    &instruction.immediate(index).to_le_bytes(),
+                );
             }
         }
         if instruction.is_ip_rel_memory_operand() {
@@ -77,6 +82,9 @@ pub fn scan(binary: &Binary<'_>, function: &Function) -> FunctionScan {
         let tail = instruction.flow_control() == FlowControl::UnconditionalBranch && leaves;
         if direct && (call || tail) && !result.callees.contains(&target) {
             result.callees.push(target);
+        }
+        if instruction.flow_control() == FlowControl::IndirectCall {
+            result.indirect_calls += 1;
         }
     }
     result
@@ -98,9 +106,8 @@ fn mark_swar(found: &mut [bool; 4], data: &[u8]) {
     for (index, constant) in SWAR_CONSTANTS.iter().enumerate() {
         let wide = constant.to_le_bytes();
         let narrow = &wide[..4];
-        let in_lanes = |width: usize, pattern: &[u8]| {
-            data.chunks_exact(width).any(|lane| lane == pattern)
-        };
+        let in_lanes =
+            |width: usize, pattern: &[u8]| data.chunks_exact(width).any(|lane| lane == pattern);
         if in_lanes(8, &wide) || in_lanes(4, narrow) {
             found[index] = true;
         }

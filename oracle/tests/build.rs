@@ -1,0 +1,287 @@
+//! `oracle build` on fixture repositories: bit-identical rebuilds, the cache, "not
+//! reproducible", refused trees and the sandbox (network, writes outside the build dir).
+
+mod build_support;
+
+use std::path::PathBuf;
+
+use build_support::{FixtureRepo, Run, oracle, shared_cache};
+use oracle::build::Isolation;
+
+/// A cheaper recipe than the standard one (no LTO): these tests are about the mechanics of
+/// reproducibility, the gate tests build with the standard recipe.
+const QUICK_RECIPE: &str = "toolchain: 1.95.0
+package: coherent
+binary: coherent
+target_cpu: x86-64
+profile_overrides:
+  opt-level: 1
+  lto: false
+  codegen-units: 4
+  panic: abort
+  debug: false
+  strip: false
+  incremental: false
+";
+
+const HELLO: &str = "fn main() {\n    println!(\"hello {}\", 6 * 7);\n}\n";
+
+fn recipe_file() -> PathBuf {
+    let path = shared_cache().join("quick-recipe.yaml");
+    if !path.exists() {
+        let staging = shared_cache().join(format!(
+            "quick-recipe.{:?}.tmp",
+            std::thread::current().id()
+        ));
+        std::fs::write(&staging, QUICK_RECIPE).unwrap();
+        std::fs::rename(&staging, &path).unwrap();
+    }
+    path
+}
+
+fn quick_build(repo: &FixtureRepo, commit: &str) -> Run {
+    let recipe = recipe_file();
+    oracle(&[
+        "build",
+        commit,
+        "--repo",
+        repo.path().to_str().unwrap(),
+        "--cache-dir",
+        shared_cache().to_str().unwrap(),
+        "--recipe",
+        recipe.to_str().unwrap(),
+        "--json",
+    ])
+}
+
+#[test]
+fn two_commits_each_build_bit_identically_and_the_second_request_is_cached() {
+    let repo = FixtureRepo::new();
+    let first = repo.commit_crate(HELLO, None, "first");
+    let second = repo.commit_crate(&HELLO.replace("6 * 7", "6 * 9"), None, "second");
+
+    let mut hashes = Vec::new();
+    for commit in [first, second] {
+        let run = quick_build(&repo, &commit.to_string());
+        assert_eq!(run.code, 0, "{run:?}");
+        let json = run.json();
+        assert_eq!(json["commit"], commit.to_string());
+        assert_eq!(json["reproduced"], true);
+        assert_eq!(json["cached"], false);
+        assert!(
+            json["toolchain"]
+                .as_str()
+                .unwrap()
+                .starts_with("rustc 1.95.0"),
+            "{json}"
+        );
+        let sha = json["sha256"].as_str().unwrap().to_owned();
+        let binary = PathBuf::from(json["binary"].as_str().unwrap());
+        let bytes = std::fs::read(&binary).unwrap();
+        assert_eq!(oracle::build::recipe::hex(&sha2_digest(&bytes)), sha);
+        let output = std::process::Command::new(&binary).output().unwrap();
+        assert!(String::from_utf8_lossy(&output.stdout).starts_with("hello"));
+        hashes.push((json["recipe_sha256"].clone(), sha));
+    }
+    assert_eq!(hashes[0].0, hashes[1].0, "same recipe");
+    assert_ne!(
+        hashes[0].1, hashes[1].1,
+        "different sources, different binaries"
+    );
+
+    // By short id (unambiguous in a two-commit repository): the cache answers.
+    let short = &second.to_string()[..10];
+    let run = quick_build(&repo, short);
+    assert_eq!(run.code, 0, "{run:?}");
+    let json = run.json();
+    assert_eq!(json["cached"], true);
+    assert_eq!(
+        json["commit"],
+        second.to_string(),
+        "short ids resolve to the full id"
+    );
+    assert_eq!(json["sha256"].as_str().unwrap(), hashes[1].1);
+}
+
+fn sha2_digest(bytes: &[u8]) -> Vec<u8> {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).to_vec()
+}
+
+#[test]
+fn a_build_script_that_embeds_the_build_time_is_not_reproducible() {
+    let repo = FixtureRepo::new();
+    let script = r#"use std::time::{SystemTime, UNIX_EPOCH};
+fn main() {
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_nanos();
+    let out = std::env::var("OUT_DIR").unwrap();
+    std::fs::write(format!("{out}/stamp.rs"), format!("const BUILT: &str = \"{now}\";")).unwrap();
+}
+"#;
+    let main = "include!(concat!(env!(\"OUT_DIR\"), \"/stamp.rs\"));\nfn main() {\n    println!(\"built {BUILT}\");\n}\n";
+    let commit = repo.commit_crate(main, Some(script), "stamp the build time");
+    let run = quick_build(&repo, &commit.to_string());
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("not reproducible"), "{run:?}");
+    let json = run.json();
+    assert_eq!(json["reproduced"], false);
+    let sections: Vec<&str> = json["differing_sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|name| name.as_str().unwrap())
+        .collect();
+    assert!(sections.contains(&".rodata"), "{sections:?}");
+    assert!(
+        run.stderr.contains(".rodata"),
+        "the message names the sections: {}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_build_script_cannot_reach_the_network() {
+    let repo = FixtureRepo::new();
+    let script = r#"use std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
+fn main() {
+    let address: SocketAddr = "192.0.2.1:80".parse().unwrap();
+    match TcpStream::connect_timeout(&address, Duration::from_secs(2)) {
+        Ok(_) => println!("cargo:warning=connected"),
+        Err(error) => panic!("network attempt failed: {error}"),
+    }
+}
+"#;
+    let commit = repo.commit_crate(HELLO, Some(script), "phone home");
+    let run = quick_build(&repo, &commit.to_string());
+    if Isolation::detect().cuts_network() {
+        assert_eq!(run.code, 1, "{run:?}");
+        assert!(run.stderr.contains("build failed"), "{run:?}");
+        assert!(run.stderr.contains("network attempt failed"), "{run:?}");
+        assert!(
+            run.stderr.contains("unreachable"),
+            "the sandbox has no route: {run:?}"
+        );
+    } else {
+        // No namespace tool on this machine: the address is unroutable (TEST-NET-1) anyway,
+        // and the oracle must say that it builds without isolation.
+        assert!(run.stderr.contains("no namespace isolation"), "{run:?}");
+    }
+}
+
+#[test]
+fn a_build_script_cannot_write_outside_its_build_dirs() {
+    let repo = FixtureRepo::new();
+    let target = std::env::temp_dir().join(format!("coherent-escape-{}", std::process::id()));
+    let script = format!(
+        r#"fn main() {{
+    let manifest_dir = std::env::var("CARGO_MANIFEST_DIR").unwrap();
+    for path in [format!("{{manifest_dir}}/planted.rs"), "{}".to_owned()] {{
+        if let Err(error) = std::fs::write(&path, "escaped") {{
+            panic!("write to {{path}} refused: {{error}}");
+        }}
+    }}
+}}
+"#,
+        target.display()
+    );
+    let commit = repo.commit_crate(HELLO, Some(&script), "write outside");
+    let run = quick_build(&repo, &commit.to_string());
+    if Isolation::detect().confines_writes() {
+        assert_eq!(run.code, 1, "{run:?}");
+        assert!(run.stderr.contains("build failed"), "{run:?}");
+        assert!(run.stderr.contains("planted.rs refused"), "{run:?}");
+        assert!(!target.exists(), "nothing escaped to {}", target.display());
+    } else {
+        assert!(run.stderr.contains("bubblewrap is not usable"), "{run:?}");
+        let _ = std::fs::remove_file(&target);
+    }
+}
+
+#[test]
+fn refused_trees_and_bad_revisions() {
+    let repo = FixtureRepo::new();
+    let commit = repo.commit(
+        &[
+            ("Cargo.toml", build_support::MANIFEST),
+            ("Cargo.lock", build_support::LOCK),
+            ("src/main.rs", HELLO),
+            (
+                ".cargo/config.toml",
+                "[build]\nrustflags = [\"-Ctarget-cpu=native\"]\n",
+            ),
+        ],
+        "own build flags",
+    );
+    let run = quick_build(&repo, &commit.to_string());
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains(".cargo/config.toml"), "{run:?}");
+    assert!(
+        run.stderr.contains("owns the build configuration"),
+        "{run:?}"
+    );
+
+    let run = quick_build(&repo, "no-such-branch");
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("`no-such-branch` does not name a commit"),
+        "{run:?}"
+    );
+
+    let elsewhere = tempfile::tempdir().unwrap();
+    let run = oracle(&[
+        "build",
+        "HEAD",
+        "--repo",
+        elsewhere.path().to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("cannot open git repository"), "{run:?}");
+
+    let bad_recipe = elsewhere.path().join("recipe.yaml");
+    std::fs::write(
+        &bad_recipe,
+        QUICK_RECIPE.replace("target_cpu", "target_cpus"),
+    )
+    .unwrap();
+    let run = oracle(&[
+        "build",
+        "HEAD",
+        "--repo",
+        repo.path().to_str().unwrap(),
+        "--recipe",
+        bad_recipe.to_str().unwrap(),
+    ]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr.contains("target_cpus"),
+        "the unknown field is named: {run:?}"
+    );
+}
+
+#[test]
+fn an_ambiguous_short_id_is_refused() {
+    // Blobs are objects too: write blobs until two ids share a 4-digit prefix.
+    let repo = FixtureRepo::new();
+    repo.commit_crate(HELLO, None, "base");
+    let mut seen = std::collections::HashMap::new();
+    let prefix = (0u32..)
+        .find_map(|n| {
+            let id = repo
+                .repo
+                .blob(format!("blob {n}").as_bytes())
+                .unwrap()
+                .to_string();
+            seen.insert(id[..4].to_owned(), n)
+                .map(|_| id[..4].to_owned())
+        })
+        .unwrap();
+    let run = quick_build(&repo, &prefix);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("is ambiguous"), "{run:?}");
+    assert!(
+        run.stderr.contains("full 40-character commit id"),
+        "{run:?}"
+    );
+}
