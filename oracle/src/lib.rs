@@ -4,9 +4,9 @@
 //! is a thin command line over them.
 
 pub mod build;
-pub mod report;
-pub mod verify;
+pub mod gate;
 pub mod governance;
 pub mod play;
+pub mod report;
 pub mod stats;
-pub mod gate;
+pub mod verify;

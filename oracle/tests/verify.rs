@@ -53,13 +53,13 @@ build:
   binary: coherent
   target_cpu: x86-64
   profile_overrides:
-    codegen-units: "1"
-    debug: "false"
-    incremental: "false"
-    lto: "true"
-    opt-level: "3"
+    codegen-units: 1
+    debug: false
+    incremental: false
+    lto: true
+    opt-level: 3
     panic: abort
-    strip: "false"
+    strip: false
   extra_rustflags: []
 gate:
   symbols: [coherent_evaluate_popcnt]
@@ -153,7 +153,11 @@ impl Fixture {
         let repo = Repository::init(dir.path()).unwrap();
         let engine = Path::new(env!("CARGO_MANIFEST_DIR")).join("../engine");
         copy_tree(&engine.join("src"), &dir.path().join("engine/src"));
-        fs::copy(engine.join("Cargo.toml"), dir.path().join("engine/Cargo.toml")).unwrap();
+        fs::copy(
+            engine.join("Cargo.toml"),
+            dir.path().join("engine/Cargo.toml"),
+        )
+        .unwrap();
         let fixture = Fixture {
             dir,
             repo,
@@ -205,9 +209,10 @@ impl Fixture {
         self.edit("engine/src/eval/terms.rs", "s(477, 512)", "s(90, 90)");
     }
 
+    /// Undoes [`Fixture::cripple`] (the rook's entry comes first in the table).
     fn restore(&self) {
-        self.edit("engine/src/eval/terms.rs", "s(90, 90)", "s(1025, 936)");
         self.edit("engine/src/eval/terms.rs", "s(90, 90)", "s(477, 512)");
+        self.edit("engine/src/eval/terms.rs", "s(90, 90)", "s(1025, 936)");
     }
 
     /// Commits the whole work tree on HEAD.
@@ -219,14 +224,17 @@ impl Fixture {
         index.write().unwrap();
         let tree = self.repo.find_tree(index.write_tree().unwrap()).unwrap();
         let signature = Signature::now("Fixture", "fixture@example.invalid").unwrap();
-        let parent = self
-            .repo
-            .head()
-            .ok()
-            .and_then(|h| h.peel_to_commit().ok());
+        let parent = self.repo.head().ok().and_then(|h| h.peel_to_commit().ok());
         let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
         self.repo
-            .commit(Some("HEAD"), &signature, &signature, message, &tree, &parents)
+            .commit(
+                Some("HEAD"),
+                &signature,
+                &signature,
+                message,
+                &tree,
+                &parents,
+            )
             .unwrap()
     }
 
@@ -280,6 +288,7 @@ impl Fixture {
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        eprintln!("oracle verify {rev}:\n{stderr}");
         let result: Value = serde_json::from_slice(&output.stdout)
             .unwrap_or_else(|e| panic!("verify printed no JSON ({e}); stderr:\n{stderr}"));
         let on_disk: Value =
@@ -313,7 +322,10 @@ fn assert_bound_before_games(result: &Value, out: &Path) {
     assert!(!stages.is_empty());
     for stage in stages {
         let started = stage["started_at_unix_ms"].as_u64().unwrap();
-        assert!(bound < started, "bound at {bound}, stage started at {started}");
+        assert!(
+            bound < started,
+            "bound at {bound}, stage started at {started}"
+        );
     }
     for entry in fs::read_dir(out).unwrap() {
         let stage_dir = entry.unwrap().path();
@@ -359,6 +371,12 @@ fn much_stronger_candidate_is_a_gewinn_and_much_weaker_is_abgelehnt() {
     let stronger = fixture.commit(&format!(
         "eval: restore queen and rook values\n\nBench: {normal_bench}\n"
     ));
+    let genesis_tree = fixture.repo.revparse_single("HEAD~2^{tree}").unwrap().id();
+    let restored_tree = fixture.repo.revparse_single("HEAD^{tree}").unwrap().id();
+    assert_eq!(
+        restored_tree, genesis_tree,
+        "the revert restores the genesis tree"
+    );
     let out = tempfile::tempdir().unwrap();
 
     // Much stronger than its predecessor (the crippled engine): Gewinn, exit 0.
@@ -379,7 +397,11 @@ fn much_stronger_candidate_is_a_gewinn_and_much_weaker_is_abgelehnt() {
     assert!(entry.contains("verdict: gewinn"), "{entry}");
     let report = fs::read_to_string(gewinn_out.join("report.md")).unwrap();
     assert!(report.starts_with("# oracle verify: Gewinn"), "{report}");
-    assert!(fs::read_to_string(gewinn_out.join("report.svg")).unwrap().contains("<polyline"));
+    assert!(
+        fs::read_to_string(gewinn_out.join("report.svg"))
+            .unwrap()
+            .contains("<polyline")
+    );
     for line in ["[1/7]", "[3/7]", "[4/7]", "[6/7]", "[7/7]"] {
         assert!(stderr.contains(line), "step {line} not reported:\n{stderr}");
     }
@@ -396,7 +418,10 @@ fn much_stronger_candidate_is_a_gewinn_and_much_weaker_is_abgelehnt() {
     assert!(stages[0]["record"]["nelo"].as_f64().unwrap() < -150.0);
     assert_bound_before_games(&result, &abgelehnt_out);
     let entry = fs::read_to_string(abgelehnt_out.join("entry.yaml")).unwrap();
-    assert!(entry.contains("verdict: abgelehnt") && entry.contains("state: not_run"), "{entry}");
+    assert!(
+        entry.contains("verdict: abgelehnt") && entry.contains("state: not_run"),
+        "{entry}"
+    );
 
     // Verifying again from the same --out replays nothing: the binding and the stage are kept.
     let (code, again, _) = fixture.verify(&weaker.to_string(), &abgelehnt_out);
@@ -418,8 +443,16 @@ fn wrong_bench_trailer_is_an_error_before_any_game() {
     assert_eq!(result["failure"]["step"], "bench");
     let why = result["failure"]["why"].as_str().unwrap();
     assert!(why.contains("`Bench: 12345`"), "{why}");
-    assert!(result["reason"].as_str().unwrap().contains("step 4 (bench) failed"));
-    assert!(out.path().join("binding.json").exists(), "bound before the bench");
+    assert!(
+        result["reason"]
+            .as_str()
+            .unwrap()
+            .contains("step 4 (bench) failed")
+    );
+    assert!(
+        out.path().join("binding.json").exists(),
+        "bound before the bench"
+    );
     assert!(result["stages"].as_array().unwrap().is_empty());
     let played: Vec<_> = fs::read_dir(out.path())
         .unwrap()
@@ -429,7 +462,10 @@ fn wrong_bench_trailer_is_an_error_before_any_game() {
     assert!(played.is_empty(), "no stage may start after a bench error");
     assert!(!out.path().join("entry.yaml").exists());
     let steps = step_names(&result);
-    assert_eq!(steps.last().unwrap(), &("bench".to_owned(), "failed".to_owned()));
+    assert_eq!(
+        steps.last().unwrap(),
+        &("bench".to_owned(), "failed".to_owned())
+    );
 }
 
 #[test]
@@ -454,6 +490,12 @@ fn candidate_editing_the_constitution_is_refused() {
             && why.contains("amendment"),
         "{why}"
     );
-    assert!(!out.path().join("binding.json").exists(), "refused before any build");
-    assert_eq!(step_names(&result), [("resolve".to_owned(), "failed".to_owned())]);
+    assert!(
+        !out.path().join("binding.json").exists(),
+        "refused before any build"
+    );
+    assert_eq!(
+        step_names(&result),
+        [("resolve".to_owned(), "failed".to_owned())]
+    );
 }

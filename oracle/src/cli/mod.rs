@@ -9,10 +9,10 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod build_cmd;
-mod match_cmd;
-mod verify;
 mod constitution;
+mod match_cmd;
 mod register;
+mod verify;
 
 /// The Coherent oracle: decides, with pre-registered statistics, whether an engine change may land.
 #[derive(Debug, Parser)]

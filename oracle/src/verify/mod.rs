@@ -253,7 +253,11 @@ impl Run<'_> {
             format!(
                 "profile {} ({}), {} stage(s), constitution {}",
                 rules.profile.description,
-                if rules.profile.binding { "binding" } else { "not binding" },
+                if rules.profile.binding {
+                    "binding"
+                } else {
+                    "not binding"
+                },
                 rules.profile.stages.len(),
                 &rules.constitution_sha256.as_str()[..12]
             )
@@ -265,10 +269,14 @@ impl Run<'_> {
         let step = Step::Resolve;
         let error = |e: &dyn std::fmt::Display| StepFailure::error(step, e);
         let predecessor = &pair.predecessor;
-        let bytes = resolve::read_file(repo, predecessor, CONSTITUTION_PATH).map_err(|e| error(&e))?;
+        let bytes =
+            resolve::read_file(repo, predecessor, CONSTITUTION_PATH).map_err(|e| error(&e))?;
         let copy = self.out.input(CONSTITUTION_PATH);
         write_atomic(&copy, &bytes).map_err(|e| error(&format!("{}: {e}", copy.display())))?;
-        let label = PathBuf::from(format!("{}:{CONSTITUTION_PATH}", short(&predecessor.commit)));
+        let label = PathBuf::from(format!(
+            "{}:{CONSTITUTION_PATH}",
+            short(&predecessor.commit)
+        ));
         let constitution = Constitution::parse(&bytes, &label).map_err(|e| error(&e))?;
         let constitution_sha256 = Sha256Hex::of(&bytes);
         let profile = constitution
@@ -308,7 +316,9 @@ impl Run<'_> {
                 first.message
             )));
         }
-        let loss_used_before = audit.last().map_or(0.0, |entry| entry.loss_budget.used_after);
+        let loss_used_before = audit
+            .last()
+            .map_or(0.0, |entry| entry.loss_budget.used_after);
         Ok(Rules {
             constitution,
             constitution_sha256,
@@ -323,7 +333,10 @@ impl Run<'_> {
         self.reporter.begin(step, "read the candidate's trailers");
         let message = self.pair().candidate.message.clone();
         let result = trailers::parse(&message).map_err(|e| {
-            StepFailure::error(step, format!("candidate {}: {e}", short(&self.pair().candidate.commit)))
+            StepFailure::error(
+                step,
+                format!("candidate {}: {e}", short(&self.pair().candidate.commit)),
+            )
         });
         if let Ok(t) = &result {
             self.path = Some(t.path);
@@ -334,7 +347,10 @@ impl Run<'_> {
                 "Bench: {}, path {}{}",
                 t.bench,
                 t.path,
-                t.proof.as_ref().map(|p| format!(", proof {p}")).unwrap_or_default()
+                t.proof
+                    .as_ref()
+                    .map(|p| format!(", proof {p}"))
+                    .unwrap_or_default()
             )
         })
     }
@@ -342,8 +358,10 @@ impl Run<'_> {
     /// Step 3: build both twice (or reuse an earlier run's binding), bind before any measurement.
     fn build_and_bind(&mut self, rules: &Rules) -> Result<BindingRecord, StepFailure> {
         let step = Step::Build;
-        self.reporter
-            .begin(step, "build both engines twice, bit-identically; bind their sha256");
+        self.reporter.begin(
+            step,
+            "build both engines twice, bit-identically; bind their sha256",
+        );
         let result = self.bind(rules);
         if let Ok(record) = &result {
             self.report.bound_at = record.bound_at.clone();
@@ -385,13 +403,19 @@ impl Run<'_> {
             earlier
                 .rehash()
                 .map_err(|e| StepFailure::error(step, e).evidence(path.clone()))?;
-            eprintln!("      resuming: the binding of {} is kept", earlier.bound_at);
+            eprintln!(
+                "      resuming: the binding of {} is kept",
+                earlier.bound_at
+            );
             return Ok(earlier);
         }
         let sandbox = Sandbox::detect(Limits::build());
         let mut bound = Vec::new();
         let mut toolchain = String::new();
-        for (role, commit) in [("candidate", &pair.candidate), ("predecessor", &pair.predecessor)] {
+        for (role, commit) in [
+            ("candidate", &pair.candidate),
+            ("predecessor", &pair.predecessor),
+        ] {
             let spinner = self
                 .reporter
                 .spinner(&format!("building {role} {} twice", short(&commit.commit)));
@@ -420,7 +444,11 @@ impl Run<'_> {
             if sha256 != outcome.sha256 {
                 return Err(StepFailure::error(
                     step,
-                    format!("the copy {} of the {role} hashes to {sha256}, the build to {}", copy.display(), outcome.sha256),
+                    format!(
+                        "the copy {} of the {role} hashes to {sha256}, the build to {}",
+                        copy.display(),
+                        outcome.sha256
+                    ),
                 ));
             }
             toolchain = outcome.toolchain.clone();
@@ -452,13 +480,16 @@ impl Run<'_> {
     /// Step 4a: the build-shape gate on the candidate.
     fn gate(&mut self, rules: &Rules, binding: &BindingRecord) -> Result<(), StepFailure> {
         let step = Step::Gate;
-        self.reporter
-            .begin(step, "build-shape gate on the candidate (POPCNT in the evaluation)");
+        self.reporter.begin(
+            step,
+            "build-shape gate on the candidate (POPCNT in the evaluation)",
+        );
         let file = self.out.step_file("gate.json");
         let result = (|| {
             rehash(step, binding, &self.out)?;
-            let bytes = fs::read(&binding.candidate.path)
-                .map_err(|e| StepFailure::error(step, format!("{}: {e}", binding.candidate.path.display())))?;
+            let bytes = fs::read(&binding.candidate.path).map_err(|e| {
+                StepFailure::error(step, format!("{}: {e}", binding.candidate.path.display()))
+            })?;
             let found = gate::inspect(&bytes, &rules.constitution.gate.symbols)
                 .map_err(|e| StepFailure::error(step, format!("candidate binary: {e}")))?;
             write_json(step, &file, &found)?;
@@ -485,10 +516,16 @@ impl Run<'_> {
     }
 
     /// Step 4b: bench signatures of both; the candidate's must equal its trailer.
-    fn bench(&mut self, binding: &BindingRecord, trailers: &Trailers) -> Result<BenchReport, StepFailure> {
+    fn bench(
+        &mut self,
+        binding: &BindingRecord,
+        trailers: &Trailers,
+    ) -> Result<BenchReport, StepFailure> {
         let step = Step::Bench;
-        self.reporter
-            .begin(step, "bench signatures (the candidate's equals its Bench: trailer)");
+        self.reporter.begin(
+            step,
+            "bench signatures (the candidate's equals its Bench: trailer)",
+        );
         let file = self.out.step_file("bench.json");
         let result = (|| {
             rehash(step, binding, &self.out)?;
@@ -520,7 +557,10 @@ impl Run<'_> {
             Ok(summary)
         })();
         self.close(result, |b| {
-            format!("candidate {} = trailer, predecessor {}", b.candidate, b.predecessor)
+            format!(
+                "candidate {} = trailer, predecessor {}",
+                b.candidate, b.predecessor
+            )
         })
     }
 
@@ -536,7 +576,8 @@ impl Run<'_> {
             return Ok(None);
         }
         let step = Step::Proof;
-        self.reporter.begin(step, "the Randfall proof on both binaries");
+        self.reporter
+            .begin(step, "the Randfall proof on both binaries");
         let failure = StepFailure::error(
             step,
             "this oracle has no proof runner yet: a Randfall candidate cannot be verified",
@@ -620,10 +661,13 @@ impl Run<'_> {
         self.reporter
             .begin(step, "verdict, loss tolerance and the register entry");
         let result = (|| {
-            let mut stages: Vec<StageRecord> = self.stages.iter().map(|s| s.record.clone()).collect();
+            let mut stages: Vec<StageRecord> =
+                self.stages.iter().map(|s| s.record.clone()).collect();
             for stage in rules.profile.stages.iter().skip(stages.len()) {
-                stages.push(stage::not_run(stage, &rules.profile, trailers.path)
-                    .map_err(|e| StepFailure::error(step, e))?);
+                stages.push(
+                    stage::not_run(stage, &rules.profile, trailers.path)
+                        .map_err(|e| StepFailure::error(step, e))?,
+                );
             }
             let states: Vec<StageState> = stages.iter().map(|s| s.state).collect();
             let decision = decide(&Evidence {
@@ -665,7 +709,9 @@ impl Run<'_> {
                     limit: rules.constitution.loss_tolerance.limit_nelo,
                 },
             };
-            let text = entry.to_canonical().map_err(|e| StepFailure::error(step, e))?;
+            let text = entry
+                .to_canonical()
+                .map_err(|e| StepFailure::error(step, e))?;
             let file = self.out.entry();
             write_atomic(&file, text.as_bytes())
                 .map_err(|e| StepFailure::error(step, format!("{}: {e}", file.display())))?;
@@ -679,12 +725,18 @@ impl Run<'_> {
                     &rules.constitution_sha256,
                     Timestamp::now(),
                 )
-                .map_err(|e| StepFailure::error(step, format!("--append: {e}")).evidence(file.clone()))?;
+                .map_err(|e| {
+                    StepFailure::error(step, format!("--append: {e}")).evidence(file.clone())
+                })?;
                 self.appended = appended.id.map(|id| id.to_string());
             }
             let accepted = matches!(decision.verdict, Verdict::Gewinn | Verdict::Korrektur);
             Ok(Conclusion {
-                status: if accepted { Status::Accepted } else { Status::Rejected },
+                status: if accepted {
+                    Status::Accepted
+                } else {
+                    Status::Rejected
+                },
                 verdict: Some(decision.verdict),
                 reason: format!("{}: {}", title(decision.verdict), decision.reason),
             })
@@ -795,7 +847,8 @@ fn rehash(step: Step, binding: &BindingRecord, out: &OutDir) -> Result<(), StepF
 
 fn write_json<T: Serialize>(step: Step, file: &Path, value: &T) -> Result<(), StepFailure> {
     let json = serde_json::to_vec_pretty(value).expect("step results serialize");
-    write_atomic(file, &json).map_err(|e| StepFailure::error(step, format!("{}: {e}", file.display())))
+    write_atomic(file, &json)
+        .map_err(|e| StepFailure::error(step, format!("{}: {e}", file.display())))
 }
 
 /// The Markdown report goes to the job summary on GitHub Actions.
@@ -803,7 +856,10 @@ fn append_step_summary(report: &RunReport) -> std::io::Result<()> {
     let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") else {
         return Ok(());
     };
-    let mut file = fs::OpenOptions::new().append(true).create(true).open(path)?;
+    let mut file = fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)?;
     std::io::Write::write_all(&mut file, report::render_markdown(report, None).as_bytes())
 }
 
@@ -821,7 +877,8 @@ fn git_id(id: String) -> Result<GitId, StepFailure> {
 }
 
 fn binary_record(bound: &BoundBinary, bench_nodes: u64) -> Result<BinaryRecord, StepFailure> {
-    let sha = Sha256Hex::try_from(bound.sha256.clone()).map_err(|e| StepFailure::error(Step::Verdict, e))?;
+    let sha = Sha256Hex::try_from(bound.sha256.clone())
+        .map_err(|e| StepFailure::error(Step::Verdict, e))?;
     Ok(BinaryRecord {
         commit: git_id(bound.commit.clone())?,
         tree: git_id(bound.tree.clone())?,

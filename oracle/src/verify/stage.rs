@@ -32,7 +32,9 @@ use crate::play::runner::{
 use crate::play::shard::{ShardResult, merge, read_shards};
 use crate::play::uci::EngineConfig;
 use crate::report::StageReport;
-use crate::stats::{Model, PentanomialCounts, SequentialSprt, SprtDecision, SprtParams, sprt_status};
+use crate::stats::{
+    Model, PentanomialCounts, SequentialSprt, SprtDecision, SprtParams, sprt_status,
+};
 
 /// Everything needed to play one stage, derived from the constitution and the binding.
 #[derive(Debug, Clone)]
@@ -104,7 +106,15 @@ impl Progress {
                 let r = &outcome.record;
                 format!(
                     "{} after {} pairs: pentanomial {:?}, nElo {:+.1} [{:+.1}, {:+.1}], LLR {:.2} in [{:.2}, {:.2}]",
-                    r.state, r.pairs, r.pentanomial, r.nelo, r.nelo_ci95[0], r.nelo_ci95[1], r.llr, r.lower, r.upper
+                    r.state,
+                    r.pairs,
+                    r.pentanomial,
+                    r.nelo,
+                    r.nelo_ci95[0],
+                    r.nelo_ci95[1],
+                    r.llr,
+                    r.lower,
+                    r.upper
                 )
             }
             Progress::NeedsRound { reason } | Progress::ShardPlayed { reason } => reason.clone(),
@@ -325,7 +335,11 @@ fn play(
     report
 }
 
-fn play_shard(plan: &StagePlan, shard: Shard, reporter: &StepReporter) -> Result<Progress, StageError> {
+fn play_shard(
+    plan: &StagePlan,
+    shard: Shard,
+    reporter: &StepReporter,
+) -> Result<Progress, StageError> {
     if let Some(progress) = merged_progress(plan)? {
         return Ok(match progress {
             Progress::Finished(_) => Progress::ShardPlayed {
@@ -354,7 +368,8 @@ fn play_shard(plan: &StagePlan, shard: Shard, reporter: &StepReporter) -> Result
     let report = play(config, &mut rule, quota, reporter)?;
     let result = ShardResult::of(&report);
     let json = serde_json::to_vec_pretty(&result).expect("shard results serialize");
-    write_atomic(&result_file, &json).map_err(|e| fail(format!("{}: {e}", result_file.display())))?;
+    write_atomic(&result_file, &json)
+        .map_err(|e| fail(format!("{}: {e}", result_file.display())))?;
     Ok(Progress::ShardPlayed {
         reason: format!(
             "shard {}/{} of stage {} has {} pairs ({} this round) in {}",
@@ -380,9 +395,14 @@ impl StopRule for Quota {
 }
 
 fn merge_round(plan: &StagePlan) -> Result<Progress, StageError> {
-    Ok(merged_progress(plan)?.unwrap_or_else(|| Progress::NeedsRound {
-        reason: format!("stage {}: no shard has played yet; play round 1", plan.index),
-    }))
+    Ok(
+        merged_progress(plan)?.unwrap_or_else(|| Progress::NeedsRound {
+            reason: format!(
+                "stage {}: no shard has played yet; play round 1",
+                plan.index
+            ),
+        }),
+    )
 }
 
 /// The stage as the shard files in `--out` show it (`None` when there are none).
@@ -395,9 +415,9 @@ fn merged_progress(plan: &StagePlan) -> Result<Option<Progress>, StageError> {
             .filter_map(Result::ok)
             .map(|e| e.path())
             .filter(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("shard-") && n.ends_with(".json") && !n.ends_with(".state.json"))
+                p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                    n.starts_with("shard-") && n.ends_with(".json") && !n.ends_with(".state.json")
+                })
             })
             .collect(),
         Err(_) => return Ok(None),
@@ -429,8 +449,15 @@ fn merged_progress(plan: &StagePlan) -> Result<Option<Progress>, StageError> {
         }));
     };
     let started = read_started(plan)?.unwrap_or(0);
-    let path = llr_path(&merged.pairs, plan.params, u64::from(merged.fingerprint.shards))?;
-    let digests: Vec<String> = shards.iter().filter_map(|(_, s)| s.pgn_sha256.clone()).collect();
+    let path = llr_path(
+        &merged.pairs,
+        plan.params,
+        u64::from(merged.fingerprint.shards),
+    )?;
+    let digests: Vec<String> = shards
+        .iter()
+        .filter_map(|(_, s)| s.pgn_sha256.clone())
+        .collect();
     let pgn_sha256 = Some(Sha256Hex::of(digests.join("\n").as_bytes()).to_string());
     let outcome = finish(
         plan,
@@ -446,7 +473,11 @@ fn merged_progress(plan: &StagePlan) -> Result<Option<Progress>, StageError> {
 }
 
 /// The LLR after every `every` pairs of `pairs` (in pair order), from (0, 0).
-fn llr_path(pairs: &[PairOutcome], params: SprtParams, every: u64) -> Result<Vec<(u64, f64)>, StageError> {
+fn llr_path(
+    pairs: &[PairOutcome],
+    params: SprtParams,
+    every: u64,
+) -> Result<Vec<(u64, f64)>, StageError> {
     let mut counts = PentanomialCounts([0; 5]);
     let mut path = vec![(0, 0.0)];
     for (n, pair) in pairs.iter().enumerate() {
@@ -546,7 +577,10 @@ fn mark_started(plan: &StagePlan) -> Result<u64, StageError> {
     }
     let (_, ms) = timestamp(SystemTime::now());
     let file = plan.dir.join("started.json");
-    let json = serde_json::to_vec(&Started { started_at_unix_ms: ms }).expect("serializes");
+    let json = serde_json::to_vec(&Started {
+        started_at_unix_ms: ms,
+    })
+    .expect("serializes");
     write_atomic(&file, &json).map_err(|e| fail(format!("{}: {e}", file.display())))?;
     Ok(ms)
 }

@@ -134,8 +134,14 @@ mod tests {
 
     #[test]
     fn refusals() {
-        assert!(matches!(parse("x\n\nBench: 12a\n"), Err(TrailerError::Parse(_))));
-        assert!(matches!(parse("x\n\nBench: 1\nBench: 2\n"), Err(TrailerError::Parse(_))));
+        assert!(matches!(
+            parse("x\n\nBench: 12a\n"),
+            Err(TrailerError::Parse(_))
+        ));
+        assert!(matches!(
+            parse("x\n\nBench: 1\nBench: 2\n"),
+            Err(TrailerError::Parse(_))
+        ));
         assert_eq!(
             parse("x\n\nBench: 1\nOracle-Path: standard\nOracle-Path: randfall\n"),
             Err(TrailerError::Repeated("Oracle-Path"))
@@ -146,11 +152,17 @@ mod tests {
         ));
         assert!(matches!(
             parse("x\n\nBench: 1\nOracle-Path: randfall\nOracle-Proof: ../etc/passwd\n"),
-            Err(TrailerError::Invalid { key: "Oracle-Proof", .. })
+            Err(TrailerError::Invalid {
+                key: "Oracle-Proof",
+                ..
+            })
         ));
         assert!(matches!(
             parse("x\n\nBench: 1\nOracle-Path: maybe\n"),
-            Err(TrailerError::Invalid { key: "Oracle-Path", .. })
+            Err(TrailerError::Invalid {
+                key: "Oracle-Path",
+                ..
+            })
         ));
     }
 }
