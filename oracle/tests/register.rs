@@ -281,6 +281,10 @@ fn show_lists_entries_and_renders_one() {
     .unwrap();
     assert_eq!(json["verdict"], "korrektur");
     assert_eq!(json["stages"][1]["state"], "accept_h1");
+    let list: serde_json::Value =
+        serde_json::from_slice(&repo.oracle(&["register", "show", "--json"]).stdout).unwrap();
+    assert_eq!(list["n"], 5);
+    assert_eq!(list["entries"][4]["id"], "T-0005");
     let missing = repo.oracle(&["register", "show", "T-0009"]);
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no readable entry T-0009"));

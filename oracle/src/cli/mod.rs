@@ -13,6 +13,7 @@ mod constitution;
 mod match_cmd;
 mod register;
 mod verify;
+mod sprt;
 
 /// The Coherent oracle: decides, with pre-registered statistics, whether an engine change may land.
 #[derive(Debug, Parser)]
@@ -41,6 +42,8 @@ enum Command {
     Constitution(constitution::ConstitutionArgs),
     /// The register: verify, show, append, replay, genesis.
     Register(register::RegisterArgs),
+    /// SPRT statistics: status, replay, calculator, simulation.
+    Sprt(sprt::SprtArgs),
 }
 
 /// Exit status for a candidate the oracle rejects (gate fails, build not reproducible, SPRT accepted H0, …).
@@ -71,5 +74,6 @@ fn execute(command: Command) -> anyhow::Result<ExitCode> {
         Command::Verify(args) => verify::run(*args),
         Command::Constitution(args) => constitution::run(args),
         Command::Register(args) => register::run(args),
+        Command::Sprt(args) => sprt::run(args),
     }
 }

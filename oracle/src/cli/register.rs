@@ -175,7 +175,10 @@ fn show(repo: &RepoArgs, id: Option<&str>) -> anyhow::Result<ExitCode> {
     let Some(id) = id else {
         if repo.json {
             let entries: Vec<&Entry> = audit.entries.iter().map(|(entry, _)| entry).collect();
-            println!("{}", serde_json::to_string(&entries)?);
+            println!(
+                "{}",
+                json!({ "n": audit.count, "head": audit.head, "entries": entries })
+            );
         } else {
             print!("{}", render_table(&audit));
         }

@@ -264,6 +264,84 @@ mod tests {
     }
 
     #[test]
+    fn random_strings_and_floats_read_back_identically() {
+        use rand::{Rng, SeedableRng};
+        #[derive(Serialize, serde::Deserialize, PartialEq, Debug)]
+        struct Sample {
+            text: Vec<String>,
+            numbers: Vec<f64>,
+        }
+        const ALPHABET: &[char] = &[
+            'a',
+            'Y',
+            'n',
+            'o',
+            'e',
+            'E',
+            '0',
+            '1',
+            '9',
+            '.',
+            '-',
+            '+',
+            '_',
+            ':',
+            '/',
+            ' ',
+            '#',
+            '~',
+            '"',
+            '\\',
+            '\'',
+            ',',
+            '[',
+            '{',
+            '&',
+            '*',
+            '!',
+            '%',
+            '@',
+            '`',
+            '|',
+            '>',
+            '?',
+            '=',
+            '<',
+            '\t',
+            '\n',
+            '\r',
+            '\u{0}',
+            '\u{85}',
+            '\u{a0}',
+            '\u{2028}',
+            '\u{feff}',
+            '\u{e4}',
+            '\u{1f600}',
+        ];
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2026);
+        for _ in 0..300 {
+            let text = (0..8)
+                .map(|_| {
+                    let len = rng.random_range(0..7);
+                    (0..len)
+                        .map(|_| ALPHABET[rng.random_range(0..ALPHABET.len())])
+                        .collect()
+                })
+                .collect();
+            let numbers = (0..8)
+                .map(|_| f64::from_bits(rng.random::<u64>()))
+                .filter(|x| x.is_finite())
+                .collect();
+            let sample = Sample { text, numbers };
+            let yaml = to_canonical_yaml(&sample).unwrap();
+            let back: Sample = serde_norway::from_str(&yaml).unwrap();
+            assert_eq!(back, sample, "{yaml}");
+            assert!(yaml.is_ascii());
+            assert_eq!(to_canonical_yaml(&back).unwrap(), yaml);
+        }
+    }
+
+    #[test]
     fn non_finite_floats_are_refused_by_name() {
         #[derive(Serialize)]
         struct Stage {

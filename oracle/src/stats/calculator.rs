@@ -3,8 +3,7 @@
 
 use serde::Serialize;
 
-use super::estimate::logistic_elo;
-use super::llr::logistic;
+use super::estimate::{logistic_elo, logistic_score};
 use super::sprt::SprtParams;
 use super::{Model, NELO_PER_T, StatsError, finite};
 
@@ -58,7 +57,7 @@ impl SprtCalculator {
                 "bias must not be negative, got {rms_bias}"
             )));
         }
-        let variance = (1.0 - draw_ratio) / 4.0 - (logistic(rms_bias) - 0.5).powi(2);
+        let variance = (1.0 - draw_ratio) / 4.0 - (logistic_score(rms_bias) - 0.5).powi(2);
         if variance <= 0.0 {
             return Err(StatsError::Calculator(format!(
                 "draw ratio {draw_ratio} and bias {rms_bias} are incompatible: \
@@ -79,7 +78,7 @@ impl SprtCalculator {
             )));
         }
         let score = |elo: f64| match params.model {
-            Model::Logistic => logistic(elo),
+            Model::Logistic => logistic_score(elo),
             Model::Normalized => 0.5 + elo / NELO_PER_T * variance.sqrt(),
         };
         let (score0, score1) = (score(params.elo0), score(params.elo1));
@@ -99,7 +98,8 @@ impl SprtCalculator {
     pub fn characteristic(&self, elo: f64) -> Characteristic {
         let (a, b) = (self.lower_bound, self.upper_bound);
         let w2 = (self.score1 - self.score0).powi(2) / self.variance;
-        let h = (2.0 * logistic(elo) - self.score0 - self.score1) / (self.score1 - self.score0);
+        let h =
+            (2.0 * logistic_score(elo) - self.score0 - self.score1) / (self.score1 - self.score0);
         let (pass, scaled) = if (h * (a - b)).abs() < ZERO_DRIFT {
             (-a / (b - a), -a * b)
         } else {
@@ -118,6 +118,72 @@ impl SprtCalculator {
         Characteristic {
             pass_probability: pass,
             expected_games: scaled / w2,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(elo0: f64, elo1: f64, model: Model) -> SprtParams {
+        SprtParams::new(elo0, elo1, 0.05, 0.05, model).unwrap()
+    }
+
+    /// Worked example 2: at the bounds of [0, 2] nElo the expected length is
+    /// 1.8·ln 19·(K/2)² ≈ 159,942 games, whatever the draw ratio and bias.
+    #[test]
+    fn worked_example_2() {
+        for (d, r) in [(0.49, 191.0), (0.0, 0.0), (0.7, 60.0)] {
+            let calc = SprtCalculator::new(&params(0.0, 2.0, Model::Normalized), d, r).unwrap();
+            for (score, pass) in [(calc.score0, 0.05), (calc.score1, 0.95)] {
+                let c = calc.characteristic(logistic_elo(score));
+                assert_eq!(c.expected_games.round(), 159_942.0, "d {d} r {r}");
+                assert!((c.pass_probability - pass).abs() < 1e-9);
+            }
+        }
+        let closed = 1.8 * 19f64.ln() * (NELO_PER_T / 5.0).powi(2);
+        let calc = SprtCalculator::new(&params(-5.0, 0.0, Model::Normalized), 0.49, 191.0).unwrap();
+        let c = calc.characteristic(logistic_elo(calc.score1));
+        assert!((c.expected_games - closed).abs() < 1e-6 * closed);
+        assert!((closed - 25_590.0).abs() < 10.0);
+    }
+
+    #[test]
+    fn midpoint_uses_the_zero_drift_limit() {
+        let p = params(0.0, 5.0, Model::Logistic);
+        let calc = SprtCalculator::new(&p, 0.5, 0.0).unwrap();
+        let c = calc.characteristic(logistic_elo((calc.score0 + calc.score1) / 2.0));
+        assert!((c.pass_probability - 0.5).abs() < 1e-6);
+        let w2 = (calc.score1 - calc.score0).powi(2) / calc.variance;
+        let limit = -p.lower_bound() * p.upper_bound() / w2;
+        assert!((c.expected_games - limit).abs() < 1e-3 * limit);
+    }
+
+    #[test]
+    fn extremes_stay_finite() {
+        let calc = SprtCalculator::new(&params(-1500.0, 0.0, Model::Logistic), 0.49, 0.0).unwrap();
+        for elo in [-3000.0, -1500.0, 0.0, 800.0, 3000.0] {
+            let c = calc.characteristic(elo);
+            assert!(c.pass_probability.is_finite() && (0.0..=1.0).contains(&c.pass_probability));
+            assert!(
+                c.expected_games.is_finite() && c.expected_games >= 0.0,
+                "{elo}: {c:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn bad_inputs_are_named() {
+        let p = params(0.0, 2.0, Model::Normalized);
+        for (d, r, word) in [
+            (1.0, 0.0, "draw ratio"),
+            (-0.1, 0.0, "draw ratio"),
+            (0.5, -1.0, "bias"),
+            (0.9, 300.0, "incompatible"),
+        ] {
+            let message = SprtCalculator::new(&p, d, r).unwrap_err().to_string();
+            assert!(message.contains(word), "{message}");
         }
     }
 }

@@ -7,7 +7,6 @@ use statrs::distribution::{ContinuousCDF, Normal};
 use super::brownian::{Brownian, phi};
 use super::counts::Counts;
 use super::distribution::Distribution;
-use super::llr::logistic;
 use super::roots::brent;
 use super::sprt::SprtParams;
 use super::{Model, NELO_PER_T};
@@ -29,14 +28,15 @@ fn z975() -> f64 {
 /// Logistic score of an Elo difference: 1/(1 + 10^(−elo/400)).
 #[must_use]
 pub fn logistic_score(elo: f64) -> f64 {
-    logistic(elo)
+    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
 }
 
 /// Logistic Elo of a score, with the score clamped to [0.001, 0.999] (±1200 Elo at most).
 #[must_use]
 pub fn logistic_elo(score: f64) -> f64 {
     let x = score.clamp(SCORE_CLAMP, 1.0 - SCORE_CLAMP);
-    -400.0 * (1.0 / x - 1.0).log10()
+    // Adding 0.0 turns −0.0 (an even score) into 0.0 so it never prints as "-0.00".
+    -400.0 * (1.0 / x - 1.0).log10() + 0.0
 }
 
 /// Normalized Elo with its 95% interval.
@@ -98,7 +98,7 @@ impl BrownianSprt {
         let (total, pdf) = Distribution::empirical(counts.buckets());
         let (mean, var) = pdf.mean_variance();
         let score = |elo: f64| match params.model {
-            Model::Logistic => logistic(elo),
+            Model::Logistic => logistic_score(elo),
             Model::Normalized => {
                 let sigma_pg = (C::GAMES_PER_UNIT as f64 * var).sqrt();
                 0.5 + elo / NELO_PER_T * sigma_pg
@@ -133,7 +133,7 @@ impl BrownianSprt {
 
     /// Probability of an outcome worse than the observed one if the true logistic Elo were `elo`.
     fn outcome_prob(&self, elo: f64) -> f64 {
-        let s = logistic(elo);
+        let s = logistic_score(elo);
         let v = self.var + (s - self.mean).powi(2);
         let mu = (s - (self.s0 + self.s1) / 2.0) * (self.s1 - self.s0) / v;
         let sigma2 = (self.s1 - self.s0).powi(2) / v;
@@ -207,5 +207,126 @@ pub fn fixed_games_elo<C: Counts>(counts: &C) -> FixedGamesElo {
         elo,
         ci95: [elo - half, elo + half],
         los: phi((mu - 0.5) / (stdev / games.sqrt())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::{PentanomialCounts, TrinomialCounts};
+
+    const EXAMPLE: PentanomialCounts = PentanomialCounts([120, 2480, 5300, 2560, 140]);
+
+    fn params(elo0: f64, elo1: f64, model: Model) -> SprtParams {
+        SprtParams::new(elo0, elo1, 0.05, 0.05, model).unwrap()
+    }
+
+    fn close(a: f64, b: f64, tol: f64) {
+        assert!((a - b).abs() <= tol, "{a} vs {b}");
+    }
+
+    #[test]
+    fn worked_example_1_nelo() {
+        let n = normalized_elo(&EXAMPLE);
+        close(n.nelo, 3.672_690_639_953_209, 1e-9);
+        close((n.ci95[1] - n.ci95[0]) / 2.0, 4.676_820_181_575_474, 1e-9);
+    }
+
+    /// Fishtest's `sprt.py` analytics on the same counts (reference run of its Python with scipy),
+    /// and the rounded figures of STATISTICS.md. The document's interval and LOS agree with
+    /// Fishtest's Brownian values only to about 1e-3 and 2e-5 (its interval has the half-width
+    /// of the fixed-games one); we follow Fishtest's code.
+    #[test]
+    fn worked_example_1_sprt_elo() {
+        let e = sprt_elo(&EXAMPLE, &params(0.0, 2.0, Model::Normalized));
+        close(e.elo, 1.966_637_516_663_220_2, 1e-9);
+        close(e.ci95[0], -0.537_638_856_491_428_1, 1e-8);
+        close(e.ci95[1], 4.472_156_478_924_1, 1e-8);
+        close(e.los, 0.938_124_434_411_015_5, 1e-10);
+        close(e.elo, 1.96664, 1e-5);
+        close(e.ci95[0], -0.53770, 1e-4);
+        close(e.ci95[1], 4.47118, 1.1e-3);
+        close(e.los, 0.93811, 2e-5);
+    }
+
+    #[test]
+    fn fixed_games_elo_matches_fishtest() {
+        let f = fixed_games_elo(&EXAMPLE);
+        close(f.elo, 1.966_637_525_610_318, 1e-12);
+        close(f.ci95[0], -0.537_805_935_526_700_6, 1e-12);
+        close(f.ci95[1], 4.471_080_986_747_337, 1e-12);
+        close(f.los, 0.938_114_876_608_381_7, 1e-10);
+        let t = fixed_games_elo(&TrinomialCounts([5026, 15699, 5019]));
+        close(t.elo, -0.094_470_523_562_572_07, 1e-12);
+        close(t.los, 0.472_159_296_431_123, 1e-10);
+    }
+
+    #[test]
+    fn logistic_sprt_elo_matches_fishtest() {
+        let counts = PentanomialCounts([10789, 19328, 33806, 19402, 10543]);
+        let e = sprt_elo(&counts, &params(-3.0, 1.0, Model::Logistic));
+        close(e.elo, -0.992_536_511_332_834_4, 1e-8);
+        close(e.ci95[0], -3.488_492_125_015_159_5, 1e-8);
+        close(e.ci95[1], 1.488_586_102_225_239_8, 1e-8);
+        close(e.los, 0.188_034_932_900_262_3, 1e-10);
+    }
+
+    #[test]
+    fn reversed_counts_mirror_the_estimates() {
+        let forward = normalized_elo(&EXAMPLE);
+        let mirrored = normalized_elo(&EXAMPLE.reversed());
+        close(mirrored.nelo, -forward.nelo, 1e-12);
+        close(mirrored.ci95[0], -forward.ci95[1], 1e-12);
+        let f = sprt_elo(&EXAMPLE, &params(0.0, 2.0, Model::Normalized));
+        let m = sprt_elo(&EXAMPLE.reversed(), &params(-2.0, 0.0, Model::Normalized));
+        close(m.elo, -f.elo, 1e-8);
+        close(m.ci95[0], -f.ci95[1], 1e-8);
+        close(m.los, 1.0 - f.los, 1e-8);
+    }
+
+    #[test]
+    fn degenerate_counts_give_finite_estimates() {
+        let nasty: [&[u64]; 6] = [
+            &[0, 0, 0, 0, 0],
+            &[0, 0, 0, 0, 10],
+            &[10, 0, 0, 0, 0],
+            &[0, 0, 7, 0, 0],
+            &[0, 0, 10],
+            &[0, 0, 0],
+        ];
+        for buckets in nasty {
+            for model in [Model::Normalized, Model::Logistic] {
+                for (a, b) in [(0.0, 2.0), (-1500.0, 0.0)] {
+                    let p = params(a, b, model);
+                    let values: Vec<f64> = if buckets.len() == 5 {
+                        let c = PentanomialCounts(buckets.try_into().unwrap());
+                        estimates(&c, &p)
+                    } else {
+                        let c = TrinomialCounts(buckets.try_into().unwrap());
+                        estimates(&c, &p)
+                    };
+                    assert!(
+                        values.iter().all(|v| v.is_finite()),
+                        "{buckets:?} [{a}, {b}] {model}: {values:?}"
+                    );
+                }
+            }
+        }
+        // Fishtest: ten pair wins put the SPRT estimate at the +1000 Elo end of its range.
+        let e = sprt_elo(
+            &PentanomialCounts([0, 0, 0, 0, 10]),
+            &params(0.0, 2.0, Model::Normalized),
+        );
+        assert_eq!((e.elo, e.ci95, e.los), (1000.0, [1000.0, 1000.0], 1.0));
+    }
+
+    fn estimates<C: Counts>(c: &C, p: &SprtParams) -> Vec<f64> {
+        let n = normalized_elo(c);
+        let s = sprt_elo(c, p);
+        let f = fixed_games_elo(c);
+        vec![
+            n.nelo, n.ci95[0], n.ci95[1], s.elo, s.ci95[0], s.ci95[1], s.los, f.elo, f.ci95[0],
+            f.ci95[1], f.los,
+        ]
     }
 }

@@ -7,6 +7,7 @@
 
 use super::counts::Counts;
 use super::distribution::Distribution;
+use super::estimate::logistic_score;
 use super::roots::brent;
 use super::sprt::SprtParams;
 use super::{Model, NELO_PER_T, StatsError};
@@ -19,12 +20,6 @@ const T_VALUE_ROUNDS: usize = 10;
 
 /// The fixed-point iteration stops once no probability moves more than this.
 const T_VALUE_TOLERANCE: f64 = 1e-9;
-
-/// Logistic score of an Elo difference: 1/(1 + 10^(−elo/400)).
-#[must_use]
-pub(crate) fn logistic(elo: f64) -> f64 {
-    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
-}
 
 /// Solves Σ p_i b_i / (1 + λ b_i) = 0 for λ strictly between the poles −1/max b and −1/min b.
 fn secular(pdf: &Distribution, b: &[f64]) -> Option<f64> {
@@ -92,7 +87,7 @@ fn fit(
     games_per_unit: u64,
 ) -> Result<Distribution, StatsError> {
     let fitted = match model {
-        Model::Logistic => mle_expected(pdf, logistic(elo)),
+        Model::Logistic => mle_expected(pdf, logistic_score(elo)),
         // A pair's t-value is √2 times the per-game one.
         Model::Normalized => mle_t_value(pdf, elo / NELO_PER_T * (games_per_unit as f64).sqrt()),
     };
@@ -139,4 +134,135 @@ pub fn llr_normalized_approx<C: Counts>(counts: &C, elo0: f64, elo1: f64) -> f64
     let nt = (mu - 0.5) / (per_unit * var).sqrt();
     let (nt0, nt1) = (elo0 / NELO_PER_T, elo1 / NELO_PER_T);
     total * per_unit / 2.0 * ((1.0 + (nt - nt0).powi(2)) / (1.0 + (nt - nt1).powi(2))).ln()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::{PentanomialCounts, TrinomialCounts};
+
+    fn params(elo0: f64, elo1: f64, model: Model) -> SprtParams {
+        SprtParams::new(elo0, elo1, 0.05, 0.05, model).unwrap()
+    }
+
+    fn close(a: f64, b: f64, tol: f64) {
+        assert!((a - b).abs() <= tol * b.abs().max(1.0), "{a} vs {b}");
+    }
+
+    #[test]
+    fn worked_example_1() {
+        let counts = PentanomialCounts([120, 2480, 5300, 2560, 140]);
+        let llr = llr(&counts, &params(0.0, 2.0, Model::Normalized)).unwrap();
+        close(llr, 0.938_782_528_541_893_9, 1e-9);
+    }
+
+    /// Reference values computed by Fishtest's own `LLRcalc.py` (scipy brentq) on these counts.
+    #[test]
+    fn matches_fishtest_on_its_own_examples() {
+        let penta = PentanomialCounts([10789, 19328, 33806, 19402, 10543]);
+        close(
+            llr(&penta, &params(-3.0, 1.0, Model::Logistic)).unwrap(),
+            2.131_067_811_794_080_7,
+            1e-9,
+        );
+        let penta = PentanomialCounts([39, 2226, 31451, 2412, 40]);
+        close(
+            llr(&penta, &params(0.764, 3.439, Model::Normalized)).unwrap(),
+            2.162_940_869_584_568,
+            1e-9,
+        );
+        close(
+            llr(&penta, &params(0.2, 0.9, Model::Logistic)).unwrap(),
+            2.162_542_580_048_359_3,
+            1e-9,
+        );
+        let tri = TrinomialCounts([5026, 15699, 5019]);
+        close(
+            llr(&tri, &params(-3.0, 1.0, Model::Normalized)).unwrap(),
+            0.724_050_940_583_461_4,
+            1e-9,
+        );
+    }
+
+    #[test]
+    fn reversing_the_counts_mirrors_the_test() {
+        let counts = PentanomialCounts([120, 2480, 5300, 2560, 140]);
+        for model in [Model::Normalized, Model::Logistic] {
+            for (a, b) in [(0.0, 2.0), (-5.0, 0.0), (0.5, 2.5)] {
+                let forward = llr(&counts, &params(a, b, model)).unwrap();
+                let mirrored = llr(&counts.reversed(), &params(-b, -a, model)).unwrap();
+                close(mirrored, -forward, 1e-9);
+            }
+        }
+    }
+
+    #[test]
+    fn large_n_agrees_with_the_closed_form() {
+        // 1000 × a typical distribution: the GSPRT and its quadratic approximation converge.
+        let counts = PentanomialCounts([1_200, 24_800, 53_000, 25_600, 1_400].map(|n| n * 10));
+        for (a, b) in [(0.0, 2.0), (-5.0, 0.0), (0.5, 2.5)] {
+            let exact = llr(&counts, &params(a, b, Model::Normalized)).unwrap();
+            let approx = llr_normalized_approx(&counts, a, b);
+            assert!(
+                (exact - approx).abs() < 5e-4 * exact.abs(),
+                "{exact} vs {approx}"
+            );
+        }
+    }
+
+    #[test]
+    fn degenerate_counts_give_finite_ratios() {
+        let cases: [&[u64]; 5] = [
+            &[0, 0, 0, 0, 0],
+            &[0, 0, 10, 0, 0],
+            &[0, 0, 0, 0, 10],
+            &[10, 0, 0, 0, 0],
+            &[0, 0, 100_000, 0, 0],
+        ];
+        for buckets in cases {
+            let counts = PentanomialCounts(buckets.try_into().unwrap());
+            for model in [Model::Normalized, Model::Logistic] {
+                let value = llr(&counts, &params(0.0, 2.0, model)).unwrap();
+                assert!(value.is_finite(), "{buckets:?} {model}");
+            }
+        }
+        // Fishtest: 10 straight pair wins are worth a small LLR only, because of regularization.
+        let ten_zero = llr(
+            &PentanomialCounts([0, 0, 0, 0, 10]),
+            &params(0.0, 2.0, Model::Normalized),
+        );
+        close(ten_zero.unwrap(), 0.081_080_382_388_758_67, 1e-9);
+        let none = llr(
+            &PentanomialCounts([0; 5]),
+            &params(0.0, 2.0, Model::Normalized),
+        );
+        assert!(none.unwrap().abs() < 1e-6);
+    }
+
+    #[test]
+    fn extreme_bounds_are_finite_or_a_named_error() {
+        let counts = PentanomialCounts([3, 40, 100, 40, 3]);
+        let logistic = llr(&counts, &params(-1500.0, 0.0, Model::Logistic)).unwrap();
+        assert!(logistic.is_finite() && logistic > 0.0);
+        let normalized = llr(&counts, &params(-1500.0, 0.0, Model::Normalized));
+        assert_eq!(
+            normalized,
+            Err(StatsError::Unreachable {
+                name: "elo0",
+                elo: -1500.0,
+                model: Model::Normalized
+            })
+        );
+    }
+
+    #[test]
+    fn fitted_distributions_satisfy_their_constraints() {
+        let (_, pdf) = Distribution::empirical(&[120, 2480, 5300, 2560, 140]);
+        let fitted = mle_expected(&pdf, 0.51).unwrap();
+        close(fitted.mean(), 0.51, 1e-9);
+        let fitted = mle_t_value(&pdf, 0.02).unwrap();
+        let (mu, var) = fitted.mean_variance();
+        close((mu - 0.5) / var.sqrt(), 0.02, 1e-7);
+        close(fitted.probs().iter().sum::<f64>(), 1.0, 1e-12);
+    }
 }

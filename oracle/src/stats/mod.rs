@@ -17,7 +17,6 @@ mod status;
 
 pub use calculator::{Characteristic, SprtCalculator};
 pub use counts::{Counts, PentanomialCounts, TrinomialCounts};
-pub use distribution::Distribution;
 pub use estimate::{
     FixedGamesElo, NormalizedElo, SprtElo, fixed_games_elo, logistic_elo, logistic_score,
     normalized_elo, sprt_elo,

@@ -159,3 +159,37 @@ pub fn simulate_sprt(
         calculator_expected_games: expected.expected_games,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::Model;
+
+    const BASE: [f64; 5] = [130.0, 2520.0, 5300.0, 2520.0, 130.0];
+
+    #[test]
+    fn tilting_reaches_the_target_nelo() {
+        for target in [-5.0, 0.0, 2.5, 40.0] {
+            let p = pentanomial_at_nelo(&BASE, target).unwrap();
+            assert!((nelo_of(&p) - target).abs() < 1e-9);
+            assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        }
+        assert!(pentanomial_at_nelo(&[0.0, 1.0, 1.0, 1.0, 1.0], 0.0).is_err());
+    }
+
+    /// A wide test decides quickly: the simulation is deterministic in its seed, and a strong
+    /// candidate passes while a weak one fails.
+    #[test]
+    fn simulation_is_seeded_and_sensible() {
+        let params = SprtParams::new(-40.0, 40.0, 0.05, 0.05, Model::Normalized).unwrap();
+        let strong = pentanomial_at_nelo(&BASE, 60.0).unwrap();
+        let a = simulate_sprt(&params, 4, &strong, 64, 7, 100_000).unwrap();
+        let b = simulate_sprt(&params, 4, &strong, 64, 7, 100_000).unwrap();
+        assert_eq!(a, b);
+        assert!(a.pass_rate > 0.9 && a.truncated == 0);
+        let weak = pentanomial_at_nelo(&BASE, -60.0).unwrap();
+        let c = simulate_sprt(&params, 4, &weak, 64, 7, 100_000).unwrap();
+        assert!(c.pass_rate < 0.1);
+        assert!(simulate_sprt(&params, 4, &weak, 0, 7, 100_000).is_err());
+    }
+}

@@ -291,3 +291,152 @@ impl SequentialSprt {
         self.overshoot.is_some()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params() -> SprtParams {
+        SprtParams::new(0.0, 2.0, 0.05, 0.05, Model::Normalized).unwrap()
+    }
+
+    #[test]
+    fn validation_names_the_parameter() {
+        let n = Model::Normalized;
+        assert_eq!(
+            SprtParams::new(2.0, 2.0, 0.05, 0.05, n),
+            Err(StatsError::BoundsOrder {
+                elo0: 2.0,
+                elo1: 2.0
+            })
+        );
+        for (alpha, beta, name) in [
+            (0.0, 0.05, "alpha"),
+            (0.05, 1.0, "beta"),
+            (1.5, 0.05, "alpha"),
+        ] {
+            match SprtParams::new(0.0, 2.0, alpha, beta, n) {
+                Err(StatsError::Probability { name: got, .. }) => assert_eq!(got, name),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(matches!(
+            SprtParams::new(f64::NAN, 2.0, 0.05, 0.05, n),
+            Err(StatsError::NotFinite { name: "elo0", .. })
+        ));
+        let bad: Result<SprtParams, _> = serde_json::from_str(
+            r#"{"elo0":1.0,"elo1":0.0,"alpha":0.05,"beta":0.05,"model":"normalized"}"#,
+        );
+        assert!(bad.unwrap_err().to_string().contains("elo1"));
+    }
+
+    #[test]
+    fn wald_bounds() {
+        let p = params();
+        assert!((p.upper_bound() - 2.944_438_979_166_440_3).abs() < 1e-15);
+        assert!((p.lower_bound() + 2.944_438_979_166_440_3).abs() < 1e-15);
+        let q = SprtParams::new(0.0, 2.0, 0.1, 0.2, Model::Logistic).unwrap();
+        assert!((q.lower_bound() - (0.2f64 / 0.9).ln()).abs() < 1e-15);
+        assert!((q.upper_bound() - 8f64.ln()).abs() < 1e-15);
+    }
+
+    #[test]
+    fn decisions_are_strict() {
+        let p = params();
+        let (a, b) = (p.lower_bound(), p.upper_bound());
+        assert_eq!(p.decide(b, 0.0, 0.0), SprtDecision::Continue);
+        assert_eq!(p.decide(b.next_up(), 0.0, 0.0), SprtDecision::AcceptH1);
+        assert_eq!(p.decide(a, 0.0, 0.0), SprtDecision::Continue);
+        assert_eq!(p.decide(a.next_down(), 0.0, 0.0), SprtDecision::AcceptH0);
+        // Overshoot corrections pull both bounds inwards.
+        assert_eq!(p.decide(b - 0.2, 0.0, 0.3), SprtDecision::AcceptH1);
+        assert_eq!(p.decide(a + 0.2, 0.3, 0.0), SprtDecision::AcceptH0);
+        assert_eq!(
+            serde_json::to_string(&[
+                SprtDecision::AcceptH0,
+                SprtDecision::AcceptH1,
+                SprtDecision::Continue
+            ])
+            .unwrap(),
+            r#"["accept_h0","accept_h1","continue"]"#
+        );
+    }
+
+    /// Batches that make the LLR rise: each new maximum adds its step to m1 and its square to sq1.
+    #[test]
+    fn overshoot_follows_new_extremes() {
+        let batches = [
+            PentanomialCounts([0, 1, 1, 2, 0]),
+            PentanomialCounts([0, 0, 2, 1, 1]),
+            PentanomialCounts([0, 0, 1, 2, 1]),
+        ];
+        let mut sprt = SequentialSprt::new(params(), 4).unwrap();
+        let mut counts = PentanomialCounts::default();
+        let mut llrs = Vec::new();
+        for batch in batches {
+            counts += batch;
+            sprt.update(&counts).unwrap();
+            llrs.push(sprt.llr());
+            assert_eq!(sprt.llr(), llr(&counts, &params()).unwrap());
+        }
+        assert!(
+            llrs[0] > 0.0 && llrs[1] > llrs[0] && llrs[2] > llrs[1],
+            "{llrs:?}"
+        );
+        let sq1 = llrs[0].powi(2) + (llrs[1] - llrs[0]).powi(2) + (llrs[2] - llrs[1]).powi(2);
+        assert!((sprt.o1() - sq1 / (2.0 * llrs[2])).abs() < 1e-15);
+        assert_eq!(sprt.o0(), 0.0);
+        // The same counts again change nothing.
+        let before = sprt.clone();
+        sprt.update(&counts).unwrap();
+        assert_eq!(sprt, before);
+        // Persisted and restored, the state is identical.
+        let json = serde_json::to_string(&sprt).unwrap();
+        assert_eq!(serde_json::from_str::<SequentialSprt>(&json).unwrap(), sprt);
+    }
+
+    #[test]
+    fn overshoot_is_dropped_on_a_broken_contract() {
+        let mut sprt = SequentialSprt::new(params(), 4).unwrap();
+        sprt.update(&PentanomialCounts([0, 1, 1, 2, 0])).unwrap();
+        assert!(sprt.o1() > 0.0);
+        // A decrease (lost samples) drops the correction for good.
+        let mut shrunk = sprt.clone();
+        shrunk.update(&PentanomialCounts([0, 0, 0, 0, 0])).unwrap();
+        assert!(!shrunk.overshoot_valid());
+        assert_eq!((shrunk.o0(), shrunk.o1()), (0.0, 0.0));
+        // A count that is not a multiple of the batch drops it too.
+        sprt.update(&PentanomialCounts([0, 1, 1, 3, 0])).unwrap();
+        assert!(!sprt.overshoot_valid());
+        sprt.update(&PentanomialCounts([0, 1, 2, 5, 0])).unwrap();
+        assert_eq!((sprt.o0(), sprt.o1()), (0.0, 0.0));
+    }
+
+    #[test]
+    fn a_skipped_batch_resets_references_but_keeps_sums() {
+        let mut sprt = SequentialSprt::new(params(), 4).unwrap();
+        sprt.update(&PentanomialCounts([0, 1, 1, 2, 0])).unwrap();
+        let first = sprt.llr();
+        let o1 = sprt.o1();
+        // Jump two batches: no step is recorded, the new LLR becomes both references.
+        sprt.update(&PentanomialCounts([0, 2, 3, 6, 1])).unwrap();
+        assert!(sprt.llr() > first);
+        assert_eq!(sprt.o1(), o1);
+        assert!(sprt.overshoot_valid());
+        // The next single batch steps from the reset reference.
+        let jumped = sprt.llr();
+        sprt.update(&PentanomialCounts([0, 2, 3, 8, 3])).unwrap();
+        let step = sprt.llr() - jumped;
+        assert!(step > 0.0);
+        let expected = (first * first + step * step) / (2.0 * (first + step));
+        assert!((sprt.o1() - expected).abs() < 1e-15);
+    }
+
+    #[test]
+    fn empty_batches_are_refused() {
+        assert_eq!(
+            SequentialSprt::new(params(), 0),
+            Err(StatsError::EmptyBatch)
+        );
+    }
+}

@@ -68,3 +68,79 @@ pub fn sprt_status<C: Counts>(counts: &C, params: &SprtParams) -> Result<SprtSta
         fixed_games_elo_ci95: fixed.ci95,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::{PentanomialCounts, TrinomialCounts};
+
+    fn all_finite(s: &SprtStatus) -> bool {
+        [
+            s.llr,
+            s.nelo,
+            s.nelo_ci95[0],
+            s.nelo_ci95[1],
+            s.elo,
+            s.elo_ci95[0],
+            s.elo_ci95[1],
+            s.los,
+            s.fixed_games_elo,
+            s.fixed_games_elo_ci95[0],
+            s.fixed_games_elo_ci95[1],
+        ]
+        .iter()
+        .all(|v| v.is_finite())
+    }
+
+    /// Every combination of empty, small and huge buckets, under ordinary and extreme bounds:
+    /// finite numbers or the one named error, never NaN.
+    #[test]
+    fn no_counts_give_nan() {
+        let sizes = [0u64, 3, 1_000_000];
+        let bounds = [
+            (0.0, 2.0),
+            (-5.0, 0.0),
+            (0.5, 2.5),
+            (-1500.0, 0.0),
+            (0.0, 300.0),
+        ];
+        let mut checked = 0;
+        for code in 0..3usize.pow(5) {
+            let mut buckets = [0u64; 5];
+            let mut rest = code;
+            for b in &mut buckets {
+                *b = sizes[rest % 3];
+                rest /= 3;
+            }
+            for (elo0, elo1) in bounds {
+                for model in [Model::Normalized, Model::Logistic] {
+                    let params = SprtParams::new(elo0, elo1, 0.05, 0.05, model).unwrap();
+                    let results = [
+                        sprt_status(&PentanomialCounts(buckets), &params),
+                        sprt_status(
+                            &TrinomialCounts([buckets[0], buckets[2], buckets[4]]),
+                            &params,
+                        ),
+                    ];
+                    for result in results {
+                        match result {
+                            Ok(status) => {
+                                assert!(all_finite(&status), "{buckets:?} {params:?} {status:?}");
+                                checked += 1;
+                            }
+                            Err(StatsError::Unreachable { .. }) => {
+                                // Only absurd normalized bounds may be out of the solver's reach.
+                                assert!(
+                                    model == Model::Normalized && (elo0 < -100.0 || elo1 > 100.0),
+                                    "{buckets:?} {params:?}"
+                                );
+                            }
+                            Err(other) => panic!("{buckets:?} {params:?}: {other}"),
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 4000, "{checked}");
+    }
+}

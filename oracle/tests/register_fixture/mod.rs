@@ -42,7 +42,7 @@ build:
   binary: coherent
   target_cpu: x86-64
   profile_overrides:
-    codegen-units: \"1\"
+    codegen-units: 1
 gate:
   symbols: [coherent_evaluate_popcnt]
   callee_depth: 2

@@ -1,0 +1,303 @@
+//! End-to-end tests of `oracle sprt`: the real binary, its human and JSON output (insta
+//! snapshots) and its exit status on bad input.
+
+use std::process::Command;
+
+/// Runs the oracle binary and returns (exit code, stdout, stderr).
+fn oracle(args: &[&str]) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_oracle"))
+        .args(args)
+        .output()
+        .expect("the oracle binary runs");
+    (
+        output.status.code().expect("exited normally"),
+        String::from_utf8(output.stdout).expect("utf-8 stdout"),
+        String::from_utf8(output.stderr).expect("utf-8 stderr"),
+    )
+}
+
+/// Runs a command that must succeed and returns its stdout.
+fn ok(args: &[&str]) -> String {
+    let (code, stdout, stderr) = oracle(args);
+    assert_eq!(code, 0, "{args:?} failed: {stderr}");
+    stdout
+}
+
+/// Runs a command that must be refused as bad input and returns its stderr.
+fn bad_input(args: &[&str]) -> String {
+    let (code, stdout, stderr) = oracle(args);
+    assert_eq!(code, 2, "{args:?} should exit 2, stdout: {stdout}");
+    assert!(stdout.is_empty(), "nothing on stdout on failure: {stdout}");
+    stderr
+}
+
+const EXAMPLE: &[&str] = &[
+    "sprt",
+    "status",
+    "--penta",
+    "120,2480,5300,2560,140",
+    "--elo0",
+    "0",
+    "--elo1",
+    "2",
+];
+
+#[test]
+fn status_human() {
+    insta::assert_snapshot!("status_penta_human", ok(EXAMPLE));
+    insta::assert_snapshot!(
+        "status_trinomial_human",
+        ok(&[
+            "sprt",
+            "status",
+            "--trinomial",
+            "5026,15699,5019",
+            "--elo0",
+            "-3",
+            "--elo1",
+            "1",
+            "--model",
+            "logistic",
+        ])
+    );
+}
+
+#[test]
+fn status_json() {
+    let text = ok(&[EXAMPLE, &["--json"]].concat());
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let keys: Vec<&str> = value
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let mut expected = vec![
+        "model",
+        "llr",
+        "lower_bound",
+        "upper_bound",
+        "state",
+        "pairs",
+        "games",
+        "nelo",
+        "nelo_ci95",
+        "elo",
+        "elo_ci95",
+        "los",
+        "fixed_games_elo",
+        "fixed_games_elo_ci95",
+    ];
+    let mut sorted = keys.clone();
+    sorted.sort_unstable();
+    expected.sort_unstable();
+    assert_eq!(sorted, expected);
+    assert!((value["llr"].as_f64().unwrap() - 0.938_782_528_541_893_9).abs() < 1e-9);
+    insta::assert_snapshot!("status_penta_json", text);
+    insta::assert_snapshot!(
+        "status_trinomial_json",
+        ok(&[
+            "sprt",
+            "status",
+            "--trinomial",
+            "0,0,10",
+            "--elo0",
+            "-1500",
+            "--elo1",
+            "0",
+            "--model",
+            "logistic",
+            "--json",
+        ])
+    );
+}
+
+/// 120 pairs leaning towards the candidate, written to a temporary file with spacing and newlines.
+fn outcomes_file() -> tempfile::NamedTempFile {
+    let mut text = String::new();
+    for i in 0..120 {
+        text.push(char::from(b"2324213242"[i % 10]));
+        text.push(if i % 30 == 29 { '\n' } else { ' ' });
+    }
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), text).unwrap();
+    file
+}
+
+#[test]
+fn replay_human_and_json() {
+    let file = outcomes_file();
+    let path = file.path().to_str().unwrap();
+    let args = [
+        "sprt",
+        "replay",
+        "--outcomes",
+        path,
+        "--batch",
+        "10",
+        "--elo0",
+        "0",
+        "--elo1",
+        "40",
+    ];
+    insta::assert_snapshot!("replay_human", ok(&args));
+    let text = ok(&[&args[..], &["--json"]].concat());
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let rows = value["trajectory"].as_array().unwrap();
+    assert!(rows.iter().all(|row| row.as_array().unwrap().len() == 5));
+    assert_eq!(value["final"]["state"], rows.last().unwrap()[4]);
+    insta::assert_snapshot!("replay_json", text);
+}
+
+#[test]
+fn calc_human_and_json() {
+    let args = ["sprt", "calc", "--elo0", "0", "--elo1", "2", "--elo", "1"];
+    insta::assert_snapshot!("calc_human", ok(&args));
+    insta::assert_snapshot!("calc_json", ok(&[&args[..], &["--json"]].concat()));
+    let text = ok(&[
+        "sprt",
+        "calc",
+        "--elo0",
+        "-5",
+        "--elo1",
+        "0",
+        "--elo",
+        "-5",
+        "--model",
+        "logistic",
+        "--draw-ratio",
+        "0.6",
+        "--bias",
+        "0",
+        "--json",
+    ]);
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert!((value["pass_probability"].as_f64().unwrap() - 0.05).abs() < 1e-9);
+}
+
+#[test]
+fn bad_input_names_the_argument() {
+    let base = ["sprt", "status", "--elo0", "0", "--elo1", "2"];
+    let cases: [(&[&str], &str); 6] = [
+        (&["--penta", "1,2,-3,4,5"], "--penta"),
+        (&["--penta", "1,2,3,4"], "--penta"),
+        (&["--trinomial", "1,x,3"], "--trinomial"),
+        (&["--penta", "1,2,3,4,5", "--alpha", "1.5"], "alpha"),
+        (&["--penta", "1,2,3,4,5", "--beta", "0"], "beta"),
+        (&["--penta", "1,2,3,4,5", "--elo1", "0"], "elo1"),
+    ];
+    for (extra, name) in cases {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        // A later --elo1 overrides nothing in clap: drop the default pair when a case sets it.
+        if extra.contains(&"--elo1") {
+            args.drain(4..6);
+        }
+        let stderr = bad_input(&args);
+        assert!(stderr.contains(name), "{args:?}: {stderr}");
+    }
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), "0123\n43x1\n").unwrap();
+    let path = file.path().to_str().unwrap();
+    let stderr = bad_input(&[
+        "sprt",
+        "replay",
+        "--outcomes",
+        path,
+        "--batch",
+        "2",
+        "--elo0",
+        "0",
+        "--elo1",
+        "2",
+    ]);
+    assert!(
+        stderr.contains("--outcomes") && stderr.contains(":2:3:"),
+        "{stderr}"
+    );
+    let stderr = bad_input(&[
+        "sprt",
+        "replay",
+        "--outcomes",
+        path,
+        "--batch",
+        "0",
+        "--elo0",
+        "0",
+        "--elo1",
+        "2",
+    ]);
+    assert!(stderr.contains("--batch"), "{stderr}");
+    let stderr = bad_input(&[
+        "sprt",
+        "replay",
+        "--outcomes",
+        "/nonexistent/pairs.txt",
+        "--batch",
+        "2",
+        "--elo0",
+        "0",
+        "--elo1",
+        "2",
+    ]);
+    assert!(stderr.contains("--outcomes"), "{stderr}");
+    let stderr = bad_input(&[
+        "sprt",
+        "calc",
+        "--elo0",
+        "0",
+        "--elo1",
+        "2",
+        "--elo",
+        "1",
+        "--draw-ratio",
+        "1.2",
+    ]);
+    assert!(stderr.contains("draw ratio"), "{stderr}");
+    let stderr = bad_input(&[
+        "sprt",
+        "status",
+        "--penta",
+        "3,40,100,40,3",
+        "--elo0",
+        "-1500",
+        "--elo1",
+        "0",
+    ]);
+    assert!(stderr.contains("elo0 = -1500"), "{stderr}");
+}
+
+#[test]
+fn simulate_is_seeded() {
+    let args = [
+        "sprt", "simulate", "--elo0", "-40", "--elo1", "40", "--tests", "40", "--batch", "4",
+        "--seed", "3", "--json",
+    ];
+    let first: serde_json::Value = serde_json::from_str(&ok(&args)).unwrap();
+    let second: serde_json::Value = serde_json::from_str(&ok(&args)).unwrap();
+    assert_eq!(first["runs"], second["runs"]);
+    let runs = first["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    assert!((runs[0]["true_nelo"].as_f64().unwrap() + 40.0).abs() < 1e-9);
+    assert!(runs[0]["pass_rate"].as_f64().unwrap() < runs[1]["pass_rate"].as_f64().unwrap());
+}
+
+#[test]
+fn bench_reports_time_per_call() {
+    let stdout = ok(&[
+        "sprt",
+        "bench",
+        "--penta",
+        "2000,20000,56000,20000,2000",
+        "--elo0",
+        "0",
+        "--elo1",
+        "2",
+        "--iterations",
+        "10",
+    ]);
+    assert!(
+        stdout.contains("us per call") && stdout.contains("pairs 100000"),
+        "{stdout}"
+    );
+}
