@@ -93,7 +93,10 @@ pub struct MatchArgs {
     /// Read deadline of node and depth searches in seconds.
     #[arg(long, default_value_t = 60.0, value_name = "SECONDS")]
     move_timeout: f64,
-    /// Deadline for `uciok` and `readyok` in seconds.
+    /// Deadline for an engine's start-up (`uciok` and the first `readyok`) in seconds.
+    #[arg(long, default_value_t = 30.0, value_name = "SECONDS")]
+    start_timeout: f64,
+    /// Deadline for `readyok` before each game in seconds.
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
     ready_timeout: f64,
     /// Fishtest's adjudication (draw: move 34, 8 moves, 20 cp; resign: 3 moves, 400 cp).
@@ -436,6 +439,7 @@ fn match_config(args: &MatchArgs) -> anyhow::Result<MatchConfig> {
         engines: [engines[0].clone(), engines[1].clone()],
         clock,
         adjudication,
+        start_timeout: seconds("start-timeout", args.start_timeout)?,
         ready_timeout: seconds("ready-timeout", args.ready_timeout)?,
         book_format: args
             .book_format

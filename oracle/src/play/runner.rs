@@ -293,7 +293,9 @@ pub struct MatchConfig {
     pub clock: ClockRules,
     /// Adjudication rules.
     pub adjudication: Adjudication,
-    /// Deadline for `uciok` at start-up and for `readyok`.
+    /// Deadline for `uciok` and the first `readyok` of a starting engine.
+    pub start_timeout: Duration,
+    /// Deadline for `readyok` before each game.
     pub ready_timeout: Duration,
     /// The book file.
     pub book_path: PathBuf,
@@ -722,7 +724,7 @@ fn play_in_slots(
 ) -> Result<GameRecord, RunError> {
     for (slot, color) in [(white_slot, Color::White), (1 - white_slot, Color::Black)] {
         if slots[slot].is_none() {
-            match Engine::start(&config.engines[slot], config.ready_timeout) {
+            match Engine::start(&config.engines[slot], config.start_timeout) {
                 Ok(engine) => slots[slot] = Some(engine),
                 Err(error) if !error.is_engine_fault() => return Err(RunError::Spawn(error)),
                 Err(error) => return Ok(unstarted_game(opening.clone(), color, &error)),
