@@ -24,9 +24,21 @@ fn coherent() -> &'static Path {
     PATH.get_or_init(|| {
         // Tests run from target/<profile>/deps/. The release profile is what the oracle
         // measures, and its engine is the one without debug assertions.
-        let target_dir = std::env::current_exe().unwrap().ancestors().nth(3).unwrap().to_path_buf();
+        let target_dir = std::env::current_exe()
+            .unwrap()
+            .ancestors()
+            .nth(3)
+            .unwrap()
+            .to_path_buf();
         let status = Command::new(env!("CARGO"))
-            .args(["build", "--quiet", "--release", "-p", "coherent", "--target-dir"])
+            .args([
+                "build",
+                "--quiet",
+                "--release",
+                "-p",
+                "coherent",
+                "--target-dir",
+            ])
             .arg(&target_dir)
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .status()
@@ -40,7 +52,8 @@ fn coherent() -> &'static Path {
 fn fault_engine() -> &'static Path {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
     PATH.get_or_init(|| {
-        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/play/fault_engine.rs");
+        let source =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/play/fault_engine.rs");
         let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("play_fault_engine");
         let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
         let status = Command::new(rustc)
@@ -61,7 +74,11 @@ fn coherent_spec(name: &str) -> String {
 
 /// An `--engine` spec for the fault engine wrapping coherent.
 fn fault_spec(name: &str, fault: &str, k: u32, extra: &str) -> String {
-    let mut spec = format!("cmd={},name={name},arg={},arg={fault},arg={k}", fault_engine().display(), coherent().display());
+    let mut spec = format!(
+        "cmd={},name={name},arg={},arg={fault},arg={k}",
+        fault_engine().display(),
+        coherent().display()
+    );
     if !extra.is_empty() {
         spec.push_str(",arg=");
         spec.push_str(extra);
@@ -71,18 +88,33 @@ fn fault_spec(name: &str, fault: &str, k: u32, extra: &str) -> String {
 
 /// Runs the oracle with `args`.
 fn oracle(args: &[&str]) -> Output {
-    Command::new(ORACLE).args(args).output().expect("run oracle")
+    Command::new(ORACLE)
+        .args(args)
+        .output()
+        .expect("run oracle")
 }
 
 /// Runs `oracle match --json` and returns the summary.
 fn match_json(engines: [&str; 2], extra: &[&str]) -> (Value, Output) {
     let book = book();
-    let mut args = vec!["match", "--engine", engines[0], "--engine", engines[1], "--book", book.to_str().unwrap(), "--json"];
+    let mut args = vec![
+        "match",
+        "--engine",
+        engines[0],
+        "--engine",
+        engines[1],
+        "--book",
+        book.to_str().unwrap(),
+        "--json",
+    ];
     args.extend_from_slice(extra);
     let output = oracle(&args);
     let text = String::from_utf8_lossy(&output.stdout).to_string();
     let json = serde_json::from_str(&text).unwrap_or_else(|e| {
-        panic!("no JSON ({e}): stdout {text} stderr {}", String::from_utf8_lossy(&output.stderr))
+        panic!(
+            "no JSON ({e}): stdout {text} stderr {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
     });
     (json, output)
 }
@@ -93,7 +125,10 @@ fn pgn_tags(pgn: &Path, name: &str) -> Vec<String> {
     std::fs::read_to_string(pgn)
         .unwrap()
         .lines()
-        .filter_map(|l| l.strip_prefix(&prefix).map(|v| v.trim_end_matches("\"]").to_string()))
+        .filter_map(|l| {
+            l.strip_prefix(&prefix)
+                .map(|v| v.trim_end_matches("\"]").to_string())
+        })
         .collect()
 }
 
@@ -103,21 +138,50 @@ fn coherent_plays_a_clean_match_with_tags_and_comments() {
     let pgn = dir.path().join("games.pgn");
     let (json, output) = match_json(
         [&coherent_spec("c1"), &coherent_spec("c2")],
-        &["--nodes", "1500", "--pairs", "2", "--concurrency", "2", "--adjudicate-fishtest", "--pgn-out", pgn.to_str().unwrap()],
+        &[
+            "--nodes",
+            "1500",
+            "--pairs",
+            "2",
+            "--concurrency",
+            "2",
+            "--adjudicate-fishtest",
+            "--pgn-out",
+            pgn.to_str().unwrap(),
+        ],
     );
     assert!(output.status.success());
     assert_eq!(json["games_played"], 4);
     assert_eq!(json["pairs_counted"], 2);
     let penta: Vec<u64> = serde_json::from_value(json["pentanomial"].clone()).unwrap();
     assert_eq!(penta.iter().sum::<u64>(), 2);
-    let wdl = json["wins"].as_u64().unwrap() + json["draws"].as_u64().unwrap() + json["losses"].as_u64().unwrap();
+    let wdl = json["wins"].as_u64().unwrap()
+        + json["draws"].as_u64().unwrap()
+        + json["losses"].as_u64().unwrap();
     assert_eq!(wdl, 4);
     let t = &json["terminations"];
-    assert_eq!(t["normal"].as_u64().unwrap() + t["adjudication"].as_u64().unwrap(), 4, "{json}");
+    assert_eq!(
+        t["normal"].as_u64().unwrap() + t["adjudication"].as_u64().unwrap(),
+        4,
+        "{json}"
+    );
     assert!(json["sprt"].is_null());
     assert_eq!(json["pgn"], pgn.to_str().unwrap());
     let text = std::fs::read_to_string(&pgn).unwrap();
-    for tag in ["Event", "Site", "Date", "Round", "White", "Black", "Result", "SetUp", "FEN", "TimeControl", "Termination", "PlyCount"] {
+    for tag in [
+        "Event",
+        "Site",
+        "Date",
+        "Round",
+        "White",
+        "Black",
+        "Result",
+        "SetUp",
+        "FEN",
+        "TimeControl",
+        "Termination",
+        "PlyCount",
+    ] {
         assert_eq!(pgn_tags(&pgn, tag).len(), 4, "tag {tag}");
     }
     let mut rounds = pgn_tags(&pgn, "Round");
@@ -132,52 +196,96 @@ fn coherent_plays_a_clean_match_with_tags_and_comments() {
 fn assert_fault(faulty: &str, limit: &[&str], termination: &str, pgn_termination: &str) {
     let dir = tempfile::tempdir().unwrap();
     let pgn = dir.path().join("games.pgn");
-    let mut extra = vec!["--pairs", "1", "--concurrency", "1", "--pgn-out", pgn.to_str().unwrap()];
+    let mut extra = vec![
+        "--pairs",
+        "1",
+        "--concurrency",
+        "1",
+        "--pgn-out",
+        pgn.to_str().unwrap(),
+    ];
     extra.extend_from_slice(limit);
     let (json, output) = match_json([faulty, &coherent_spec("good")], &extra);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     assert_eq!(json["games_played"], 2, "{json}");
     assert_eq!(json["losses"], 2, "{json}");
     assert_eq!(json["pentanomial"], serde_json::json!([1, 0, 0, 0, 0]));
     assert_eq!(json["terminations"][termination], 2, "{json}");
     assert_eq!(json["faults"]["first"], 2);
     assert_eq!(json["faults"]["second"], 0);
-    assert_eq!(pgn_tags(&pgn, "Termination"), [pgn_termination, pgn_termination]);
+    assert_eq!(
+        pgn_tags(&pgn, "Termination"),
+        [pgn_termination, pgn_termination]
+    );
     assert_eq!(pgn_tags(&pgn, "Result"), ["0-1", "1-0"]);
 }
 
 #[test]
 fn crash_at_move_k_is_a_disconnect_and_the_engine_is_restarted() {
-    assert_fault(&fault_spec("crasher", "crash", 3, ""), &["--nodes", "1000"], "disconnect", "disconnect");
+    assert_fault(
+        &fault_spec("crasher", "crash", 3, ""),
+        &["--nodes", "1000"],
+        "disconnect",
+        "disconnect",
+    );
 }
 
 #[test]
 fn hang_is_a_time_forfeit_at_the_read_deadline() {
     let started = Instant::now();
-    assert_fault(&fault_spec("hanger", "hang", 2, ""), &["--nodes", "1000", "--move-timeout", "0.3"], "time_forfeit", "time forfeit");
+    assert_fault(
+        &fault_spec("hanger", "hang", 2, ""),
+        &["--nodes", "1000", "--move-timeout", "0.3"],
+        "time_forfeit",
+        "time forfeit",
+    );
     // Two deadlines of 0.3 s plus two stop drains of at most 1 s each.
     assert!(started.elapsed() < Duration::from_secs(15));
 }
 
 #[test]
 fn illegal_move_loses() {
-    assert_fault(&fault_spec("cheat", "illegal", 2, ""), &["--nodes", "1000"], "illegal_move", "illegal move");
+    assert_fault(
+        &fault_spec("cheat", "illegal", 2, ""),
+        &["--nodes", "1000"],
+        "illegal_move",
+        "illegal move",
+    );
 }
 
 #[test]
 fn late_answer_loses_on_time() {
     // Answers 1.5 s after a 1 s clock: past the clock and the 100 ms margin.
-    assert_fault(&fault_spec("slow", "late", 2, "1500"), &["--tc", "1+0"], "time_forfeit", "time forfeit");
+    assert_fault(
+        &fault_spec("slow", "late", 2, "1500"),
+        &["--tc", "1+0"],
+        "time_forfeit",
+        "time forfeit",
+    );
 }
 
 #[test]
 fn late_answer_in_a_node_game_hits_the_read_deadline() {
-    assert_fault(&fault_spec("slow", "late", 1, "800"), &["--nodes", "1000", "--move-timeout", "0.3"], "time_forfeit", "time forfeit");
+    assert_fault(
+        &fault_spec("slow", "late", 1, "800"),
+        &["--nodes", "1000", "--move-timeout", "0.3"],
+        "time_forfeit",
+        "time forfeit",
+    );
 }
 
 #[test]
 fn no_readyok_is_a_stall() {
-    assert_fault(&fault_spec("staller", "stall", 1, ""), &["--nodes", "1000", "--ready-timeout", "0.3"], "stall", "stall");
+    assert_fault(
+        &fault_spec("staller", "stall", 1, ""),
+        &["--nodes", "1000", "--ready-timeout", "0.3"],
+        "stall",
+        "stall",
+    );
 }
 
 #[test]
@@ -189,21 +297,52 @@ fn runner_failure_stops_the_run_without_counting() {
     let spec = format!("cmd={}", not_executable.display());
     let book = book();
     let output = oracle(&[
-        "match", "--engine", &spec, "--engine", &coherent_spec("good"), "--nodes", "500", "--pairs", "2",
-        "--book", book.to_str().unwrap(), "--state", state.to_str().unwrap(),
+        "match",
+        "--engine",
+        &spec,
+        "--engine",
+        &coherent_spec("good"),
+        "--nodes",
+        "500",
+        "--pairs",
+        "2",
+        "--book",
+        book.to_str().unwrap(),
+        "--state",
+        state.to_str().unwrap(),
     ]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("cannot start engine") && stderr.contains("not counted"), "{stderr}");
-    assert!(!state.exists() || std::fs::read_to_string(&state).unwrap().contains("\"pairs\":[]"));
+    assert!(
+        stderr.contains("cannot start engine") && stderr.contains("not counted"),
+        "{stderr}"
+    );
+    assert!(
+        !state.exists()
+            || std::fs::read_to_string(&state)
+                .unwrap()
+                .contains("\"pairs\":[]")
+    );
 }
 
 #[test]
 fn live_sprt_stops_early_and_reports_played_versus_counted() {
     // The first engine crashes on its first move of every game: H0 is accepted quickly.
     let (json, output) = match_json(
-        [&fault_spec("crasher", "crash", 1, ""), &coherent_spec("good")],
-        &["--nodes", "500", "--pairs", "200", "--concurrency", "2", "--sprt", "elo0=0,elo1=10"],
+        [
+            &fault_spec("crasher", "crash", 1, ""),
+            &coherent_spec("good"),
+        ],
+        &[
+            "--nodes",
+            "500",
+            "--pairs",
+            "200",
+            "--concurrency",
+            "2",
+            "--sprt",
+            "elo0=0,elo1=10",
+        ],
     );
     assert_eq!(output.status.code(), Some(1), "accept_h0 exits 1");
     assert_eq!(json["stopped_early"], true);
@@ -222,11 +361,34 @@ fn killed_run_resumes_without_losing_or_repeating_a_pair() {
     let book = book();
     let (first, second) = (coherent_spec("c1"), coherent_spec("c2"));
     let args = [
-        "match", "--engine", &first, "--engine", &second, "--nodes", "800", "--pairs", "8", "--concurrency", "2",
-        "--seed", "11", "--adjudicate-fishtest", "--book", book.to_str().unwrap(), "--state", state.to_str().unwrap(), "--pgn-out",
-        pgn.to_str().unwrap(), "--json",
+        "match",
+        "--engine",
+        &first,
+        "--engine",
+        &second,
+        "--nodes",
+        "800",
+        "--pairs",
+        "8",
+        "--concurrency",
+        "2",
+        "--seed",
+        "11",
+        "--adjudicate-fishtest",
+        "--book",
+        book.to_str().unwrap(),
+        "--state",
+        state.to_str().unwrap(),
+        "--pgn-out",
+        pgn.to_str().unwrap(),
+        "--json",
     ];
-    let mut child = Command::new(ORACLE).args(args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    let mut child = Command::new(ORACLE)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
     // Kill as soon as at least two pairs are recorded, mid-match.
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
@@ -247,18 +409,32 @@ fn killed_run_resumes_without_losing_or_repeating_a_pair() {
     assert!(killed_pairs < 8, "the run finished before the kill");
 
     let resumed = oracle(&args);
-    assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
     let json: Value = serde_json::from_slice(&resumed.stdout).unwrap();
     assert_eq!(json["pairs_counted"], 8);
     let mut rounds = pgn_tags(&pgn, "Round");
     rounds.sort();
-    let mut expected: Vec<String> = (1..=8).flat_map(|p| [format!("{p}.1"), format!("{p}.2")]).collect();
+    let mut expected: Vec<String> = (1..=8)
+        .flat_map(|p| [format!("{p}.1"), format!("{p}.2")])
+        .collect();
     expected.sort();
     assert_eq!(rounds, expected, "every pair exactly once in the PGN");
     let state: Value = serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
-    let mut indices: Vec<u64> = state["pairs"].as_array().unwrap().iter().map(|p| p["index"].as_u64().unwrap()).collect();
+    let mut indices: Vec<u64> = state["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["index"].as_u64().unwrap())
+        .collect();
     // The pairs recorded before the kill are kept as they were.
-    assert_eq!(state["pairs"].as_array().unwrap()[..killed_pairs], at_kill["pairs"].as_array().unwrap()[..]);
+    assert_eq!(
+        state["pairs"].as_array().unwrap()[..killed_pairs],
+        at_kill["pairs"].as_array().unwrap()[..]
+    );
     indices.sort_unstable();
     assert_eq!(indices, (0..8).collect::<Vec<_>>());
 }
@@ -267,13 +443,25 @@ fn killed_run_resumes_without_losing_or_repeating_a_pair() {
 fn two_shards_merged_equal_one_run_and_bad_merges_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let (first, second) = (coherent_spec("c1"), coherent_spec("c2"));
-    let common = ["--nodes", "600", "--pairs", "6", "--seed", "5", "--concurrency", "2", "--adjudicate-fishtest"];
+    let common = [
+        "--nodes",
+        "600",
+        "--pairs",
+        "6",
+        "--seed",
+        "5",
+        "--concurrency",
+        "2",
+        "--adjudicate-fishtest",
+    ];
     let state = dir.path().join("whole.json");
     let mut whole_args = common.to_vec();
     whole_args.extend(["--state", state.to_str().unwrap()]);
     let (whole, _) = match_json([&first, &second], &whole_args);
 
-    let shard_files: Vec<PathBuf> = (1..=2).map(|k| dir.path().join(format!("s{k}.json"))).collect();
+    let shard_files: Vec<PathBuf> = (1..=2)
+        .map(|k| dir.path().join(format!("s{k}.json")))
+        .collect();
     for (k, file) in shard_files.iter().enumerate() {
         let shard = format!("{}/2", k + 1);
         let mut args = common.to_vec();
@@ -284,13 +472,25 @@ fn two_shards_merged_equal_one_run_and_bad_merges_are_refused() {
     }
     let files: Vec<&str> = shard_files.iter().map(|f| f.to_str().unwrap()).collect();
     let merged = oracle(&["merge", files[0], files[1], "--json"]);
-    assert!(merged.status.success(), "{}", String::from_utf8_lossy(&merged.stderr));
+    assert!(
+        merged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
     let merged: Value = serde_json::from_slice(&merged.stdout).unwrap();
-    for key in ["pairs_counted", "wins", "draws", "losses", "pentanomial", "terminations"] {
+    for key in [
+        "pairs_counted",
+        "wins",
+        "draws",
+        "losses",
+        "pentanomial",
+        "terminations",
+    ] {
         assert_eq!(merged[key], whole[key], "{key}");
     }
     // Pair by pair, too: coherent's node-limited search is deterministic.
-    let whole_state: Value = serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    let whole_state: Value =
+        serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
     let mut whole_pairs = whole_state["pairs"].as_array().unwrap().clone();
     whole_pairs.sort_by_key(|p| p["index"].as_u64());
     let mut shard_pairs: Vec<Value> = shard_files
@@ -303,7 +503,14 @@ fn two_shards_merged_equal_one_run_and_bad_merges_are_refused() {
     shard_pairs.sort_by_key(|p| p["index"].as_u64());
     assert_eq!(shard_pairs, whole_pairs);
 
-    let with_sprt = oracle(&["merge", files[0], files[1], "--sprt", "elo0=-50,elo1=50", "--json"]);
+    let with_sprt = oracle(&[
+        "merge",
+        files[0],
+        files[1],
+        "--sprt",
+        "elo0=-50,elo1=50",
+        "--json",
+    ]);
     let with_sprt: Value = serde_json::from_slice(&with_sprt.stdout).unwrap();
     assert!(with_sprt["sprt"]["llr"].is_number());
 
@@ -314,9 +521,18 @@ fn two_shards_merged_equal_one_run_and_bad_merges_are_refused() {
     let other_seed = dir.path().join("other.json");
     let mut args = common.to_vec();
     args[5] = "6";
-    args.extend(["--shard", "2/2", "--shard-out", other_seed.to_str().unwrap()]);
+    args.extend([
+        "--shard",
+        "2/2",
+        "--shard-out",
+        other_seed.to_str().unwrap(),
+    ]);
     match_json([&first, &second], &args);
     let mismatch = oracle(&["merge", files[0], other_seed.to_str().unwrap()]);
     assert_eq!(mismatch.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&mismatch.stderr).contains("seed differs"), "{}", String::from_utf8_lossy(&mismatch.stderr));
+    assert!(
+        String::from_utf8_lossy(&mismatch.stderr).contains("seed differs"),
+        "{}",
+        String::from_utf8_lossy(&mismatch.stderr)
+    );
 }

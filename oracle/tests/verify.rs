@@ -103,6 +103,41 @@ profiles:
         bounds:
           standard: [0.0, 150.0]
           randfall: [-150.0, 0.0]
+  fixture:
+    binding: true
+    description: the same stages, binding, so that entries can be appended and replayed
+    alpha: 0.1
+    beta: 0.1
+    batch_size: 2
+    adjudication:
+      resign:
+        move_count: 3
+        score_cp: 600
+      draw:
+        move_number: 30
+        move_count: 6
+        score_cp: 5
+    stages:
+      - name: short
+        tc: nodes=600
+        book: books/book-a.epd
+        book_sha256: {a}
+        concurrency: 2
+        min_games: 8
+        max_games: 80
+        bounds:
+          standard: [0.0, 150.0]
+          randfall: [-150.0, 0.0]
+      - name: long
+        tc: nodes=900
+        book: books/book-b.epd
+        book_sha256: {b}
+        concurrency: 2
+        min_games: 8
+        max_games: 80
+        bounds:
+          standard: [0.0, 150.0]
+          randfall: [-150.0, 0.0]
 "#,
         a = sha256(BOOK_A.as_bytes()),
         b = sha256(BOOK_B.as_bytes()),
@@ -240,7 +275,7 @@ impl Fixture {
 
     /// The bench signature of the work tree as it would be committed (built by the oracle,
     /// through a scratch commit with the same tree; the build cache is keyed by tree).
-    fn bench_of_worktree(&self) -> u64 {
+    fn bench_of_worktree(&self) -> (u64, String) {
         let mut index = self.repo.index().unwrap();
         index
             .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
@@ -262,7 +297,10 @@ impl Fixture {
         ]));
         let binary = built["binary"].as_str().unwrap().to_owned();
         let bench = json(&self.oracle(&["bench", &binary, "--json"]));
-        bench["nodes"].as_u64().unwrap()
+        (
+            bench["nodes"].as_u64().unwrap(),
+            built["sha256"].as_str().unwrap().to_owned(),
+        )
     }
 
     fn oracle(&self, args: &[&str]) -> Output {
@@ -277,8 +315,15 @@ impl Fixture {
 
     /// Runs `oracle verify REV --profile smoke --json` into `out`; returns (exit code, result).
     fn verify(&self, rev: &str, out: &Path) -> (i32, Value, String) {
+        self.verify_with(rev, out, &["--profile", "smoke"])
+    }
+
+    /// Runs `oracle verify REV ARGS… --json` into `out`.
+    fn verify_with(&self, rev: &str, out: &Path, args: &[&str]) -> (i32, Value, String) {
         let output = Command::new(ORACLE)
-            .args(["verify", rev, "--profile", "smoke", "--json", "--repo"])
+            .args(["verify", rev, "--json"])
+            .args(args)
+            .arg("--repo")
             .arg(self.path())
             .arg("--out")
             .arg(out)
@@ -362,12 +407,12 @@ fn much_stronger_candidate_is_a_gewinn_and_much_weaker_is_abgelehnt() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let fixture = Fixture::new();
     fixture.cripple();
-    let crippled_bench = fixture.bench_of_worktree();
+    let (crippled_bench, _) = fixture.bench_of_worktree();
     let weaker = fixture.commit(&format!(
         "eval: value queens and rooks like pawns\n\nBench: {crippled_bench}\n"
     ));
     fixture.restore();
-    let normal_bench = fixture.bench_of_worktree();
+    let (normal_bench, normal_sha256) = fixture.bench_of_worktree();
     let stronger = fixture.commit(&format!(
         "eval: restore queen and rook values\n\nBench: {normal_bench}\n"
     ));
@@ -378,10 +423,36 @@ fn much_stronger_candidate_is_a_gewinn_and_much_weaker_is_abgelehnt() {
         "the revert restores the genesis tree"
     );
     let out = tempfile::tempdir().unwrap();
+    let repo = fixture.path().display().to_string();
+    let genesis = fixture
+        .repo
+        .revparse_single("HEAD~2")
+        .unwrap()
+        .id()
+        .to_string();
+    fixture.oracle(&[
+        "register",
+        "genesis",
+        "--commit",
+        &genesis,
+        "--tree",
+        &genesis_tree.to_string(),
+        "--binary-sha256",
+        &normal_sha256,
+        "--bench",
+        &normal_bench.to_string(),
+        "--repo",
+        &repo,
+    ]);
 
-    // Much stronger than its predecessor (the crippled engine): Gewinn, exit 0.
+    // Much stronger than its predecessor (the crippled engine): Gewinn, exit 0, appended under
+    // the binding fixture profile.
     let gewinn_out = out.path().join("gewinn");
-    let (code, result, stderr) = fixture.verify(&stronger.to_string(), &gewinn_out);
+    let (code, result, stderr) = fixture.verify_with(
+        &stronger.to_string(),
+        &gewinn_out,
+        &["--profile", "fixture", "--append"],
+    );
     assert_eq!(code, 0, "{stderr}\n{result:#}");
     assert_eq!(result["status"], "accepted");
     assert_eq!(result["verdict"], "gewinn");
@@ -404,6 +475,32 @@ fn much_stronger_candidate_is_a_gewinn_and_much_weaker_is_abgelehnt() {
     );
     for line in ["[1/7]", "[3/7]", "[4/7]", "[6/7]", "[7/7]"] {
         assert!(stderr.contains(line), "step {line} not reported:\n{stderr}");
+    }
+    assert_eq!(result["appended"], "T-0002");
+    let verified = json(&fixture.oracle(&["register", "verify", "--repo", &repo, "--json"]));
+    assert_eq!(verified["ok"], true, "{verified}");
+    assert_eq!(verified["n"], 2);
+
+    // The auditor's replay rebuilds both recorded commits, re-gates, re-benches and
+    // recomputes every statistic: every check passes.
+    let replay =
+        json(&fixture.oracle(&["register", "replay", "T-0002", "--repo", &repo, "--json"]));
+    assert_eq!(replay["ok"], true, "{replay:#}");
+    let names: Vec<&str> = replay["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    for name in [
+        "rebuild candidate",
+        "rebuild predecessor",
+        "gate",
+        "bench candidate",
+        "bench predecessor",
+        "verdict",
+    ] {
+        assert!(names.contains(&name), "replay lacks `{name}`: {names:?}");
     }
 
     // Much weaker than its predecessor: stage 1 accepts H0, stage 2 is not run; Abgelehnt, exit 1.

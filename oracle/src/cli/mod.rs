@@ -12,8 +12,8 @@ mod build_cmd;
 mod constitution;
 mod match_cmd;
 mod register;
-mod verify;
 mod sprt;
+mod verify;
 
 /// The Coherent oracle: decides, with pre-registered statistics, whether an engine change may land.
 #[derive(Debug, Parser)]

@@ -255,6 +255,11 @@ fn replay(repo: &RepoArgs, id: &str) -> anyhow::Result<ExitCode> {
         ),
     }];
     checks.extend(replay_statistics(entry, used_before));
+    checks.extend(oracle::verify::replay::remeasure(
+        &repo.repo,
+        entry,
+        &oracle::build::Cache::default_root(),
+    ));
     let ok = checks.iter().all(|check| check.pass);
     if repo.json {
         println!(

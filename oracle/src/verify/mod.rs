@@ -14,6 +14,7 @@
 
 pub mod binding;
 pub mod out;
+pub mod replay;
 pub mod resolve;
 pub mod stage;
 pub mod steps;
@@ -249,10 +250,10 @@ impl Run<'_> {
             let rules = self.read_rules(&repo, &pair)?;
             Ok((repo, rules))
         })();
+        let profile = self.request.profile.clone();
         self.close(result, |(_, rules)| {
             format!(
-                "profile {} ({}), {} stage(s), constitution {}",
-                rules.profile.description,
+                "profile {profile} ({}), {} stage(s), constitution {}",
                 if rules.profile.binding {
                     "binding"
                 } else {

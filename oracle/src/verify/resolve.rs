@@ -155,6 +155,15 @@ fn peel_commit(repo: &Repository, what: &'static str, rev: &str) -> Result<Oid, 
         .map_err(|source| ResolveError::Source { what, source })
 }
 
+/// One revision resolved to a full commit with its tree and message.
+pub fn commit(
+    repo: &Repository,
+    what: &'static str,
+    rev: &str,
+) -> Result<ResolvedCommit, ResolveError> {
+    describe(repo, peel_commit(repo, what, rev)?)
+}
+
 fn describe(repo: &Repository, id: Oid) -> Result<ResolvedCommit, ResolveError> {
     let commit = git(format!("read commit {id}"), repo.find_commit(id))?;
     let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();

@@ -214,6 +214,7 @@ impl StagePlan {
                 move_timeout: Duration::from_secs(60),
             },
             adjudication: self.adjudication,
+            start_timeout: Duration::from_secs(10),
             ready_timeout: Duration::from_secs(10),
             book_path: self.book.clone(),
             book_format: BookFormat::from_path(&self.book),
