@@ -596,3 +596,76 @@ fn candidate_editing_the_constitution_is_refused() {
         [("resolve".to_owned(), "failed".to_owned())]
     );
 }
+
+#[test]
+fn sharded_rounds_merged_between_rounds_reach_the_verdict() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    fixture.cripple();
+    let (crippled_bench, _) = fixture.bench_of_worktree();
+    fixture.commit(&format!(
+        "eval: value queens and rooks like pawns\n\nBench: {crippled_bench}\n"
+    ));
+    fixture.restore();
+    let (normal_bench, _) = fixture.bench_of_worktree();
+    let stronger = fixture
+        .commit(&format!(
+            "eval: restore queen and rook values\n\nBench: {normal_bench}\n"
+        ))
+        .to_string();
+    let out = tempfile::tempdir().unwrap();
+    let smoke = ["--profile", "smoke"];
+
+    // The prepare job: steps 1-5 and the binding, no game; the first stage asks for a round.
+    let (code, first, stderr) = fixture.verify_with(
+        &stronger,
+        out.path(),
+        &[&smoke[..], &["--no-play"]].concat(),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(first["status"], "continue", "{first:#}");
+    let mut rounds = 0;
+    let last = loop {
+        rounds += 1;
+        assert!(rounds <= 10, "no decision after 10 rounds");
+        // The matrix: two shards play their pairs of this round.
+        for shard in ["1/2", "2/2"] {
+            let (code, played, stderr) = fixture.verify_with(
+                &stronger,
+                out.path(),
+                &[&smoke[..], &["--shard", shard]].concat(),
+            );
+            assert_eq!(code, 0, "{stderr}");
+            assert!(
+                ["shard_done", "continue"].contains(&played["status"].as_str().unwrap()),
+                "{played:#}"
+            );
+        }
+        // The merge job: combine the shard files, apply the SPRT at the round boundary.
+        let (code, merged, stderr) = fixture.verify_with(
+            &stronger,
+            out.path(),
+            &[&smoke[..], &["--no-play"]].concat(),
+        );
+        if merged["status"] != "continue" {
+            assert_eq!(code, 0, "{stderr}");
+            break merged;
+        }
+    };
+    assert_eq!(last["status"], "accepted", "{last:#}");
+    assert_eq!(last["verdict"], "gewinn");
+    assert_eq!(
+        last["binding"], first["binding"],
+        "bound once, before the first round"
+    );
+    let stages = last["stages"].as_array().unwrap();
+    assert_eq!(stages.len(), 2);
+    for stage in stages {
+        assert_eq!(stage["record"]["state"], "accept_h1");
+    }
+    assert_bound_before_games(&last, out.path());
+    for shard in ["shard-1-of-2.json", "shard-2-of-2.json"] {
+        assert!(out.path().join("shards/stage-1-short").join(shard).exists());
+        assert!(out.path().join("shards/stage-2-long").join(shard).exists());
+    }
+}

@@ -62,7 +62,7 @@ pub struct GateReport {
 }
 
 /// Bench signatures of both binaries and the candidate's declared one.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BenchReport {
     /// Nodes the candidate's bench searched.
     pub candidate: u64,

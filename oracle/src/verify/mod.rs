@@ -161,6 +161,8 @@ struct Run<'a> {
     pair: Option<CommitPair>,
     path: Option<PathKind>,
     binding: Option<BindingRecord>,
+    /// The binding came from an earlier invocation with the same `--out` (a resumed run).
+    resumed: bool,
     stages: Vec<StageOutcome>,
     entry: Option<PathBuf>,
     appended: Option<String>,
@@ -204,6 +206,7 @@ pub fn run(request: &Request, reporter: &mut StepReporter) -> RunResult {
         pair: None,
         path: None,
         binding: None,
+        resumed: false,
         stages: Vec::new(),
         entry: None,
         appended: None,
@@ -408,6 +411,7 @@ impl Run<'_> {
                 "      resuming: the binding of {} is kept",
                 earlier.bound_at
             );
+            self.resumed = true;
             return Ok(earlier);
         }
         let sandbox = Sandbox::detect(Limits::build());
@@ -530,27 +534,43 @@ impl Run<'_> {
         let file = self.out.step_file("bench.json");
         let result = (|| {
             rehash(step, binding, &self.out)?;
-            let sandbox = Sandbox::detect(Limits::engine());
-            let measure = |role: &str, bound: &BoundBinary| {
-                build::bench::measure(&bound.path, &sandbox, 2)
-                    .map_err(|e| StepFailure::error(step, format!("{role}: {e}")))
-            };
-            let candidate = measure("candidate", &binding.candidate)?;
-            let predecessor = measure("predecessor", &binding.predecessor)?;
-            let summary = BenchReport {
-                candidate: candidate.nodes,
-                predecessor: predecessor.nodes,
-                trailer: trailers.bench,
+            // A resumed run measured these exact (re-hashed) binaries already.
+            let earlier = self
+                .resumed
+                .then(|| fs::read(&file).ok())
+                .flatten()
+                .and_then(|bytes| serde_json::from_slice::<BenchReport>(&bytes).ok());
+            let summary = match earlier {
+                Some(summary) => {
+                    eprintln!("      resuming: bench signatures from {}", file.display());
+                    BenchReport {
+                        trailer: trailers.bench,
+                        ..summary
+                    }
+                }
+                None => {
+                    let sandbox = Sandbox::detect(Limits::engine());
+                    let measure = |role: &str, bound: &BoundBinary| {
+                        build::bench::measure(&bound.path, &sandbox, 2)
+                            .map_err(|e| StepFailure::error(step, format!("{role}: {e}")))
+                    };
+                    BenchReport {
+                        candidate: measure("candidate", &binding.candidate)?.nodes,
+                        predecessor: measure("predecessor", &binding.predecessor)?.nodes,
+                        trailer: trailers.bench,
+                    }
+                }
             };
             write_json(step, &file, &summary)?;
+            let candidate = &summary;
             self.report.bench = Some(summary.clone());
-            if candidate.nodes != trailers.bench {
+            if candidate.candidate != trailers.bench {
                 return Err(StepFailure::error(
                     step,
                     format!(
                         "the candidate's bench searched {} nodes but its commit says `Bench: {}`; \
                          put the measured signature in the commit message",
-                        candidate.nodes, trailers.bench
+                        candidate.candidate, trailers.bench
                     ),
                 )
                 .evidence(&file));

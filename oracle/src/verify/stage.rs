@@ -341,18 +341,13 @@ fn play_shard(
     shard: Shard,
     reporter: &StepReporter,
 ) -> Result<Progress, StageError> {
-    if let Some(progress) = merged_progress(plan)? {
-        return Ok(match progress {
-            Progress::Finished(_) => Progress::ShardPlayed {
-                reason: format!(
-                    "stage {} is already decided by the merged rounds; nothing to play",
-                    plan.index
-                ),
-            },
-            other => other,
-        });
+    // A stage the merged rounds have decided is done: the pipeline goes on to the next one.
+    if let Some(finished @ Progress::Finished(_)) = merged_progress(plan)? {
+        return Ok(finished);
     }
     mark_started(plan)?;
+    std::fs::create_dir_all(&plan.shards_dir)
+        .map_err(|e| fail(format!("{}: {e}", plan.shards_dir.display())))?;
     let stem = format!("shard-{}-of-{}", shard.index, shard.count);
     let result_file = plan.shards_dir.join(format!("{stem}.json"));
     let already = match read_shards(std::slice::from_ref(&result_file)) {
