@@ -3,10 +3,12 @@
 //! Each module is one concept of `ARCHITECTURE.md`; the binary in `main.rs`
 //! is a thin command line over them.
 
+pub mod book;
 pub mod build;
 pub mod gate;
 pub mod governance;
 pub mod play;
 pub mod report;
 pub mod stats;
+pub mod tune;
 pub mod verify;

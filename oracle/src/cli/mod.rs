@@ -8,11 +8,13 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod book;
 mod build_cmd;
 mod constitution;
 mod match_cmd;
 mod register;
 mod sprt;
+mod tune;
 mod verify;
 
 /// The Coherent oracle: decides, with pre-registered statistics, whether an engine change may land.
@@ -32,10 +34,6 @@ enum Command {
     Gate(build_cmd::GateArgs),
     /// Bench signature: run `<binary> bench` twice and require the same node count.
     Bench(build_cmd::BenchArgs),
-    /// Play a match between two UCI engines (game pairs, clocks, faults, PGN, live SPRT, shards).
-    Match(Box<match_cmd::MatchArgs>),
-    /// Combine shard results of `oracle match --shard` and apply the SPRT at round boundaries.
-    Merge(match_cmd::MergeArgs),
     /// The whole gatekeeper: resolve, build and bind, gate, bench, proof, stages, verdict.
     Verify(Box<verify::VerifyArgs>),
     /// The constitution: check it as the oracle enforces it.
@@ -44,9 +42,17 @@ enum Command {
     Register(register::RegisterArgs),
     /// SPRT statistics: status, replay, calculator, simulation.
     Sprt(sprt::SprtArgs),
+    /// Opening books: generate from the engine, check any EPD/PGN book.
+    Book(book::BookArgs),
+    /// SPSA tuning of the engine's tunables and the seed-000 end-rule model.
+    Tune(tune::TuneArgs),
+    /// Play a match between two UCI engines (game pairs, clocks, faults, PGN, live SPRT, shards).
+    Match(Box<match_cmd::MatchArgs>),
+    /// Combine shard results of `oracle match --shard` and apply the SPRT at round boundaries.
+    Merge(match_cmd::MergeArgs),
 }
 
-/// Exit status for a candidate the oracle rejects (gate fails, build not reproducible, SPRT accepted H0, …).
+/// Exit status for a rejected change or an unsound register.
 pub const EXIT_REJECTED: u8 = 1;
 
 /// Exit status for bad input or an error that stopped the command.
@@ -69,11 +75,13 @@ fn execute(command: Command) -> anyhow::Result<ExitCode> {
         Command::Build(args) => build_cmd::run_build(args),
         Command::Gate(args) => build_cmd::run_gate(args),
         Command::Bench(args) => build_cmd::run_bench(args),
-        Command::Match(args) => match_cmd::run_match_command(*args),
-        Command::Merge(args) => match_cmd::run_merge_command(args),
         Command::Verify(args) => verify::run(*args),
         Command::Constitution(args) => constitution::run(args),
         Command::Register(args) => register::run(args),
         Command::Sprt(args) => sprt::run(args),
+        Command::Book(args) => book::run(args),
+        Command::Tune(args) => tune::run(args),
+        Command::Match(args) => match_cmd::run_match_command(*args),
+        Command::Merge(args) => match_cmd::run_merge_command(args),
     }
 }

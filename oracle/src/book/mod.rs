@@ -1,0 +1,6 @@
+//! Opening books A and B (ARCHITECTURE.md §1 `books/`): generation from the engine
+//! itself and validation of any EPD/PGN book.
+
+pub mod check;
+pub mod generate;
+pub mod position;

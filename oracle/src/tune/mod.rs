@@ -1,0 +1,15 @@
+//! SPSA tuning in Fishtest's form and the end-rule model of seed 000 (SPSA.md).
+//!
+//! `schedule` is the arithmetic of one run, `run` plays a run duel by duel and
+//! checkpoints it, `rules` and `pair` turn two runs into adopted values, `model`
+//! simulates the whole procedure to compare the end rules.
+
+pub mod duel;
+pub mod model;
+pub mod pair;
+pub mod params;
+pub mod patch;
+pub mod plot;
+pub mod rules;
+pub mod run;
+pub mod schedule;

@@ -1,0 +1,51 @@
+//! `oracle book check` through the real binary: exit status, JSON, errors naming the line.
+
+use std::process::Command;
+
+const E4: &str = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -";
+const D4: &str = "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -";
+
+fn check(text: &str, json: bool) -> std::process::Output {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("book.epd");
+    std::fs::write(&path, text).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_oracle"));
+    cmd.args(["book", "check"]).arg(&path);
+    if json {
+        cmd.arg("--json");
+    }
+    cmd.output().unwrap()
+}
+
+#[test]
+fn a_valid_book_exits_zero_with_counts() {
+    let out = check(&format!("{E4}\n{D4}\n"), true);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["positions"], 2);
+    assert_eq!(v["unique"], 2);
+    assert_eq!(v["black_to_move"], 2);
+    assert_eq!(v["sha256"].as_str().unwrap().len(), 64);
+}
+
+#[test]
+fn duplicates_and_bad_lines_exit_one_naming_the_place() {
+    let out = check(&format!("{E4}\n{D4}\n{E4} 0 1\n"), false);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("at lines 1, 3"), "{text}");
+    let out = check(&format!("{E4}\nnot a position\n"), false);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("book.epd:2:"), "{text}");
+}
+
+#[test]
+fn a_missing_file_is_an_error() {
+    let out = Command::new(env!("CARGO_BIN_EXE_oracle"))
+        .args(["book", "check", "/nonexistent/book.epd"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/book.epd"));
+}
