@@ -123,14 +123,14 @@ impl Cache {
     }
 
     /// Moves a failed build's log out of its work directory (deleted afterwards) to
-    /// `logs/<commit>.log` in the cache, and points the error there.
+    /// `logs/<label>.log` in the cache, and points the error there.
     #[must_use]
-    pub fn keep_log(&self, error: CargoError, commit: &str) -> CargoError {
+    pub fn keep_log(&self, error: CargoError, label: &str) -> CargoError {
         let CargoError::Failed { ending, log, tail } = error else {
             return error;
         };
         let logs = self.root.join("logs");
-        let kept = logs.join(format!("{commit}.log"));
+        let kept = logs.join(format!("{label}.log"));
         let log = match fs::create_dir_all(&logs).and_then(|()| fs::copy(&log, &kept)) {
             Ok(_) => kept,
             Err(_) => log,

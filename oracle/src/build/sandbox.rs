@@ -250,18 +250,19 @@ impl Sandbox {
     fn command(&self, job: &Job, drop_root: bool) -> Command {
         match self.isolation {
             Isolation::Bubblewrap => {
-                let mut command = Command::new("bwrap");
+                let mut command = Command::new(tool("bwrap"));
                 command.args(bubblewrap_args(job));
                 if drop_root {
                     let id = UNPRIVILEGED_ID.to_string();
-                    command.args(["setpriv", "--reuid", &id, "--regid", &id, "--clear-groups"]);
+                    command.arg(tool("setpriv"));
+                    command.args(["--reuid", &id, "--regid", &id, "--clear-groups"]);
                     command.args(["--no-new-privs", "--"]);
                 }
                 command.arg(&job.program).args(&job.args);
                 command
             }
             Isolation::UnshareNet => {
-                let mut command = Command::new("unshare");
+                let mut command = Command::new(tool("unshare"));
                 command.args(["-n", "--"]).arg(&job.program).args(&job.args);
                 command
             }
@@ -336,6 +337,17 @@ fn bubblewrap_args(job: &Job) -> Vec<OsString> {
     }
     args.push("--".into());
     args
+}
+
+/// A tool's absolute path from the oracle's own `PATH` (the job's environment is the
+/// candidate's and must not decide which sandbox binary runs); the bare name if not found.
+fn tool(name: &str) -> PathBuf {
+    std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|dir| dir.join(name))
+        .find(|path| path.is_file())
+        .unwrap_or_else(|| PathBuf::from(name))
 }
 
 fn is_root() -> bool {
@@ -423,6 +435,43 @@ mod tests {
         );
         let log = std::fs::read_to_string(dir.path().join("log")).unwrap();
         assert_eq!(log.trim(), "token=none path=/usr/bin:/bin");
+    }
+
+    #[test]
+    fn read_only_mounts_inside_writable_dirs_come_after_them() {
+        let job = Job {
+            program: "/bin/true".into(),
+            args: Vec::new(),
+            env: Vec::new(),
+            cwd: "/".into(),
+            writable: vec!["/w/cargo-home".into()],
+            read_only: vec![
+                ("/host/registry".into(), "/w/cargo-home/registry".into()),
+                ("/w/src".into(), "/w/src".into()),
+            ],
+            log: "/dev/null".into(),
+        };
+        let args: Vec<String> = bubblewrap_args(&job)
+            .iter()
+            .map(|arg| arg.to_string_lossy().into_owned())
+            .collect();
+        let at = |value: &str| args.iter().position(|arg| arg == value).unwrap();
+        assert!(
+            at("/") < at("/w/src"),
+            "the root is mounted first: {args:?}"
+        );
+        assert!(at("/w/src") < at("/w/cargo-home"), "{args:?}");
+        assert!(at("/w/cargo-home") < at("/host/registry"), "{args:?}");
+        assert_eq!(args[at("/host/registry") - 1], "--ro-bind");
+        assert_eq!(args.last().map(String::as_str), Some("--"));
+        for flag in [
+            "--unshare-net",
+            "--unshare-pid",
+            "--die-with-parent",
+            "--new-session",
+        ] {
+            assert!(args.iter().any(|arg| arg == flag), "{flag} missing");
+        }
     }
 
     #[test]

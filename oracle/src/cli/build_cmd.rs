@@ -84,7 +84,13 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         registry: build::host_registry(),
         sandbox,
     };
-    let outcome = match build::build_commit(&request) {
+    // A spinner on stderr while cargo runs; indicatif hides it when stderr is not a terminal.
+    let spinner = indicatif::ProgressBar::new_spinner();
+    spinner.set_message(format!("building {} twice in two directories", request.rev));
+    spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+    let result = build::build_commit(&request);
+    spinner.finish_and_clear();
+    let outcome = match result {
         Ok(outcome) => outcome,
         Err(error) if error.rejects_candidate() => {
             report_rejection(&error, args.json);

@@ -41,12 +41,28 @@ impl FunctionScan {
 /// Disassembles `function` and counts what the gate looks for.
 #[must_use]
 pub fn scan(binary: &Binary<'_>, function: &Function) -> FunctionScan {
+    match binary.bytes_at(function.address, function.size) {
+        Some(code) => scan_code(code, function.address, |address, len| {
+            binary.bytes_at(address, len)
+        }),
+        // Code the gate cannot read cannot be vouched for: count it as undecodable.
+        None => FunctionScan {
+            invalid: 1,
+            ..FunctionScan::default()
+        },
+    }
+}
+
+/// Disassembles `code` loaded at `address`; `read(address, len)` returns the bytes that a
+/// RIP-relative operand loads (constant pools), if mapped.
+pub fn scan_code<'a>(
+    code: &[u8],
+    address: u64,
+    read: impl Fn(u64, u64) -> Option<&'a [u8]>,
+) -> FunctionScan {
     let mut result = FunctionScan::default();
-    let Some(code) = binary.bytes_at(function.address, function.size) else {
-        return result;
-    };
-    let end = function.address + code.len() as u64;
-    let mut decoder = Decoder::with_ip(64, code, function.address, DecoderOptions::NONE);
+    let end = address + code.len() as u64;
+    let mut decoder = Decoder::with_ip(64, code, address, DecoderOptions::NONE);
     let mut instruction = Instruction::default();
     while decoder.can_decode() {
         decoder.decode_out(&mut instruction);
@@ -71,13 +87,13 @@ pub fn scan(binary: &Binary<'_>, function: &Function) -> FunctionScan {
         }
         if instruction.is_ip_rel_memory_operand() {
             let size = instruction.memory_size().size().clamp(4, 64) as u64;
-            if let Some(data) = binary.bytes_at(instruction.ip_rel_memory_address(), size) {
+            if let Some(data) = read(instruction.ip_rel_memory_address(), size) {
                 mark_swar(&mut result.swar, data);
             }
         }
         let direct = instruction.op_count() == 1 && instruction.op0_kind() == OpKind::NearBranch64;
         let target = instruction.near_branch_target();
-        let leaves = !(function.address..end).contains(&target);
+        let leaves = !(address..end).contains(&target);
         let call = instruction.flow_control() == FlowControl::Call;
         let tail = instruction.flow_control() == FlowControl::UnconditionalBranch && leaves;
         if direct && (call || tail) && !result.callees.contains(&target) {
@@ -128,6 +144,66 @@ mod tests {
         vector[8..].copy_from_slice(&0x0f0f_0f0f_0f0f_0f0fu64.to_le_bytes());
         mark_swar(&mut found, &vector);
         assert_eq!(found, [true, true, true, false]);
+    }
+
+    /// Machine code at 0x1000: what the compiler emits for each case, encoded by hand.
+    fn scan_bytes(code: &[u8], pool: &'static [u8]) -> FunctionScan {
+        scan_code(code, 0x1000, move |address, len| {
+            (address == 0x2000).then(|| &pool[..pool.len().min(len as usize)])
+        })
+    }
+
+    #[test]
+    fn counts_popcnt_and_vpopcnt() {
+        let popcnt_rax_rdi = [0xf3, 0x48, 0x0f, 0xb8, 0xc7];
+        let vpopcntq_zmm0_zmm1 = [0x62, 0xf2, 0xfd, 0x48, 0x55, 0xc1];
+        let ret = [0xc3];
+        let code: Vec<u8> = [
+            &popcnt_rax_rdi[..],
+            &popcnt_rax_rdi,
+            &vpopcntq_zmm0_zmm1,
+            &ret,
+        ]
+        .concat();
+        let found = scan_bytes(&code, &[]);
+        assert_eq!((found.popcnt, found.vpopcnt, found.invalid), (2, 1, 0));
+        assert!(!found.software_popcount());
+    }
+
+    #[test]
+    fn swar_masks_as_immediates_and_constant_pool_loads() {
+        // movabs rax, 0x5555555555555555
+        let mut code = vec![0x48, 0xb8];
+        code.extend_from_slice(&0x5555_5555_5555_5555u64.to_le_bytes());
+        // and rcx, [rip + disp] with the disp reaching 0x2000 (the pool holds 0x3333…)
+        let after = 0x1000 + code.len() as i64 + 7;
+        code.extend_from_slice(&[0x48, 0x23, 0x0d]);
+        code.extend_from_slice(&i32::try_from(0x2000 - after).unwrap().to_le_bytes());
+        code.push(0xc3);
+        static POOL: [u8; 8] = [0x33; 8];
+        let found = scan_bytes(&code, &POOL);
+        assert_eq!(found.swar, [true, true, false, false]);
+        assert!(found.software_popcount());
+    }
+
+    #[test]
+    fn follows_direct_calls_and_tail_jumps_but_not_local_jumps() {
+        // call 0x3000; jmp 0x1007 (inside: a loop); jmp 0x4000 (a tail call); call rax
+        let mut code = vec![0xe8];
+        code.extend_from_slice(&(0x3000i32 - 0x1005).to_le_bytes());
+        code.extend_from_slice(&[0xeb, 0x00]);
+        code.push(0xe9);
+        code.extend_from_slice(&(0x4000i32 - 0x100c).to_le_bytes());
+        code.extend_from_slice(&[0xff, 0xd0]);
+        let found = scan_bytes(&code, &[]);
+        assert_eq!(found.callees, vec![0x3000, 0x4000]);
+        assert_eq!(found.indirect_calls, 1);
+    }
+
+    #[test]
+    fn undecodable_bytes_are_counted() {
+        let found = scan_bytes(&[0x0f, 0x0b, 0x06], &[]);
+        assert!(found.invalid > 0, "{found:?}");
     }
 
     #[test]
