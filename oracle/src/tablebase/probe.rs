@@ -1,0 +1,91 @@
+//! Probing real positions: value, best move, and the solver's defence.
+
+use serde::Serialize;
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Position, Role};
+
+use super::TablebaseError;
+use super::outcome::Outcome;
+use super::table::{Man, Tablebase};
+
+/// The solver's answer for one position.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Probe {
+    /// The ending, e.g. `KBNK` (`KK` for bare kings).
+    pub ending: String,
+    /// Value for the side to move.
+    pub outcome: Outcome,
+    /// The best move (UCI): fastest mate when winning, any move holding the draw, else the
+    /// longest defence; ties go to the first in UCI order. `None` when no move is legal.
+    pub best_move: Option<String>,
+}
+
+/// The men of a pawnless, castling-free position of at most four pieces.
+fn men(pos: &Chess) -> Result<Vec<Man>, TablebaseError> {
+    if pos.castles().any() {
+        return Err(TablebaseError::NotCovered(
+            "positions with castling rights".to_owned(),
+        ));
+    }
+    let men: Vec<Man> = pos
+        .board()
+        .iter()
+        .map(|(sq, piece)| (piece.color, piece.role, sq as u8))
+        .collect();
+    if men.len() > super::ending::MAX_PIECES || men.iter().any(|m| m.1 == Role::Pawn) {
+        return Err(TablebaseError::NotCovered(pos.board().to_string()));
+    }
+    Ok(men)
+}
+
+impl Tablebase {
+    /// Value of `pos` for its side to move.
+    pub fn value(&self, pos: &Chess) -> Result<Outcome, TablebaseError> {
+        self.outcome(&men(pos)?, pos.turn())
+    }
+
+    /// Every legal move of `pos` with its value for the mover, best first (see `Probe`).
+    pub fn rank_moves(&self, pos: &Chess) -> Result<Vec<(UciMove, Outcome)>, TablebaseError> {
+        let mut ranked = Vec::new();
+        for m in pos.legal_moves() {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            let value = self.value(&child)?.from_parent();
+            ranked.push((m.to_uci(CastlingMode::Standard), value));
+        }
+        ranked.sort_by(|a, b| {
+            b.1.preference()
+                .cmp(&a.1.preference())
+                .then_with(|| a.0.to_string().cmp(&b.0.to_string()))
+        });
+        Ok(ranked)
+    }
+
+    /// Value, ending and best move of `pos`.
+    pub fn probe(&self, pos: &Chess) -> Result<Probe, TablebaseError> {
+        let men = men(pos)?;
+        let roles = |c: shakmaty::Color| -> Vec<Role> {
+            men.iter()
+                .filter(|m| m.0 == c && m.1 != Role::King)
+                .map(|m| m.1)
+                .collect()
+        };
+        let (ending, _) = super::Ending::from_material(
+            &roles(shakmaty::Color::White),
+            &roles(shakmaty::Color::Black),
+        );
+        let outcome = self.outcome(&men, pos.turn())?;
+        let best_move = self.rank_moves(pos)?.first().map(|(m, _)| m.to_string());
+        Ok(Probe {
+            ending: ending.to_string(),
+            outcome,
+            best_move,
+        })
+    }
+
+    /// The solver's defence in `pos`: the best move by `rank_moves`, i.e. any drawing move before
+    /// every losing one, and among losing moves the one that delays mate longest.
+    pub fn defend(&self, pos: &Chess) -> Result<Option<UciMove>, TablebaseError> {
+        Ok(self.rank_moves(pos)?.into_iter().next().map(|(m, _)| m))
+    }
+}
