@@ -12,8 +12,10 @@ mod book;
 mod build_cmd;
 mod constitution;
 mod match_cmd;
+mod proof;
 mod register;
 mod sprt;
+mod tb;
 mod tune;
 mod verify;
 
@@ -50,6 +52,10 @@ enum Command {
     Match(Box<match_cmd::MatchArgs>),
     /// Combine shard results of `oracle match --shard` and apply the SPRT at round boundaries.
     Merge(match_cmd::MergeArgs),
+    /// Machine-checkable proofs: run a spec on an engine, the seed-003 study protocol.
+    Proof(proof::ProofArgs),
+    /// The exact endgame solver: generate tables, probe positions.
+    Tb(tb::TbArgs),
 }
 
 /// Exit status for a rejected change or an unsound register.
@@ -83,5 +89,7 @@ fn execute(command: Command) -> anyhow::Result<ExitCode> {
         Command::Tune(args) => tune::run(args),
         Command::Match(args) => match_cmd::run_match_command(*args),
         Command::Merge(args) => match_cmd::run_merge_command(args),
+        Command::Proof(args) => proof::run(args),
+        Command::Tb(args) => tb::run(args),
     }
 }

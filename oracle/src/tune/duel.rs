@@ -61,6 +61,7 @@ impl DuelPlayer for MatchDuels {
             ],
             clock: self.clock,
             adjudication: self.adjudication,
+            start_timeout: self.ready_timeout,
             ready_timeout: self.ready_timeout,
             book_path: self.book.clone(),
             book_format: self.book_format,
