@@ -41,6 +41,9 @@ rnbqkbnr/pppppppp/8/8/5P2/8/PPPPP1PP/RNBQKBNR b KQkq -
 rnbqkbnr/pppppppp/8/8/1P6/8/P1PPPPPP/RNBQKBNR b KQkq -
 ";
 
+/// A Randfall proof the crippled engine fails: it takes a pawn-defended knight with its queen.
+const PROOF: &str = "kind: bestmove\nnodes: 2000\npositions:\n  - '4k3/8/4p3/3n4/8/8/8/3QK3 w - - am Qxd5; id \"queen for knight\";'\n";
+
 /// A fixture constitution: the real build recipe and gate, one small node-limited profile.
 /// Its bounds are wide ([0, 150] nElo) so that a change worth hundreds of nElo is decided
 /// within a few batches; the stages still follow the official shape (book A, then book B).
@@ -214,6 +217,7 @@ impl Fixture {
         fixture.write("books/book-a.epd", BOOK_A);
         fixture.write("books/book-b.epd", BOOK_B);
         fixture.write("register/.keep", "");
+        fixture.write("engine/proofs/hanging-queen.yaml", PROOF);
         fixture.commit("genesis: the engine as it stands");
         fixture
     }
@@ -248,6 +252,16 @@ impl Fixture {
     fn restore(&self) {
         self.edit("engine/src/eval/terms.rs", "s(90, 90)", "s(477, 512)");
         self.edit("engine/src/eval/terms.rs", "s(90, 90)", "s(1025, 936)");
+    }
+
+    /// A commit of `tree` on `parent` that no branch points to (a sibling of HEAD).
+    fn commit_on(&self, parent: Oid, tree: Oid, message: &str) -> Oid {
+        let signature = Signature::now("Fixture", "fixture@example.invalid").unwrap();
+        let parent = self.repo.find_commit(parent).unwrap();
+        let tree = self.repo.find_tree(tree).unwrap();
+        self.repo
+            .commit(None, &signature, &signature, message, &tree, &[&parent])
+            .unwrap()
     }
 
     /// Commits the whole work tree on HEAD.
@@ -519,6 +533,28 @@ fn much_stronger_candidate_is_a_gewinn_and_much_weaker_is_abgelehnt() {
         entry.contains("verdict: abgelehnt") && entry.contains("state: not_run"),
         "{entry}"
     );
+
+    // The same restoration declared as a Randfall: the proof fails on the crippled predecessor
+    // and passes on the candidate, non-regression holds, the loss tolerance holds: Korrektur.
+    let randfall = fixture.commit_on(
+        weaker,
+        restored_tree,
+        &format!(
+            "eval: a queen is worth more than a knight\n\nBench: {normal_bench}\nOracle-Path: randfall\nOracle-Proof: engine/proofs/hanging-queen.yaml\n"
+        ),
+    );
+    let korrektur_out = out.path().join("korrektur");
+    let (code, korrektur, stderr) = fixture.verify(&randfall.to_string(), &korrektur_out);
+    assert_eq!(code, 0, "{stderr}\n{korrektur:#}");
+    assert_eq!(korrektur["verdict"], "korrektur");
+    assert_eq!(korrektur["path"], "randfall");
+    let entry = fs::read_to_string(korrektur_out.join("entry.yaml")).unwrap();
+    assert!(
+        entry.contains("predecessor: fail") && entry.contains("candidate: pass"),
+        "{entry}"
+    );
+    assert!(entry.contains("claimed_gain_nelo: 0.0"), "{entry}");
+    assert_bound_before_games(&korrektur, &korrektur_out);
 
     // Verifying again from the same --out replays nothing: the binding and the stage are kept.
     let (code, again, _) = fixture.verify(&weaker.to_string(), &abgelehnt_out);

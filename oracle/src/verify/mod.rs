@@ -32,15 +32,17 @@ use crate::build::{self, BuildRequest};
 use crate::gate;
 use crate::governance::constitution::{CONSTITUTION_PATH, Constitution, Profile};
 use crate::governance::entry::{
-    BinaryRecord, Entry, GateRecord, LossBudget, OracleRecord, PathKind, StageRecord, StageState,
-    Verdict,
+    BinaryRecord, Entry, GateRecord, LossBudget, OracleRecord, PathKind, ProofOutcome, ProofRecord,
+    StageRecord, StageState, Verdict,
 };
 use crate::governance::hash::{GitId, Sha256Hex};
 use crate::governance::register::{self, RegisterFile, audit};
 use crate::governance::timestamp::Timestamp;
 use crate::governance::verdict::{Evidence, decide};
 use crate::play::runner::Shard;
+use crate::proof::{Detail, verify_proof};
 use crate::report::{self, BenchReport, GateReport, RunReport};
+use crate::tablebase::Tablebase;
 use binding::{BindingRecord, BoundBinary, timestamp};
 use out::{OutDir, write_atomic};
 use resolve::CommitPair;
@@ -585,26 +587,92 @@ impl Run<'_> {
         })
     }
 
-    /// Step 5: the Randfall proof (skipped on the Standard path).
+    /// Step 5: the Randfall proof (skipped on the Standard path): the spec named by the
+    /// candidate's `Oracle-Proof` trailer, read from the candidate's tree, must fail on the
+    /// predecessor and pass on the candidate.
     fn proof(
         &mut self,
-        _repo: &Repository,
+        repo: &Repository,
         trailers: &Trailers,
-        _binding: &BindingRecord,
-    ) -> Result<Option<crate::governance::entry::ProofRecord>, StepFailure> {
-        if trailers.path != PathKind::Randfall {
+        binding: &BindingRecord,
+    ) -> Result<Option<ProofRecord>, StepFailure> {
+        let Some(spec) = trailers
+            .proof
+            .as_deref()
+            .filter(|_| trailers.path == PathKind::Randfall)
+        else {
             self.reporter.skip(Step::Proof, "standard path: no proof");
             return Ok(None);
-        }
+        };
         let step = Step::Proof;
-        self.reporter
-            .begin(step, "the Randfall proof on both binaries");
-        let failure = StepFailure::error(
+        self.reporter.begin(
             step,
-            "this oracle has no proof runner yet: a Randfall candidate cannot be verified",
+            &format!("the proof {spec}: fail on the predecessor, pass on the candidate"),
         );
-        self.reporter.fail(&failure);
-        Err(failure)
+        let file = self.out.step_file("proof.json");
+        let result = (|| {
+            let error = |e: &dyn std::fmt::Display| StepFailure::error(step, e);
+            let bytes =
+                resolve::read_file(repo, &self.pair().candidate, spec).map_err(|e| error(&e))?;
+            let copy = self.out.input(&format!("proof/{spec}"));
+            write_atomic(&copy, &bytes).map_err(|e| error(&format!("{}: {e}", copy.display())))?;
+            rehash(step, binding, &self.out)?;
+            let tablebase = Tablebase::new(Tablebase::default_cache_dir());
+            let verdict = verify_proof(
+                &copy,
+                &binding.predecessor.path,
+                &binding.candidate.path,
+                &tablebase,
+            )
+            .map_err(|e| error(&format!("{spec}: {e}")))?;
+            write_json(step, &file, &verdict)?;
+            let outcome = |passed: bool| {
+                if passed {
+                    ProofOutcome::Pass
+                } else {
+                    ProofOutcome::Fail
+                }
+            };
+            let predecessor_passed = verdict.predecessor.as_ref().is_some_and(|run| run.passed);
+            let mut detail = Vec::new();
+            if let Some(run) = &verdict.predecessor {
+                detail.extend(detail_lines("predecessor", &run.detail));
+            }
+            detail.extend(detail_lines("candidate", &verdict.candidate.detail));
+            let record = ProofRecord {
+                spec: spec.to_owned(),
+                spec_sha256: Sha256Hex::of(&bytes),
+                predecessor: outcome(predecessor_passed),
+                candidate: outcome(verdict.candidate.passed),
+                detail,
+            };
+            self.report.proof = Some(report::ProofReport {
+                spec: spec.to_owned(),
+                predecessor_pass: predecessor_passed,
+                candidate_pass: verdict.candidate.passed,
+                detail: record.detail.clone(),
+            });
+            if !verdict.accepted {
+                return Err(StepFailure::rejected(
+                    step,
+                    format!(
+                        "{spec} ({}): the predecessor {} and the candidate {}; Annex A3 needs fail → pass",
+                        verdict.kind,
+                        if predecessor_passed { "passes" } else { "fails" },
+                        if verdict.candidate.passed { "passes" } else { "fails" }
+                    ),
+                )
+                .evidence(&file));
+            }
+            Ok(record)
+        })();
+        self.close(result, |r| {
+            format!(
+                "{}: predecessor {:?}, candidate {:?}",
+                r.spec, r.predecessor, r.candidate
+            )
+        })
+        .map(Some)
     }
 
     /// Step 6: the profile's stages in order; `Some` ends the run early (a mode's status).
@@ -676,7 +744,7 @@ impl Run<'_> {
         binding: &BindingRecord,
         trailers: &Trailers,
         bench: &BenchReport,
-        proof: Option<crate::governance::entry::ProofRecord>,
+        proof: Option<ProofRecord>,
     ) -> Result<Conclusion, StepFailure> {
         let step = Step::Verdict;
         self.reporter
@@ -856,6 +924,43 @@ fn failed_early(request: &Request, reporter: &mut StepReporter, failure: StepFai
             markdown: request.out.join("report.md"),
             svg: request.out.join("report.svg"),
         },
+    }
+}
+
+/// One line per position of a proof run, for the entry and the report.
+fn detail_lines(role: &str, detail: &Detail) -> Vec<String> {
+    match detail {
+        Detail::Conversion(positions) => positions
+            .iter()
+            .map(|p| {
+                format!(
+                    "{role}: {} converted {}/{}",
+                    p.fen,
+                    p.converted,
+                    p.games.len()
+                )
+            })
+            .collect(),
+        Detail::Bestmove(positions) => positions
+            .iter()
+            .map(|p| {
+                let verdict = if p.passed { "pass" } else { "fail" };
+                format!(
+                    "{role}: {} bestmove {} ({verdict})",
+                    p.fen, p.answer.bestmove
+                )
+            })
+            .collect(),
+        Detail::Unchanged(positions) => positions
+            .iter()
+            .map(|p| {
+                let verdict = if p.unchanged { "unchanged" } else { "changed" };
+                format!(
+                    "{role}: {} {} {} vs baseline {} {} ({verdict})",
+                    p.fen, p.engine.bestmove, p.engine.score, p.baseline.bestmove, p.baseline.score
+                )
+            })
+            .collect(),
     }
 }
 

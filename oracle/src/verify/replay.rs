@@ -1,6 +1,7 @@
 //! The auditor's re-measurement of a register entry (`oracle register replay`): rebuild both
 //! binaries from the recorded commits with the recipe of the recorded constitution, compare
-//! their sha256 with the entry, and run the gate and the bench again on the rebuilt files.
+//! their sha256 with the entry, and run the gate, the bench and the proof again on the rebuilt
+//! files.
 //! (Games at a clock cannot be replayed bit for bit; their counts are recomputed by the
 //! governance part of replay.)
 
@@ -10,9 +11,11 @@ use crate::build::sandbox::{Limits, Sandbox};
 use crate::build::{self, BuildOutcome, BuildRequest};
 use crate::gate;
 use crate::governance::constitution::{CONSTITUTION_PATH, Constitution};
-use crate::governance::entry::{BinaryRecord, Entry};
+use crate::governance::entry::{BinaryRecord, Entry, ProofOutcome};
 use crate::governance::hash::Sha256Hex;
 use crate::governance::replay::Check;
+use crate::proof::verify_proof;
+use crate::tablebase::Tablebase;
 
 use super::resolve;
 
@@ -154,15 +157,59 @@ pub fn remeasure(repo_path: &Path, entry: &Entry, cache_dir: &Path) -> Vec<Check
     if let Some((record, outcome)) = &predecessor {
         bench("predecessor", record, outcome);
     }
-    if let Some(proof) = &entry.proof {
-        check(
-            "proof",
-            false,
-            format!(
-                "{}: this oracle has no proof runner to re-run it yet",
-                proof.spec
-            ),
-        );
+    if let (Some(proof), Some(candidate_build)) = (&entry.proof, &candidate) {
+        let predecessor_build = predecessor
+            .as_ref()
+            .and_then(|(_, outcome)| outcome.as_ref());
+        let rerun = (|| {
+            let predecessor_build =
+                predecessor_build.ok_or("no rebuilt predecessor to run the proof on")?;
+            let commit =
+                resolve::commit(&repo, "recorded candidate", entry.candidate.commit.as_str())
+                    .map_err(|e| e.to_string())?;
+            let bytes =
+                resolve::read_file(&repo, &commit, &proof.spec).map_err(|e| e.to_string())?;
+            let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+            let spec = dir.path().join("spec.yaml");
+            std::fs::write(&spec, &bytes).map_err(|e| e.to_string())?;
+            let tablebase = Tablebase::new(Tablebase::default_cache_dir());
+            let verdict = verify_proof(
+                &spec,
+                &predecessor_build.binary,
+                &candidate_build.binary,
+                &tablebase,
+            )
+            .map_err(|e| e.to_string())?;
+            let before = verdict.predecessor.as_ref().is_some_and(|run| run.passed);
+            Ok::<_, String>((Sha256Hex::of(&bytes), before, verdict.candidate.passed))
+        })();
+        match rerun {
+            Ok((sha256, before, after)) => {
+                let outcome = |passed: bool| {
+                    if passed {
+                        ProofOutcome::Pass
+                    } else {
+                        ProofOutcome::Fail
+                    }
+                };
+                check(
+                    "proof",
+                    sha256 == proof.spec_sha256
+                        && outcome(before) == proof.predecessor
+                        && outcome(after) == proof.candidate,
+                    format!(
+                        "{} (sha256 {}): recorded {:?} → {:?}, re-run {:?} → {:?}",
+                        proof.spec,
+                        short(sha256.as_str()),
+                        proof.predecessor,
+                        proof.candidate,
+                        outcome(before),
+                        outcome(after)
+                    ),
+                );
+            }
+            Err(why) => check("proof", false, why),
+        }
     }
     checks
 }
