@@ -64,7 +64,7 @@ pub enum ResolveError {
         source: SourceError,
     },
     /// No commit given and no commit in HEAD's first-parent history changed `engine/`.
-    #[error("no commit given and no commit in HEAD's first-parent history changes `{ENGINE_DIR}/`")]
+    #[error("no commit given and no commit reachable from HEAD changes `{ENGINE_DIR}/`")]
     NoEngineChange,
     /// The candidate is a root commit and no `--base` was given.
     #[error("candidate {0} has no parent; name the predecessor with --base")]
@@ -125,7 +125,7 @@ pub fn open(path: &Path) -> Result<Repository, ResolveError> {
 
 /// Resolves candidate and predecessor to full ids.
 ///
-/// No candidate: the newest commit in HEAD's first-parent history that changed `engine/`.
+/// No candidate: the newest non-merge commit reachable from HEAD that changed `engine/`.
 /// No base: the candidate's first parent.
 pub fn resolve_pair(
     repo: &Repository,
@@ -175,14 +175,23 @@ fn describe(repo: &Repository, id: Oid) -> Result<ResolvedCommit, ResolveError> 
     })
 }
 
-/// The newest commit on HEAD's first-parent line whose `engine/` tree differs from its parent's.
+/// The newest non-merge commit reachable from HEAD whose `engine/` tree differs from its parent's.
+///
+/// Merge commits are passed over: an engine change is authored (with its `Bench:` trailer) in
+/// an ordinary commit, and a merge only brings it in.
 pub fn newest_engine_change(repo: &Repository) -> Result<Oid, ResolveError> {
     let mut walk = git("walk history", repo.revwalk())?;
     git("walk history from HEAD", walk.push_head())?;
-    git("walk first parents", walk.simplify_first_parent())?;
+    git(
+        "sort history",
+        walk.set_sorting(git2::Sort::TOPOLOGICAL | git2::Sort::TIME),
+    )?;
     for id in walk {
         let id = git("walk history", id)?;
         let commit = git(format!("read commit {id}"), repo.find_commit(id))?;
+        if commit.parent_count() > 1 {
+            continue;
+        }
         let engine_here = engine_tree_id(&git("read tree", commit.tree())?);
         let engine_before = match commit.parent(0) {
             Ok(parent) => engine_tree_id(&git("read tree", parent.tree())?),
@@ -292,4 +301,172 @@ pub fn read_dir(
         }
     }
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use git2::Signature;
+
+    use super::*;
+
+    struct Scratch {
+        _dir: tempfile::TempDir,
+        repo: Repository,
+    }
+
+    impl Scratch {
+        fn new() -> Self {
+            let dir = tempfile::tempdir().unwrap();
+            let repo = Repository::init(dir.path()).unwrap();
+            Self { _dir: dir, repo }
+        }
+
+        /// Commits `files` (path, content; `None` deletes) on `parents`, moving no branch.
+        fn commit(&self, parents: &[Oid], files: &[(&str, Option<&str>)], message: &str) -> Oid {
+            let mut builder = git2::build::TreeUpdateBuilder::new();
+            for (path, content) in files {
+                match content {
+                    Some(text) => {
+                        let blob = self.repo.blob(text.as_bytes()).unwrap();
+                        builder.upsert(*path, blob, git2::FileMode::Blob);
+                    }
+                    None => {
+                        builder.remove(*path);
+                    }
+                }
+            }
+            let base = match parents.first() {
+                Some(parent) => self.repo.find_commit(*parent).unwrap().tree().unwrap(),
+                None => {
+                    let empty = self.repo.treebuilder(None).unwrap().write().unwrap();
+                    self.repo.find_tree(empty).unwrap()
+                }
+            };
+            let tree = builder.create_updated(&self.repo, &base).unwrap();
+            let tree = self.repo.find_tree(tree).unwrap();
+            let parents: Vec<git2::Commit<'_>> = parents
+                .iter()
+                .map(|p| self.repo.find_commit(*p).unwrap())
+                .collect();
+            let parents: Vec<&git2::Commit<'_>> = parents.iter().collect();
+            let sig = Signature::new("t", "t@example.invalid", &git2::Time::new(1_700_000_000, 0))
+                .unwrap();
+            self.repo
+                .commit(None, &sig, &sig, message, &tree, &parents)
+                .unwrap()
+        }
+
+        fn head(&self, id: Oid) {
+            self.repo.set_head_detached(id).unwrap();
+        }
+
+        fn pair(&self, candidate: Oid) -> CommitPair {
+            resolve_pair(&self.repo, Some(&candidate.to_string()), None).unwrap()
+        }
+    }
+
+    #[test]
+    fn newest_engine_change_skips_merges_and_other_paths() {
+        let s = Scratch::new();
+        let root = s.commit(
+            &[],
+            &[("engine/src/lib.rs", Some("v1")), ("README.md", Some("a"))],
+            "root",
+        );
+        let change = s.commit(
+            &[root],
+            &[("engine/src/lib.rs", Some("v2"))],
+            "engine change\n\nBench: 1\n",
+        );
+        let docs = s.commit(&[change], &[("README.md", Some("b"))], "docs");
+        let side = s.commit(&[root], &[("notes.txt", Some("n"))], "side");
+        let merge = s.commit(
+            &[side, docs],
+            &[("engine/src/lib.rs", Some("v2")), ("README.md", Some("b"))],
+            "merge",
+        );
+        s.head(merge);
+        assert_eq!(newest_engine_change(&s.repo).unwrap(), change);
+        let pair = resolve_pair(&s.repo, None, None).unwrap();
+        assert_eq!(pair.candidate.commit, change.to_string());
+        assert_eq!(pair.predecessor.commit, root.to_string());
+        assert_eq!(pair.candidate.summary, "engine change");
+        let based = resolve_pair(&s.repo, None, Some(&side.to_string())).unwrap();
+        assert_eq!(based.predecessor.commit, side.to_string());
+        s.head(side);
+        assert_eq!(newest_engine_change(&s.repo).unwrap(), root);
+    }
+
+    #[test]
+    fn governance_paths_and_existing_register_entries_are_refused() {
+        let s = Scratch::new();
+        let root = s.commit(
+            &[],
+            &[
+                ("engine/src/lib.rs", Some("v1")),
+                ("register/T-0001.yaml", Some("genesis")),
+                ("constitution/constitution.yaml", Some("rules")),
+            ],
+            "root",
+        );
+        let engine_only = s.commit(&[root], &[("engine/src/lib.rs", Some("v2"))], "e");
+        assert!(
+            governance_touches(&s.repo, &s.pair(engine_only))
+                .unwrap()
+                .is_empty()
+        );
+        let new_entry = s.commit(&[root], &[("register/T-0002.yaml", Some("next"))], "e");
+        assert!(
+            governance_touches(&s.repo, &s.pair(new_entry))
+                .unwrap()
+                .is_empty()
+        );
+        for (path, content, change) in [
+            ("register/T-0001.yaml", Some("edited"), "modified"),
+            ("register/T-0001.yaml", None, "deleted"),
+            ("constitution/constitution.yaml", Some("looser"), "modified"),
+            ("books/book-a.epd", Some("x"), "added"),
+            ("oracle/src/main.rs", Some("x"), "added"),
+            (".github/workflows/verify.yml", Some("x"), "added"),
+        ] {
+            let candidate = s.commit(
+                &[root],
+                &[("engine/src/lib.rs", Some("v2")), (path, content)],
+                "e",
+            );
+            let error = refuse_governance_changes(&s.repo, &s.pair(candidate)).unwrap_err();
+            let text = error.to_string();
+            assert!(text.contains(&format!("{path} ({change})")), "{text}");
+            assert!(text.contains("is not an engine change"), "{text}");
+        }
+    }
+
+    #[test]
+    fn files_are_read_from_the_tree_not_the_work_tree() {
+        let s = Scratch::new();
+        let root = s.commit(
+            &[],
+            &[
+                ("constitution/constitution.yaml", Some("in git")),
+                ("register/T-0001.yaml", Some("g")),
+            ],
+            "root",
+        );
+        let pair = s.pair(s.commit(&[root], &[("engine/x", Some("1"))], "c"));
+        assert_eq!(
+            read_file(&s.repo, &pair.predecessor, "constitution/constitution.yaml").unwrap(),
+            b"in git"
+        );
+        assert!(matches!(
+            read_file(&s.repo, &pair.predecessor, "constitution"),
+            Err(ResolveError::MissingFile { .. })
+        ));
+        let register = read_dir(&s.repo, &pair.predecessor, "register").unwrap();
+        assert_eq!(register, vec![("T-0001.yaml".to_owned(), b"g".to_vec())]);
+        assert!(
+            read_dir(&s.repo, &pair.predecessor, "books")
+                .unwrap()
+                .is_empty()
+        );
+    }
 }
