@@ -11,9 +11,9 @@ const WIDTH: f64 = 760.0;
 const PANEL: f64 = 230.0;
 const HEADER: f64 = 40.0;
 const LLR_BOX: Box2 = Box2 {
-    x: 50.0,
+    x: 75.0,
     y: 30.0,
-    w: 380.0,
+    w: 355.0,
     h: 170.0,
 };
 const NELO_BOX: Box2 = Box2 {
@@ -164,7 +164,29 @@ fn nelo_chart(svg: &mut String, s: &StageReport) {
     let mid = b.y + b.h / 2.0;
     let _ = writeln!(
         svg,
-        r##"<rect x="{:.1}" y="{}" width="{:.1}" height="{}" fill="#e8efe0"/>"##,
+        r##"<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#ccc"/>"##,
+        b.x,
+        b.y + b.h,
+        b.x + b.w,
+        b.y + b.h
+    );
+    let ends = (x.at(lo - pad), x.at(hi + pad));
+    for (value, anchor) in [(lo - pad, "start"), (0.0, "middle"), (hi + pad, "end")] {
+        let at = x.at(value);
+        let crowded = anchor == "middle" && (at - ends.0 < 30.0 || ends.1 - at < 30.0);
+        if crowded {
+            continue;
+        }
+        let _ = writeln!(
+            svg,
+            r##"<text x="{:.1}" y="{}" text-anchor="{anchor}" fill="#666">{value:+.0}</text>"##,
+            x.at(value),
+            b.y + b.h + 12.0
+        );
+    }
+    let _ = writeln!(
+        svg,
+        r##"<rect x="{:.1}" y="{}" width="{:.1}" height="{}" fill="#cfe3c0"/>"##,
         x.at(s.elo0),
         b.y,
         (x.at(s.elo1) - x.at(s.elo0)).max(1.0),
@@ -185,7 +207,7 @@ fn nelo_chart(svg: &mut String, s: &StageReport) {
         svg,
         r#"<text x="{}" y="{}">nElo {:+.1} [{:+.1}, {:+.1}] (shaded: [{}, {}])</text>"#,
         b.x,
-        b.y + b.h + 14.0,
+        b.y + b.h + 26.0,
         s.nelo,
         s.nelo_ci95.0,
         s.nelo_ci95.1,
