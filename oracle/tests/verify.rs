@@ -106,6 +106,41 @@ profiles:
         bounds:
           standard: [0.0, 150.0]
           randfall: [-150.0, 0.0]
+  long-minimum:
+    binding: false
+    description: the smoke stages with a minimum of 40 games, long enough to be interrupted
+    alpha: 0.1
+    beta: 0.1
+    batch_size: 2
+    adjudication:
+      resign:
+        move_count: 3
+        score_cp: 600
+      draw:
+        move_number: 30
+        move_count: 6
+        score_cp: 5
+    stages:
+      - name: short
+        tc: nodes=600
+        book: books/book-a.epd
+        book_sha256: {a}
+        concurrency: 2
+        min_games: 40
+        max_games: 80
+        bounds:
+          standard: [0.0, 150.0]
+          randfall: [-150.0, 0.0]
+      - name: long
+        tc: nodes=900
+        book: books/book-b.epd
+        book_sha256: {b}
+        concurrency: 2
+        min_games: 40
+        max_games: 80
+        bounds:
+          standard: [0.0, 150.0]
+          randfall: [-150.0, 0.0]
   fixture:
     binding: true
     description: the same stages, binding, so that entries can be appended and replayed
@@ -704,4 +739,90 @@ fn sharded_rounds_merged_between_rounds_reach_the_verdict() {
         assert!(out.path().join("shards/stage-1-short").join(shard).exists());
         assert!(out.path().join("shards/stage-2-long").join(shard).exists());
     }
+}
+
+#[test]
+fn killed_verify_resumes_without_replaying_finished_pairs() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    fixture.cripple();
+    fixture.commit("eval: value queens and rooks like pawns\n\nBench: 1\n");
+    fixture.restore();
+    let (normal_bench, _) = fixture.bench_of_worktree();
+    let stronger = fixture
+        .commit(&format!(
+            "eval: restore queen and rook values\n\nBench: {normal_bench}\n"
+        ))
+        .to_string();
+    let out = tempfile::tempdir().unwrap();
+    let state = out.path().join("stage-1-short/state.json");
+    let mut child = Command::new(ORACLE)
+        .args([
+            "verify",
+            &stronger,
+            "--profile",
+            "long-minimum",
+            "--json",
+            "--repo",
+        ])
+        .arg(fixture.path())
+        .arg("--out")
+        .arg(out.path())
+        .arg("--cache-dir")
+        .arg(&fixture.cache)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill -9 once a few pairs are on disk (the stage needs at least 20).
+    let counted = |path: &Path| -> Vec<Value> {
+        fs::read(path)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+            .map(|s| s["pairs"].as_array().cloned().unwrap_or_default())
+            .unwrap_or_default()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while counted(&state).len() < 4 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no pairs recorded in time"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "verify ended before it was killed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = counted(&state);
+    let binding: Value =
+        serde_json::from_slice(&fs::read(out.path().join("binding.json")).unwrap()).unwrap();
+    assert!(
+        !out.path().join("result.json").exists(),
+        "a killed run leaves no result"
+    );
+
+    let (code, result, stderr) =
+        fixture.verify_with(&stronger, out.path(), &["--profile", "long-minimum"]);
+    assert_eq!(code, 0, "{stderr}\n{result:#}");
+    assert_eq!(result["verdict"], "gewinn");
+    assert_eq!(
+        result["binding"]["bound_at"], binding["bound_at"],
+        "the binding is kept"
+    );
+    assert!(stderr.contains("resuming: the binding"), "{stderr}");
+    let after = counted(&state);
+    assert!(after.len() >= 20 && after.len() > before.len());
+    assert_eq!(
+        &after[..before.len()],
+        &before[..],
+        "finished pairs are kept, not replayed"
+    );
+    assert_eq!(
+        result["stages"][0]["record"]["pairs"].as_u64().unwrap(),
+        after.len() as u64
+    );
+    assert_bound_before_games(&result, out.path());
 }
