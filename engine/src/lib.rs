@@ -1,4 +1,5 @@
 //! Coherent: a UCI chess engine (std only).
+#![warn(missing_docs)]
 
 pub mod bench;
 pub mod chess;

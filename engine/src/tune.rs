@@ -207,6 +207,75 @@ tunables! {
     tm_max_pct: 40, 10, 80, 4.0, 0.002;
 }
 
+/// The search formulas, next to the numbers they combine.
+impl Tunables {
+    /// Reverse futility margin: grows with depth, shrinks when the position is improving.
+    #[must_use]
+    #[inline]
+    pub fn reverse_futility_margin(&self, depth: i32, improving: bool) -> i32 {
+        self.rfp_margin * depth - if improving { self.rfp_improving } else { 0 }
+    }
+
+    /// Razoring margin below alpha.
+    #[must_use]
+    #[inline]
+    pub fn razoring_margin(&self, depth: i32) -> i32 {
+        self.razor_base + self.razor_mult * depth
+    }
+
+    /// Null-move depth reduction from depth and the eval's margin over beta.
+    #[must_use]
+    #[inline]
+    pub fn null_move_reduction(&self, depth: i32, eval_over_beta: i32) -> i32 {
+        self.nmp_base
+            + depth / self.nmp_depth_div
+            + (eval_over_beta / self.nmp_eval_div).min(self.nmp_eval_max)
+    }
+
+    /// Quiet moves searched before late-move pruning skips the rest (halved when not improving).
+    #[must_use]
+    #[inline]
+    pub fn late_move_limit(&self, depth: i32, improving: bool) -> i32 {
+        self.lmp_base + depth * depth * self.lmp_mult_pct / if improving { 100 } else { 200 }
+    }
+
+    /// Futility margin above the eval for quiet moves.
+    #[must_use]
+    #[inline]
+    pub fn futility_margin(&self, depth: i32) -> i32 {
+        self.fp_base + self.fp_mult * depth
+    }
+
+    /// SEE threshold below which a quiet move is pruned.
+    #[must_use]
+    #[inline]
+    pub fn see_quiet_threshold(&self, depth: i32) -> i32 {
+        -self.see_quiet_margin * depth
+    }
+
+    /// SEE threshold below which a capture is pruned.
+    #[must_use]
+    #[inline]
+    pub fn see_noisy_threshold(&self, depth: i32) -> i32 {
+        -self.see_noisy_margin * depth * depth
+    }
+
+    /// History bonus for the move that caused a cutoff.
+    #[must_use]
+    #[inline]
+    pub fn history_bonus(&self, depth: i32) -> i32 {
+        (self.hist_bonus_mult * depth * depth + self.hist_bonus_linear * depth)
+            .min(self.hist_bonus_max)
+    }
+
+    /// History malus for the quiet moves tried before the cutoff.
+    #[must_use]
+    #[inline]
+    pub fn history_malus(&self, depth: i32) -> i32 {
+        self.history_bonus(depth) * self.hist_malus_pct / 100
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

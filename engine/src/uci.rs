@@ -13,7 +13,8 @@ use crate::chess::perft::divide;
 use crate::chess::position::Position;
 use crate::eval;
 use crate::search::time::Limits;
-use crate::search::{DEFAULT_HASH_MB, Searcher};
+use crate::search::tt::TranspositionTable;
+use crate::search::{DEFAULT_HASH_MB, DEFAULT_MOVE_OVERHEAD_MS, Searcher};
 use crate::tune::Tunables;
 
 /// Engine name reported to GUIs.
@@ -92,7 +93,9 @@ impl Engine {
                 ));
                 say("option name Clear Hash type button");
                 say("option name Threads type spin default 1 min 1 max 1");
-                say("option name Move Overhead type spin default 10 min 0 max 5000");
+                say(&format!(
+                    "option name Move Overhead type spin default {DEFAULT_MOVE_OVERHEAD_MS} min 0 max 5000"
+                ));
                 print!("{}", Tunables::uci_options());
                 say("uciok");
             }
@@ -163,9 +166,7 @@ impl Engine {
         match name.to_ascii_lowercase().as_str() {
             "hash" => match number {
                 Ok(mb) => {
-                    searcher.tt = crate::search::tt::TranspositionTable::new(
-                        mb.clamp(1, MAX_HASH_MB as i64) as usize,
-                    )
+                    searcher.tt = TranspositionTable::new(mb.clamp(1, MAX_HASH_MB as i64) as usize)
                 }
                 Err(_) => say(&format!(
                     "info string error Hash value '{value}' is not a number"
@@ -197,14 +198,12 @@ impl Engine {
             return;
         }
         let limits = parse_go(args);
-        let mut searcher = match self.worker.is_some() {
-            true => {
-                self.finish_search(true);
-                self.searcher.take()
-            }
-            false => self.searcher.take(),
-        }
-        .unwrap_or_else(|| Searcher::new(DEFAULT_HASH_MB));
+        // A `go` during a search (a GUI error) first ends the old search.
+        self.finish_search(true);
+        let mut searcher = self
+            .searcher
+            .take()
+            .unwrap_or_else(|| Searcher::new(DEFAULT_HASH_MB));
         self.stop = searcher.stop_handle();
         self.stop.store(false, Ordering::Relaxed);
         let (pos, hashes, stop) = (self.pos, self.game_hashes.clone(), Arc::clone(&self.stop));
@@ -251,7 +250,8 @@ pub fn parse_position(args: &[&str]) -> Result<(Position, Vec<u64>), String> {
     Ok((pos, hashes))
 }
 
-/// Parse the arguments of `go`; unknown or malformed tokens are ignored.
+/// Parse the arguments of `go`; unknown or malformed tokens are ignored. Without any limit the
+/// search runs to the maximum depth or until `stop`.
 #[must_use]
 pub fn parse_go(args: &[&str]) -> Limits {
     let mut l = Limits::default();
@@ -260,7 +260,6 @@ pub fn parse_go(args: &[&str]) -> Limits {
             .and_then(|v| v.parse::<i64>().ok())
             .map(|v| v.max(0) as u64)
     };
-    let mut any = false;
     for (i, &w) in args.iter().enumerate() {
         match w {
             "wtime" => l.time[0] = num(i),
@@ -272,12 +271,8 @@ pub fn parse_go(args: &[&str]) -> Limits {
             "depth" => l.depth = num(i).map(|d| d.clamp(1, 124) as i32),
             "nodes" => l.nodes = num(i).map(|n| n.max(1)),
             "infinite" => l.infinite = true,
-            _ => continue,
+            _ => {}
         }
-        any = true;
-    }
-    if !any {
-        l.infinite = false;
     }
     l
 }
@@ -333,13 +328,20 @@ pub fn buildinfo() -> String {
     )
 }
 
-/// Read UCI commands from stdin until `quit` or end of input.
+/// Read UCI commands from stdin until `quit` or end of input (bytes that are not UTF-8 are
+/// replaced, never fatal).
 pub fn run_loop(mut engine: Engine) {
-    let stdin = std::io::stdin();
-    for line in stdin.lock().lines() {
-        let Ok(line) = line else { break };
-        if !engine.handle(&line) {
-            return;
+    let mut stdin = std::io::stdin().lock();
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match stdin.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {
+                if !engine.handle(&String::from_utf8_lossy(&buf)) {
+                    return;
+                }
+            }
         }
     }
     engine.handle("quit");

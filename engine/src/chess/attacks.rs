@@ -148,9 +148,13 @@ impl Prng {
     }
 }
 
-fn find_magics(dirs: &[(i32, i32); 4], table: &mut Vec<Bitboard>, rng: &mut Prng) -> [Magic; 64] {
+/// Per-rank generator seeds known to find magics quickly (Stockfish's 64-bit seeds).
+const MAGIC_SEEDS: [u64; 8] = [728, 10316, 55013, 32803, 12281, 15100, 16645, 255];
+
+fn find_magics(dirs: &[(i32, i32); 4], table: &mut Vec<Bitboard>) -> [Magic; 64] {
     let mut magics = [Magic::default(); 64];
     for (sq, entry) in magics.iter_mut().enumerate() {
+        let mut rng = Prng(MAGIC_SEEDS[sq / 8]);
         let mask = slider_mask(sq, dirs);
         let bits = bit_count(mask);
         let size = 1usize << bits;
@@ -199,9 +203,8 @@ fn find_magics(dirs: &[(i32, i32); 4], table: &mut Vec<Bitboard>, rng: &mut Prng
 
 static TABLES: LazyLock<Tables> = LazyLock::new(|| {
     let mut attacks = Vec::with_capacity(110_000);
-    let mut rng = Prng(0x9E37_79B9_7F4A_7C15);
-    let rook = find_magics(&ROOK_DIRS, &mut attacks, &mut rng);
-    let bishop = find_magics(&BISHOP_DIRS, &mut attacks, &mut rng);
+    let rook = find_magics(&ROOK_DIRS, &mut attacks);
+    let bishop = find_magics(&BISHOP_DIRS, &mut attacks);
     let mut between = vec![0u64; 64 * 64];
     let mut line = vec![0u64; 64 * 64];
     for a in 0..64 {

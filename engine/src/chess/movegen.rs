@@ -1,26 +1,34 @@
 //! Fully legal move generation from checkers and pins: no make-and-test, so perft can count leaves
 //! by list length.
 
+use std::mem::MaybeUninit;
+
 use super::attacks::{
     between, bishop_attacks, king_attacks, knight_attacks, line, pawn_attacks, rook_attacks,
 };
-use super::bitboard::{Bitboard, RANK_3, RANK_6, Squares, bb, forward, lsb, more_than_one};
+use super::bitboard::{
+    Bitboard, RANK_2, RANK_3, RANK_6, RANK_7, Squares, bb, forward, lsb, more_than_one,
+};
 use super::position::{BLACK_OO, BLACK_OOO, Position, WHITE_OO, WHITE_OOO};
 use super::types::{
     BISHOP, CAPTURE, CASTLE, Color, DOUBLE_PUSH, EN_PASSANT, KING, KNIGHT, Move, PAWN, PROMO,
     QUEEN, QUIET, ROOK, Square,
 };
 
-/// A fixed-capacity move list (no allocation in search).
+/// Capacity of a move list; no legal position has more moves (the record is 218).
+pub const MAX_MOVES: usize = 256;
+
+/// A fixed-capacity move list (no allocation, no zeroing: one is created at every node).
 pub struct MoveList {
-    moves: [Move; 256],
+    moves: [MaybeUninit<Move>; MAX_MOVES],
     len: usize,
 }
 
 impl Default for MoveList {
+    #[inline(always)]
     fn default() -> Self {
         MoveList {
-            moves: [Move::NONE; 256],
+            moves: [MaybeUninit::uninit(); MAX_MOVES],
             len: 0,
         }
     }
@@ -29,7 +37,7 @@ impl Default for MoveList {
 impl MoveList {
     #[inline(always)]
     fn push(&mut self, m: Move) {
-        self.moves[self.len] = m;
+        self.moves[self.len] = MaybeUninit::new(m);
         self.len += 1;
     }
 
@@ -50,14 +58,21 @@ impl MoveList {
     /// Exchange two entries (used by the move picker's selection sort).
     #[inline(always)]
     pub fn swap(&mut self, a: usize, b: usize) {
-        self.moves.swap(a, b);
+        self.as_mut_slice().swap(a, b);
     }
 
     /// The moves as a slice.
     #[must_use]
     #[inline(always)]
     pub fn as_slice(&self) -> &[Move] {
-        &self.moves[..self.len]
+        // SAFETY: entries below `len` were written by `push`; MaybeUninit<Move> has Move's layout.
+        unsafe { std::slice::from_raw_parts(self.moves.as_ptr().cast::<Move>(), self.len) }
+    }
+
+    #[inline(always)]
+    fn as_mut_slice(&mut self) -> &mut [Move] {
+        // SAFETY: as in `as_slice`.
+        unsafe { std::slice::from_raw_parts_mut(self.moves.as_mut_ptr().cast::<Move>(), self.len) }
     }
 }
 
@@ -206,11 +221,7 @@ pub fn generate(pos: &Position, list: &mut MoveList, mode: GenMode) {
 
     // Pawns.
     let pawns = pos.pieces(us, PAWN);
-    let promo_rank_from = if us == Color::White {
-        super::bitboard::RANK_7
-    } else {
-        super::bitboard::RANK_2
-    };
+    let promo_rank_from = if us == Color::White { RANK_7 } else { RANK_2 };
     let double_rank = if us == Color::White { RANK_3 } else { RANK_6 };
     let up: isize = if us == Color::White { 8 } else { -8 };
     let empty = !occ;

@@ -1,7 +1,7 @@
 //! The position: bitboards by kind and colour, a mailbox, rights, and copy-make move application.
 
 use super::attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks};
-use super::bitboard::{Bitboard, bb, lsb};
+use super::bitboard::{Bitboard, bb, lsb, more_than_one};
 use super::types::{
     BISHOP, CAPTURE, CASTLE, Color, DOUBLE_PUSH, EN_PASSANT, KING, KNIGHT, Move, NO_PIECE, PAWN,
     QUEEN, ROOK, Square, make_piece, piece_color, piece_kind,
@@ -267,6 +267,6 @@ impl Position {
             return false;
         }
         let minors = self.kinds[KNIGHT] | self.kinds[BISHOP];
-        !super::bitboard::more_than_one(minors)
+        !more_than_one(minors)
     }
 }

@@ -237,3 +237,74 @@ pub fn report(pos: &Position) -> String {
     ));
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::POSITIONS;
+
+    /// The same position with colours swapped and the board mirrored top to bottom.
+    fn mirror(fen: &str) -> String {
+        let f: Vec<&str> = fen.split_whitespace().collect();
+        let swap = |s: &str| {
+            s.chars()
+                .map(|c| {
+                    if c.is_ascii_uppercase() {
+                        c.to_ascii_lowercase()
+                    } else {
+                        c.to_ascii_uppercase()
+                    }
+                })
+                .collect::<String>()
+        };
+        let board = f[0]
+            .split('/')
+            .rev()
+            .map(swap)
+            .collect::<Vec<_>>()
+            .join("/");
+        let side = if f[1] == "w" { "b" } else { "w" };
+        let mut castling: Vec<char> = swap(f[2]).chars().collect();
+        castling.sort_by_key(|c| (c.is_ascii_lowercase(), *c == 'q' || *c == 'Q'));
+        let castling: String = castling.into_iter().collect();
+        let ep = if f[3] == "-" {
+            "-".to_string()
+        } else {
+            let b = f[3].as_bytes();
+            format!("{}{}", b[0] as char, (b'1' + b'8' - b[1]) as char)
+        };
+        format!("{board} {side} {castling} {ep} 0 1")
+    }
+
+    #[test]
+    fn symmetric_and_both_paths_agree() {
+        for fen in POSITIONS {
+            let pos = Position::from_fen(fen).unwrap();
+            let mirrored = Position::from_fen(&mirror(fen)).unwrap();
+            assert_eq!(evaluate(&pos), evaluate(&mirrored), "{fen}");
+            if popcnt::has_hardware_popcnt() {
+                // SAFETY: the CPU has POPCNT.
+                let fast = unsafe { coherent_evaluate_popcnt(&pos) };
+                assert_eq!(fast, coherent_evaluate_generic(&pos), "{fen}");
+            }
+            let traced = taper(&pos, &breakdown(&pos, &mut TermTrace::default()));
+            assert_eq!(traced, evaluate(&pos), "tracing must not change the value");
+        }
+    }
+
+    #[test]
+    fn drawish_material_scales_to_zero() {
+        for fen in [
+            "8/8/4k3/8/8/3KB3/8/8 w - - 0 1",
+            "8/8/4k3/8/8/3KN3/8/8 w - - 0 1",
+            "8/8/4k3/8/8/2NKN3/8/8 w - - 0 1",
+        ] {
+            let pos = Position::from_fen(fen).unwrap();
+            let b = breakdown(&pos, &mut NoTrace);
+            assert_eq!(b.scale, 0, "{fen}");
+        }
+        // K+B+N v K is a win: full scale (no term of its own, that is a later change).
+        let kbnk = Position::from_fen("8/8/4k3/8/8/3KBN2/8/8 w - - 0 1").unwrap();
+        assert_eq!(breakdown(&kbnk, &mut NoTrace).scale, scale::SCALE_NORMAL);
+    }
+}

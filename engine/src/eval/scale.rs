@@ -4,7 +4,7 @@
 use super::popcnt::popcount;
 use crate::chess::bitboard::LIGHT_SQUARES;
 use crate::chess::position::Position;
-use crate::chess::types::{BISHOP, Color, KNIGHT, PAWN, QUEEN, ROOK};
+use crate::chess::types::{BISHOP, Color, KING, KNIGHT, PAWN, QUEEN, ROOK};
 
 /// Full scale.
 pub const SCALE_NORMAL: i32 = 64;
@@ -31,7 +31,7 @@ pub fn scale_factor(pos: &Position, eg: i32) -> i32 {
         // K+N+N v bare king: no forced mate.
         if pos.pieces(weak, PAWN) == 0
             && weak_npm == 0
-            && pos.us(strong) & !pos.kinds[crate::chess::types::KING] == pos.pieces(strong, KNIGHT)
+            && pos.us(strong) & !pos.kinds[KING] == pos.pieces(strong, KNIGHT)
         {
             return 0;
         }

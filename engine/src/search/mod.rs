@@ -33,6 +33,9 @@ pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
 /// Default transposition table size in MiB.
 pub const DEFAULT_HASH_MB: usize = 16;
 
+/// Default Move Overhead: pipe, scheduler and GUI latency per move on a busy machine.
+pub const DEFAULT_MOVE_OVERHEAD_MS: u64 = 30;
+
 /// Per-ply search state.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Frame {
@@ -89,7 +92,7 @@ impl Searcher {
         Searcher {
             tt: TranspositionTable::new(hash_mb),
             params: Tunables::default(),
-            move_overhead: 10,
+            move_overhead: DEFAULT_MOVE_OVERHEAD_MS,
             history: History::default(),
             lmr: vec![[0; 64]; 64],
             nodes: 0,
@@ -132,7 +135,8 @@ impl Searcher {
         let div = self.params.lmr_div as f64 / 100.0;
         for d in 1..64 {
             for m in 1..64 {
-                self.lmr[d][m] = ((base + (d as f64).ln() * (m as f64).ln() / div) * 1024.0) as i32;
+                self.lmr[d][m] =
+                    ((base + portable_ln(d as f64) * portable_ln(m as f64) / div) * 1024.0) as i32;
             }
         }
     }
@@ -146,7 +150,7 @@ impl Searcher {
         if self.completed_depth < 1 {
             return false;
         }
-        let polled = self.nodes & 1023 == 0
+        let polled = self.nodes & 255 == 0
             && (self.stop.load(Ordering::Relaxed) || self.time.hard_expired());
         if polled || self.node_limit.is_some_and(|n| self.nodes >= n) {
             self.stopped = true;
@@ -270,6 +274,26 @@ impl Searcher {
     }
 }
 
+/// Natural logarithm from IEEE basic operations only (correctly rounded everywhere), so the LMR
+/// table and with it the bench signature cannot depend on the platform's `libm`. For x >= 1.
+#[must_use]
+pub fn portable_ln(x: f64) -> f64 {
+    // x = m * 2^e with m in [1, 2); ln m = 2 atanh((m - 1) / (m + 1)) by its series.
+    let (mut m, mut e) = (x, 0i32);
+    while m >= 2.0 {
+        m /= 2.0;
+        e += 1;
+    }
+    let z = (m - 1.0) / (m + 1.0);
+    let z2 = z * z;
+    let (mut term, mut sum) = (z, 0.0);
+    for k in 0..30 {
+        sum += term / (2 * k + 1) as f64;
+        term *= z2;
+    }
+    2.0 * sum + e as f64 * std::f64::consts::LN_2
+}
+
 /// UCI score text: `cp N` or `mate N` (moves, negative when being mated).
 #[must_use]
 pub fn score_to_uci(score: i32) -> String {
@@ -279,5 +303,59 @@ pub fn score_to_uci(score: i32) -> String {
         format!("mate -{}", (MATE + score) / 2)
     } else {
         format!("cp {score}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::fen::START_FEN;
+    use crate::chess::movegen::parse_uci_move;
+
+    fn play(fen: &str, moves: &[&str]) -> (Position, Vec<u64>) {
+        let mut pos = Position::from_fen(fen).unwrap();
+        let mut hashes = Vec::new();
+        for m in moves {
+            hashes.push(pos.hash);
+            pos = pos.make_move(parse_uci_move(&pos, m).unwrap());
+        }
+        (pos, hashes)
+    }
+
+    #[test]
+    fn portable_ln_matches_std() {
+        for x in 1..200 {
+            let x = x as f64;
+            assert!((portable_ln(x) - x.ln()).abs() < 1e-12, "{x}");
+        }
+    }
+
+    #[test]
+    fn repetition_and_fifty_moves_are_draws() {
+        let mut s = Searcher::new(1);
+        let (pos, hashes) = play(START_FEN, &["g1f3", "g8f6", "f3g1", "f6g8"]);
+        s.hashes = hashes;
+        assert!(s.is_draw(&pos), "start position repeated");
+        s.hashes.clear();
+        assert!(!s.is_draw(&pos));
+        let fifty = Position::from_fen("8/8/4k3/8/8/3K4/R7/8 w - - 100 80").unwrap();
+        assert!(s.is_draw(&fifty));
+    }
+
+    #[test]
+    fn finds_mate_and_avoids_stalemate() {
+        let mut s = Searcher::new(1);
+        let limits = Limits {
+            depth: Some(6),
+            ..Limits::default()
+        };
+        let pos = Position::from_fen("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1").unwrap();
+        let r = s.search(&pos, &[], &limits, false);
+        assert_eq!((r.best.to_uci().as_str(), r.score), ("d1d8", MATE - 1));
+        // K+Q v K: queen moves that stalemate must not be chosen; the engine should see a winning score.
+        let pos = Position::from_fen("k7/8/1K6/8/8/8/8/2Q5 w - - 0 1").unwrap();
+        let r = s.search(&pos, &[], &limits, false);
+        assert_ne!(r.best.to_uci(), "c1c7", "c7 stalemates");
+        assert!(r.score > 500, "score {}", r.score);
     }
 }

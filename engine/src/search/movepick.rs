@@ -1,9 +1,11 @@
 //! Move ordering: TT move, good captures (MVV-LVA, SEE ≥ 0), killers, countermove, quiets by
 //! history, bad captures. All moves are generated legal up front, then picked best-first.
 
+use std::mem::MaybeUninit;
+
 use super::history::History;
 use super::see::{SEE_VALUE, see_ge};
-use crate::chess::movegen::{GenMode, MoveList, generate};
+use crate::chess::movegen::{GenMode, MAX_MOVES, MoveList, generate};
 use crate::chess::position::Position;
 use crate::chess::types::{EN_PASSANT, Move, PAWN};
 
@@ -16,7 +18,7 @@ const BAD_NOISY: i32 = -(1 << 28);
 /// Best-first iterator over the legal moves of a position.
 pub struct MovePicker {
     list: MoveList,
-    scores: [i32; 256],
+    scores: [MaybeUninit<i32>; MAX_MOVES],
     next: usize,
 }
 
@@ -40,9 +42,9 @@ impl MovePicker {
     ) -> MovePicker {
         let mut list = MoveList::default();
         generate(pos, &mut list, mode);
-        let mut scores = [0i32; 256];
+        let mut scores = [MaybeUninit::uninit(); MAX_MOVES];
         for (i, &m) in list.as_slice().iter().enumerate() {
-            scores[i] = if m == tt_move {
+            scores[i] = MaybeUninit::new(if m == tt_move {
                 TT_MOVE
             } else if m.is_noisy() {
                 let victim = if m.flags() == EN_PASSANT {
@@ -66,7 +68,7 @@ impl MovePicker {
                 COUNTER
             } else {
                 history.score(pos.side, m)
-            };
+            });
         }
         MovePicker {
             list,
@@ -93,14 +95,16 @@ impl MovePicker {
         if self.next >= n {
             return None;
         }
+        // SAFETY: `new` wrote a score for every index below the list length.
+        let scores = unsafe { std::slice::from_raw_parts(self.scores.as_ptr().cast::<i32>(), n) };
         let mut best = self.next;
         for i in self.next + 1..n {
-            if self.scores[i] > self.scores[best] {
+            if scores[i] > scores[best] {
                 best = i;
             }
         }
         let m = self.list.as_slice()[best];
-        let sc = self.scores[best];
+        let sc = scores[best];
         // Selection sort step: move the chosen entry into place.
         self.scores.swap(best, self.next);
         self.list.swap(best, self.next);

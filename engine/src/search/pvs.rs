@@ -3,10 +3,10 @@
 use super::movepick::{MovePicker, Refutations, is_bad_noisy};
 use super::see::see_ge;
 use super::tt::Bound;
-use super::{INF, MATE, MATE_BOUND, MAX_PLY, Searcher};
+use super::{Frame, INF, MATE, MATE_BOUND, MAX_PLY, Searcher};
 use crate::chess::movegen::GenMode;
 use crate::chess::position::Position;
-use crate::chess::types::Move;
+use crate::chess::types::{Move, NO_PIECE};
 use crate::eval::evaluate;
 
 /// Convert a score to the table's form (mates relative to the stored node).
@@ -89,10 +89,10 @@ impl Searcher {
         if depth <= 0 {
             return self.qsearch(pos, alpha, beta, ply);
         }
-        self.nodes += 1;
         if self.should_stop() {
             return 0;
         }
+        self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
         let in_check = pos.in_check();
         if !root {
@@ -147,19 +147,13 @@ impl Searcher {
             // Reverse futility: far above beta, a shallow search will not come back down.
             if depth <= self.params.rfp_depth
                 && eval.abs() < MATE_BOUND
-                && eval - self.params.rfp_margin * depth
-                    + if improving {
-                        self.params.rfp_improving
-                    } else {
-                        0
-                    }
-                    >= beta
+                && eval - self.params.reverse_futility_margin(depth, improving) >= beta
             {
                 return eval;
             }
             // Razoring: far below alpha at low depth, trust quiescence.
             if depth <= self.params.razor_depth
-                && eval + self.params.razor_base + self.params.razor_mult * depth <= alpha
+                && eval + self.params.razoring_margin(depth) <= alpha
             {
                 let v = self.qsearch(pos, alpha, alpha + 1, ply);
                 if v <= alpha {
@@ -173,12 +167,10 @@ impl Searcher {
                 && self.frames[ply - 1].mv != Move::NONE
                 && pos.has_non_pawn_material(pos.side)
             {
-                let r = self.params.nmp_base
-                    + depth / self.params.nmp_depth_div
-                    + ((eval - beta) / self.params.nmp_eval_div).min(self.params.nmp_eval_max);
+                let r = self.params.null_move_reduction(depth, eval - beta);
                 let null = pos.make_null();
                 self.frames[ply].mv = Move::NONE;
-                self.frames[ply].piece = 12;
+                self.frames[ply].piece = NO_PIECE;
                 self.hashes.push(pos.hash);
                 let v = -self.negamax(&null, -beta, -beta + 1, depth - r, ply + 1, !cut_node);
                 self.hashes.pop();
@@ -198,7 +190,7 @@ impl Searcher {
         let prev = if ply > 0 {
             self.frames[ply - 1]
         } else {
-            super::Frame::default()
+            Frame::default()
         };
         let counter = if ply > 0 && prev.mv != Move::NONE {
             self.history.countermove(prev.piece, prev.mv)
@@ -230,27 +222,26 @@ impl Searcher {
             let refutation = m == refs.killers[0] || m == refs.killers[1] || m == counter;
             if !root && best_score > -MATE_BOUND {
                 if quiet {
-                    let lmp_limit = self.params.lmp_base
-                        + depth * depth * self.params.lmp_mult_pct
-                            / if improving { 100 } else { 200 };
-                    if depth <= self.params.lmp_depth && n_quiets as i32 >= lmp_limit {
+                    if depth <= self.params.lmp_depth
+                        && n_quiets as i32 >= self.params.late_move_limit(depth, improving)
+                    {
                         skip_quiets = true;
                         continue;
                     }
                     if depth <= self.params.fp_depth
                         && !in_check
-                        && eval + self.params.fp_base + self.params.fp_mult * depth <= alpha
+                        && eval + self.params.futility_margin(depth) <= alpha
                     {
                         skip_quiets = true;
                         continue;
                     }
                     if depth <= self.params.see_quiet_depth
-                        && !see_ge(pos, m, -self.params.see_quiet_margin * depth)
+                        && !see_ge(pos, m, self.params.see_quiet_threshold(depth))
                     {
                         continue;
                     }
                 } else if depth <= self.params.see_noisy_depth
-                    && !see_ge(pos, m, -self.params.see_noisy_margin * depth * depth)
+                    && !see_ge(pos, m, self.params.see_noisy_threshold(depth))
                 {
                     continue;
                 }
@@ -364,12 +355,12 @@ impl Searcher {
         depth: i32,
         m: Move,
         tried: &[Move],
-        prev: super::Frame,
+        prev: Frame,
     ) {
-        let p = &self.params;
-        let bonus =
-            (p.hist_bonus_mult * depth * depth + p.hist_bonus_linear * depth).min(p.hist_bonus_max);
-        let malus = bonus * p.hist_malus_pct / 100;
+        let (bonus, malus) = (
+            self.params.history_bonus(depth),
+            self.params.history_malus(depth),
+        );
         for &q in tried {
             if q != m {
                 self.history.update(pos.side, q, -malus);

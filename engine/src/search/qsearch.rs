@@ -14,11 +14,11 @@ use crate::eval::evaluate;
 impl Searcher {
     /// Quiescence search of `pos` in the window (alpha, beta).
     pub(crate) fn qsearch(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
-        self.nodes += 1;
         self.pv_len[ply] = ply;
         if self.should_stop() {
             return 0;
         }
+        self.nodes += 1;
         self.seldepth = self.seldepth.max(ply);
         let in_check = pos.in_check();
         if ply >= MAX_PLY - 1 {
