@@ -33,7 +33,7 @@ pub struct RunReport {
     /// sha256 of the predecessor binary.
     pub predecessor_sha256: String,
     /// The build-shape gate on the candidate, once run.
-    pub gate: Option<GateReport>,
+    pub gate: Option<GateSummary>,
     /// Bench signatures, once measured.
     pub bench: Option<BenchReport>,
     /// The Randfall proof, once run.
@@ -48,7 +48,7 @@ pub struct RunReport {
 
 /// The gate's counts (ARCHITECTURE §4 "build-shape gate").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct GateReport {
+pub struct GateSummary {
     /// PASS or FAIL.
     pub pass: bool,
     /// Evaluation symbols that were scanned.
@@ -142,7 +142,7 @@ pub(crate) mod fixtures {
             bound_at: "2026-11-29T11:00:00.000Z".into(),
             candidate_sha256: "c".repeat(64),
             predecessor_sha256: "d".repeat(64),
-            gate: Some(GateReport {
+            gate: Some(GateSummary {
                 pass: true,
                 symbols: vec!["coherent_evaluate_popcnt".into()],
                 functions_scanned: 3,

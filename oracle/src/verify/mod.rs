@@ -41,7 +41,7 @@ use crate::governance::timestamp::Timestamp;
 use crate::governance::verdict::{Evidence, decide};
 use crate::play::runner::Shard;
 use crate::proof::{Detail, verify_proof};
-use crate::report::{self, BenchReport, GateReport, RunReport};
+use crate::report::{self, BenchReport, GateSummary, RunReport};
 use crate::tablebase::Tablebase;
 use binding::{BindingRecord, BoundBinary, timestamp};
 use out::{OutDir, write_atomic};
@@ -500,7 +500,7 @@ impl Run<'_> {
             let found = gate::inspect(&bytes, &rules.constitution.gate.symbols)
                 .map_err(|e| StepFailure::error(step, format!("candidate binary: {e}")))?;
             write_json(step, &file, &found)?;
-            self.report.gate = Some(GateReport {
+            self.report.gate = Some(GateSummary {
                 pass: found.pass,
                 symbols: found.symbols.clone(),
                 functions_scanned: found.functions_scanned.len(),
