@@ -221,7 +221,7 @@ impl Run<'_> {
     /// The steps, in order.
     fn pipeline(&mut self) -> Result<Conclusion, StepFailure> {
         let (repo, rules) = self.resolve()?;
-        let trailers = self.trailers()?;
+        let trailers = self.trailers(&repo)?;
         let binding = self.build_and_bind(&rules)?;
         self.gate(&rules, &binding)?;
         let bench = self.bench(&binding, &trailers)?;
@@ -333,24 +333,34 @@ impl Run<'_> {
         })
     }
 
-    /// Step 2: `Bench:`, `Oracle-Path:`, `Oracle-Proof:`.
-    fn trailers(&mut self) -> Result<Trailers, StepFailure> {
+    /// Step 2: `Bench:`, `Oracle-Path:`, `Oracle-Proof:` (of the branch commit for a merge).
+    fn trailers(&mut self, repo: &Repository) -> Result<Trailers, StepFailure> {
         let step = Step::Trailers;
         self.reporter.begin(step, "read the candidate's trailers");
-        let message = self.pair().candidate.message.clone();
-        let result = trailers::parse(&message).map_err(|e| {
-            StepFailure::error(
-                step,
-                format!("candidate {}: {e}", short(&self.pair().candidate.commit)),
-            )
-        });
-        if let Ok(t) = &result {
+        let candidate = self.pair().candidate.clone();
+        let result = resolve::declaring_commit(repo, &candidate)
+            .map_err(|e| StepFailure::error(step, e))
+            .and_then(|declaring| {
+                let from = if declaring.commit == candidate.commit {
+                    format!("candidate {}", short(&candidate.commit))
+                } else {
+                    format!(
+                        "commit {} (brought in by the merge {})",
+                        short(&declaring.commit),
+                        short(&candidate.commit)
+                    )
+                };
+                trailers::parse(&declaring.message)
+                    .map(|t| (t, from.clone()))
+                    .map_err(|e| StepFailure::error(step, format!("{from}: {e}")))
+            });
+        if let Ok((t, _)) = &result {
             self.path = Some(t.path);
             self.report.path = t.path.to_string();
         }
-        self.close(result, |t| {
+        self.close(result, |(t, from)| {
             format!(
-                "Bench: {}, path {}{}",
+                "{from}: Bench: {}, path {}{}",
                 t.bench,
                 t.path,
                 t.proof
@@ -359,6 +369,7 @@ impl Run<'_> {
                     .unwrap_or_default()
             )
         })
+        .map(|(t, _)| t)
     }
 
     /// Step 3: build both twice (or reuse an earlier run's binding), bind before any measurement.

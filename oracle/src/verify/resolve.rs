@@ -64,7 +64,7 @@ pub enum ResolveError {
         source: SourceError,
     },
     /// No commit given and no commit in HEAD's first-parent history changed `engine/`.
-    #[error("no commit given and no commit reachable from HEAD changes `{ENGINE_DIR}/`")]
+    #[error("no commit given and no commit in HEAD's first-parent history changes `{ENGINE_DIR}/`")]
     NoEngineChange,
     /// The candidate is a root commit and no `--base` was given.
     #[error("candidate {0} has no parent; name the predecessor with --base")]
@@ -125,7 +125,7 @@ pub fn open(path: &Path) -> Result<Repository, ResolveError> {
 
 /// Resolves candidate and predecessor to full ids.
 ///
-/// No candidate: the newest non-merge commit reachable from HEAD that changed `engine/`.
+/// No candidate: the newest commit on HEAD's first-parent line that changed `engine/`.
 /// No base: the candidate's first parent.
 pub fn resolve_pair(
     repo: &Repository,
@@ -175,33 +175,65 @@ fn describe(repo: &Repository, id: Oid) -> Result<ResolvedCommit, ResolveError> 
     })
 }
 
-/// The newest non-merge commit reachable from HEAD whose `engine/` tree differs from its parent's.
-///
-/// Merge commits are passed over: an engine change is authored (with its `Bench:` trailer) in
-/// an ordinary commit, and a merge only brings it in.
+/// The newest commit on HEAD's first-parent line whose `engine/` tree differs from its first
+/// parent's: on a main branch this is the merge (or the commit) that brought the change in.
 pub fn newest_engine_change(repo: &Repository) -> Result<Oid, ResolveError> {
     let mut walk = git("walk history", repo.revwalk())?;
     git("walk history from HEAD", walk.push_head())?;
-    git(
-        "sort history",
-        walk.set_sorting(git2::Sort::TOPOLOGICAL | git2::Sort::TIME),
-    )?;
+    git("walk first parents", walk.simplify_first_parent())?;
     for id in walk {
         let id = git("walk history", id)?;
-        let commit = git(format!("read commit {id}"), repo.find_commit(id))?;
-        if commit.parent_count() > 1 {
-            continue;
-        }
-        let engine_here = engine_tree_id(&git("read tree", commit.tree())?);
-        let engine_before = match commit.parent(0) {
-            Ok(parent) => engine_tree_id(&git("read tree", parent.tree())?),
-            Err(_) => None,
-        };
-        if engine_here.is_some() && engine_here != engine_before {
+        if changes_engine(repo, id)? {
             return Ok(id);
         }
     }
     Err(ResolveError::NoEngineChange)
+}
+
+/// Whether commit `id`'s `engine/` tree differs from its first parent's.
+fn changes_engine(repo: &Repository, id: Oid) -> Result<bool, ResolveError> {
+    let commit = git(format!("read commit {id}"), repo.find_commit(id))?;
+    let engine_here = engine_tree_id(&git("read tree", commit.tree())?);
+    let engine_before = match commit.parent(0) {
+        Ok(parent) => engine_tree_id(&git("read tree", parent.tree())?),
+        Err(_) => None,
+    };
+    Ok(engine_here.is_some() && engine_here != engine_before)
+}
+
+/// The commit whose message declares the candidate's trailers: the candidate itself, unless it
+/// is a merge without a `Bench:` trailer — then the newest non-merge commit that the merge
+/// brings in and that changed `engine/` (where the change was authored and benched).
+pub fn declaring_commit(
+    repo: &Repository,
+    candidate: &ResolvedCommit,
+) -> Result<ResolvedCommit, ResolveError> {
+    let id = git("parse commit id", Oid::from_str(&candidate.commit))?;
+    let commit = git(format!("read commit {id}"), repo.find_commit(id))?;
+    let declares = crate::build::bench::trailer_in_message(&candidate.message)
+        .is_ok_and(|bench| bench.is_some());
+    if commit.parent_count() < 2 || declares {
+        return Ok(candidate.clone());
+    }
+    let mut walk = git("walk the merged commits", repo.revwalk())?;
+    git("walk the merged commits", walk.push(id))?;
+    git(
+        "walk the merged commits",
+        walk.hide(commit.parent_id(0).expect("a merge has parents")),
+    )?;
+    git(
+        "sort the merged commits",
+        walk.set_sorting(git2::Sort::TOPOLOGICAL | git2::Sort::TIME),
+    )?;
+    for merged in walk {
+        let merged = git("walk the merged commits", merged)?;
+        let is_merge =
+            git(format!("read commit {merged}"), repo.find_commit(merged))?.parent_count() > 1;
+        if !is_merge && changes_engine(repo, merged)? {
+            return describe(repo, merged);
+        }
+    }
+    Ok(candidate.clone())
 }
 
 fn engine_tree_id(tree: &Tree<'_>) -> Option<Oid> {
@@ -366,7 +398,7 @@ mod tests {
     }
 
     #[test]
-    fn newest_engine_change_skips_merges_and_other_paths() {
+    fn newest_engine_change_follows_first_parents_and_merges_declare_through_their_branch() {
         let s = Scratch::new();
         let root = s.commit(
             &[],
@@ -386,13 +418,23 @@ mod tests {
             "merge",
         );
         s.head(merge);
-        assert_eq!(newest_engine_change(&s.repo).unwrap(), change);
+        assert_eq!(newest_engine_change(&s.repo).unwrap(), merge);
         let pair = resolve_pair(&s.repo, None, None).unwrap();
-        assert_eq!(pair.candidate.commit, change.to_string());
-        assert_eq!(pair.predecessor.commit, root.to_string());
-        assert_eq!(pair.candidate.summary, "engine change");
-        let based = resolve_pair(&s.repo, None, Some(&side.to_string())).unwrap();
-        assert_eq!(based.predecessor.commit, side.to_string());
+        assert_eq!(pair.candidate.commit, merge.to_string());
+        assert_eq!(pair.predecessor.commit, side.to_string());
+        let declared = declaring_commit(&s.repo, &pair.candidate).unwrap();
+        assert_eq!(
+            declared.commit,
+            change.to_string(),
+            "the merge's trailers come from its branch"
+        );
+        let plain = s.pair(change);
+        assert_eq!(
+            declaring_commit(&s.repo, &plain.candidate).unwrap(),
+            plain.candidate
+        );
+        let based = resolve_pair(&s.repo, None, Some(&root.to_string())).unwrap();
+        assert_eq!(based.predecessor.commit, root.to_string());
         s.head(side);
         assert_eq!(newest_engine_change(&s.repo).unwrap(), root);
     }
