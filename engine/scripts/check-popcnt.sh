@@ -16,7 +16,7 @@ swar='0x5555555555555555|0x3333333333333333|0xf0f0f0f0f0f0f0f|0x101010101010101'
 
 entry=${ENTRY:-coherent_evaluate_popcnt}
 [ -n "$(body "$entry")" ] || { echo "FAIL: symbol $entry not found in $BIN"; exit 1; }
-popcnts=$(body "$entry" | grep -c 'popcnt' || true)
+popcnts=$(body "$entry" | grep -cP '\tpopcnt\s' || true)
 echo "$entry: $(body "$entry" | wc -l) instructions, $popcnts popcnt"
 status=0
 [ "$popcnts" -gt 0 ] || { echo "FAIL: no popcnt in $entry"; status=1; }

@@ -179,6 +179,9 @@ fn study_reports_counts_paired_table_and_sign_test() {
     let f = fixture();
     let perfect = f.perfect.display().to_string();
     let broken = f.broken.display().to_string();
+    let control = f.dir.path().join("control.epd");
+    std::fs::write(&control, "# other endings\n8/8/8/8/8/2k5/8/KR6 w - -\n").unwrap();
+    let control = control.display().to_string();
     let args = [
         "study",
         "--ending",
@@ -193,6 +196,8 @@ fn study_reports_counts_paired_table_and_sign_test() {
         &perfect,
         "--engine2",
         &broken,
+        "--control",
+        &control,
         "--json",
     ];
     let (code, out, err) = f.oracle(&args);
@@ -203,6 +208,8 @@ fn study_reports_counts_paired_table_and_sign_test() {
     assert_eq!(report["paired"]["only_first"], 5);
     assert_eq!(report["paired"]["both"], 0);
     assert!((report["paired"]["sign_test_p"].as_f64().unwrap() - 0.0625).abs() < 1e-12);
+    assert_eq!(report["control"][0]["unchanged"], false, "{out}");
+    assert_eq!(report["control"][0]["engine"]["score"], "cp 100");
     let positions = report["positions"].as_array().unwrap();
     assert_eq!(positions.len(), 5);
     assert!(

@@ -113,6 +113,12 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
             "yes (two builds, equal sha256)"
         };
         println!("reproduced {how}");
+        if let Some(isolation) = outcome.isolation {
+            println!(
+                "isolation  {}",
+                serde_json::to_value(isolation)?.as_str().unwrap_or("?")
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

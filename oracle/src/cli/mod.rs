@@ -30,12 +30,6 @@ pub struct Cli {
 /// Every subcommand of the oracle.
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Build a commit twice in different directories; require equal sha256; cache the binary.
-    Build(build_cmd::BuildArgs),
-    /// Build-shape gate: hardware POPCNT in the evaluation's fast variant, no software popcount.
-    Gate(build_cmd::GateArgs),
-    /// Bench signature: run `<binary> bench` twice and require the same node count.
-    Bench(build_cmd::BenchArgs),
     /// The whole gatekeeper: resolve, build and bind, gate, bench, proof, stages, verdict.
     Verify(Box<verify::VerifyArgs>),
     /// The constitution: check it as the oracle enforces it.
@@ -52,7 +46,13 @@ enum Command {
     Match(Box<match_cmd::MatchArgs>),
     /// Combine shard results of `oracle match --shard` and apply the SPRT at round boundaries.
     Merge(match_cmd::MergeArgs),
-    /// Machine-checkable proofs: run a spec on an engine, the seed-003 study protocol.
+    /// Build a commit twice in different directories; require equal sha256; cache the binary.
+    Build(build_cmd::BuildArgs),
+    /// Build-shape gate: hardware POPCNT in the evaluation's fast variant, no software popcount.
+    Gate(build_cmd::GateArgs),
+    /// Bench signature: run `<binary> bench` twice and require the same node count.
+    Bench(build_cmd::BenchArgs),
+    /// Proofs of the Randfall path: run a proof spec, or the conversion study protocol.
     Proof(proof::ProofArgs),
     /// The exact endgame solver: generate tables, probe positions.
     Tb(tb::TbArgs),
@@ -78,9 +78,6 @@ pub fn run(cli: Cli) -> ExitCode {
 /// Dispatches one subcommand to its area's `run`.
 fn execute(command: Command) -> anyhow::Result<ExitCode> {
     match command {
-        Command::Build(args) => build_cmd::run_build(args),
-        Command::Gate(args) => build_cmd::run_gate(args),
-        Command::Bench(args) => build_cmd::run_bench(args),
         Command::Verify(args) => verify::run(*args),
         Command::Constitution(args) => constitution::run(args),
         Command::Register(args) => register::run(args),
@@ -89,6 +86,9 @@ fn execute(command: Command) -> anyhow::Result<ExitCode> {
         Command::Tune(args) => tune::run(args),
         Command::Match(args) => match_cmd::run_match_command(*args),
         Command::Merge(args) => match_cmd::run_merge_command(args),
+        Command::Build(args) => build_cmd::run_build(args),
+        Command::Gate(args) => build_cmd::run_gate(args),
+        Command::Bench(args) => build_cmd::run_bench(args),
         Command::Proof(args) => proof::run(args),
         Command::Tb(args) => tb::run(args),
     }

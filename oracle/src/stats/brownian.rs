@@ -35,10 +35,10 @@ fn primitive(n: f64, gamma: f64, width: f64, y: f64) -> f64 {
 }
 
 impl Brownian {
-    /// Probability that the path passes to the right of (T, y), the time axis vertical: it ends
-    /// at the upper barrier, or is still alive at time T above y (an outcome worse than (T, y)
-    /// for a low Elo). Uses the exact series, or Siegmund's approximation where that converges
-    /// slowly, exactly where Fishtest switches.
+    /// Probability of an outcome worse than the observed (T, y): absorbed at the lower barrier
+    /// by time T, or alive at T below y (Fishtest: the path passes to the right of (T, y), time
+    /// on the vertical axis). Uses the exact series, or Siegmund's approximation where the
+    /// series converges slowly, switching exactly where Fishtest does.
     pub fn outcome_cdf(&self, t: f64, y: f64) -> f64 {
         let gamma = self.mu / self.sigma2;
         let width = self.b - self.a;
@@ -98,5 +98,56 @@ impl Brownian {
             }
         };
         phi(z) + tail(za, self.a) - tail(zb, self.b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two-barrier ruin probability: a path with drift μ, variance σ² started at 0 hits a < 0
+    /// before b > 0 with probability (e^(2γa) − e^(−2γ(b−a)))/(1 − e^(−2γ(b−a))), γ = μ/σ².
+    fn ruin(a: f64, b: f64, mu: f64, sigma2: f64) -> f64 {
+        let gamma = mu / sigma2;
+        let far = (-2.0 * gamma * (b - a)).exp();
+        ((2.0 * gamma * a).exp() - far) / (1.0 - far)
+    }
+
+    #[test]
+    fn long_horizons_give_the_ruin_probability() {
+        let (a, b) = (-2.944_438_979_166_440_3, 2.944_438_979_166_440_3);
+        // Series branch (|γA| ≤ 15): every path is absorbed long before T.
+        for mu in [-0.3, -0.01, 0.02, 0.4] {
+            let bm = Brownian {
+                a,
+                b,
+                mu,
+                sigma2: 1.0,
+            };
+            let worse = bm.outcome_cdf(1e4, 0.5);
+            assert!((worse - ruin(a, b, mu, 1.0)).abs() < 1e-9, "{mu}: {worse}");
+        }
+        // Siegmund branch (|γA| > 15): the far barrier no longer matters.
+        let bm = Brownian {
+            a,
+            b,
+            mu: 3.0,
+            sigma2: 1.0,
+        };
+        let worse = bm.outcome_cdf(1e3, 0.5);
+        assert!((worse - ruin(a, b, 3.0, 1.0)).abs() < 1e-12, "{worse}");
+    }
+
+    #[test]
+    fn a_better_observed_outcome_leaves_more_worse_ones() {
+        let bm = Brownian {
+            a: -2.94,
+            b: 2.94,
+            mu: 0.001,
+            sigma2: 0.002,
+        };
+        let low = bm.outcome_cdf(1000.0, -1.0);
+        let high = bm.outcome_cdf(1000.0, 1.0);
+        assert!(0.0 < low && low < high && high < 1.0, "{low} {high}");
     }
 }

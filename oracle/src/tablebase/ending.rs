@@ -49,7 +49,7 @@ fn stronger_first(a: &[Role], b: &[Role]) -> bool {
 }
 
 impl Ending {
-    /// The ending of the given material, plus whether colours must be swapped to reach its canonical form.
+    /// The ending of this material, and whether colours must be swapped to reach its name.
     pub fn from_material(white: &[Role], black: &[Role]) -> (Ending, bool) {
         let (w, b) = (sorted(white.to_vec()), sorted(black.to_vec()));
         if stronger_first(&w, &b) {
@@ -57,16 +57,6 @@ impl Ending {
         } else {
             (Ending { white: b, black: w }, true)
         }
-    }
-
-    /// White's pieces besides the king.
-    pub fn white(&self) -> &[Role] {
-        &self.white
-    }
-
-    /// Black's pieces besides the king.
-    pub fn black(&self) -> &[Role] {
-        &self.black
     }
 
     /// Number of pieces including both kings.
