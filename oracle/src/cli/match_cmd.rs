@@ -207,6 +207,7 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
             "pgn_sha256": report.pgn_sha256,
             "wall_seconds": wall,
             "engine_cpu_seconds": cpu,
+            "runner_cpu_seconds": report.runner_cpu.as_secs_f64(),
             "engine_cpu_share": if wall > 0.0 { cpu / (wall * concurrency) } else { 0.0 },
             "games_per_minute": if wall > 0.0 { (report.games_played as f64) * 60.0 / wall } else { 0.0 },
             "move_overhead_ms": { "moves": overheads.len(), "p50": p50, "p95": p95 },
@@ -243,13 +244,14 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
             )
         );
         println!(
-            "Wall: {wall:.1} s, engine CPU: {cpu:.1} s ({:.1}% of {} × wall), runner overhead per move: p50 {p50:.3} ms, p95 {p95:.3} ms",
+            "Wall: {wall:.1} s, engine CPU: {cpu:.1} s ({:.1}% of {} × wall), runner CPU: {:.1} s, runner overhead per move: p50 {p50:.3} ms, p95 {p95:.3} ms",
             if wall > 0.0 {
                 100.0 * cpu / (wall * concurrency)
             } else {
                 0.0
             },
-            config.concurrency
+            config.concurrency,
+            report.runner_cpu.as_secs_f64()
         );
         if let Some(path) = &config.pgn_out {
             println!("PGN: {}", path.display());

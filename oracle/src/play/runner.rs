@@ -393,6 +393,8 @@ pub struct MatchReport {
     pub wall: Duration,
     /// User + system CPU time of the engine processes of this run.
     pub engine_cpu: Duration,
+    /// User + system CPU time of the runner itself (all its threads) in this run.
+    pub runner_cpu: Duration,
     /// Per-move runner overhead in microseconds (measured time minus the engine's `time`).
     pub overhead_us: Vec<i64>,
 }
@@ -437,7 +439,8 @@ pub fn run_match(
     observer: &mut dyn FnMut(&Progress),
 ) -> Result<MatchReport, RunError> {
     let started = Instant::now();
-    let cpu_before = children_cpu();
+    let cpu_before = cpu_time(libc::RUSAGE_CHILDREN);
+    let runner_cpu_before = cpu_time(libc::RUSAGE_SELF);
     let book = Book::load(&config.book_path, config.book_format, config.plies)?;
     let fingerprint = Fingerprint {
         engines: [
@@ -582,7 +585,8 @@ pub fn run_match(
         stopped_early,
         pgn_sha256,
         wall: started.elapsed(),
-        engine_cpu: children_cpu().saturating_sub(cpu_before),
+        engine_cpu: cpu_time(libc::RUSAGE_CHILDREN).saturating_sub(cpu_before),
+        runner_cpu: cpu_time(libc::RUSAGE_SELF).saturating_sub(runner_cpu_before),
         overhead_us,
     })
 }
@@ -829,12 +833,14 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
     Ok(())
 }
 
-/// User + system CPU time of all terminated, reaped child processes of this process.
-fn children_cpu() -> Duration {
-    // SAFETY: getrusage only writes into the zeroed struct we pass; RUSAGE_CHILDREN is valid.
+/// User + system CPU time of this process (`RUSAGE_SELF`) or of its terminated, reaped
+/// children (`RUSAGE_CHILDREN`: the engines, once they have quit).
+fn cpu_time(who: libc::c_int) -> Duration {
+    // SAFETY: getrusage only writes into the zeroed struct we pass; `who` is one of the two
+    // valid selectors above.
     let usage = unsafe {
         let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        libc::getrusage(who, &mut usage);
         usage
     };
     let tv = |t: libc::timeval| {
@@ -901,6 +907,44 @@ mod tests {
             (3, 1)
         );
         assert_eq!(tally.faults, [0, 1]);
+    }
+
+    #[test]
+    fn fingerprints_name_the_first_difference() {
+        let engine = EngineIdentity {
+            name: "e".into(),
+            sha256: "00".into(),
+            args: Vec::new(),
+            options: Vec::new(),
+        };
+        let a = Fingerprint {
+            engines: [engine.clone(), engine],
+            clock: ClockRules {
+                tc: super::super::clock::TimeControl::Nodes(1000),
+                margin: Duration::from_millis(100),
+                slack: Duration::from_millis(200),
+                move_timeout: Duration::from_secs(60),
+            },
+            adjudication: Adjudication::default(),
+            book_sha256: "ab".into(),
+            book_format: BookFormat::Epd,
+            plies: 8,
+            seed: 1,
+            opening_offset: 0,
+            pairs: 10,
+            shards: 2,
+        };
+        assert_eq!(fingerprint_difference(&a, &a.clone()), None);
+        let mut b = a.clone();
+        b.seed = 2;
+        b.pairs = 11;
+        assert_eq!(fingerprint_difference(&a, &b), Some("seed"));
+        let mut c = a.clone();
+        c.engines[1].sha256 = "01".into();
+        assert_eq!(fingerprint_difference(&a, &c), Some("engines"));
+        let mut d = a.clone();
+        d.book_sha256 = "cd".into();
+        assert_eq!(fingerprint_difference(&a, &d), Some("book"));
     }
 
     #[test]

@@ -250,3 +250,144 @@ pub fn merge(
         sprt: sprt_state,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::play::book::BookFormat;
+    use crate::play::clock::{ClockRules, TimeControl};
+    use crate::play::game::{Adjudication, GameResult, Termination};
+    use crate::play::runner::{EngineIdentity, GameSummary};
+    use crate::stats::Model;
+
+    fn fingerprint(pairs: u64, shards: u32) -> Fingerprint {
+        let engine = EngineIdentity {
+            name: "e".into(),
+            sha256: "00".into(),
+            args: Vec::new(),
+            options: Vec::new(),
+        };
+        Fingerprint {
+            engines: [engine.clone(), engine],
+            clock: ClockRules {
+                tc: TimeControl::Nodes(1000),
+                margin: Duration::ZERO,
+                slack: Duration::ZERO,
+                move_timeout: Duration::from_secs(1),
+            },
+            adjudication: Adjudication::default(),
+            book_sha256: "ab".into(),
+            book_format: BookFormat::Epd,
+            plies: 0,
+            seed: 3,
+            opening_offset: 0,
+            pairs,
+            shards,
+        }
+    }
+
+    /// Shard `k` of `n` of a match in which the first engine loses every pair.
+    fn losing_shard(k: u32, n: u32, pairs: u64) -> (PathBuf, ShardResult) {
+        let loss = GameSummary {
+            result: GameResult::BlackWins,
+            termination: Termination::Normal,
+            plies: 1,
+            faulted_engine: None,
+        };
+        let win_for_white = GameSummary {
+            result: GameResult::WhiteWins,
+            ..loss
+        };
+        let shard = Shard { index: k, count: n };
+        let outcomes: Vec<PairOutcome> = (0..pairs)
+            .filter(|i| shard.contains(*i))
+            .map(|index| PairOutcome {
+                index,
+                opening: 0,
+                games: [loss, win_for_white],
+            })
+            .collect();
+        let result = ShardResult {
+            format: SHARD_FORMAT,
+            fingerprint: fingerprint(pairs, n),
+            shard,
+            tally: Tally::of(&outcomes),
+            games_played: 2 * outcomes.len() as u64,
+            pgn_sha256: None,
+            pairs: outcomes,
+        };
+        (PathBuf::from(format!("s{k}.json")), result)
+    }
+
+    #[test]
+    fn merge_without_sprt_counts_everything() {
+        let merged = merge(&[losing_shard(2, 2, 9), losing_shard(1, 2, 9)], None).unwrap();
+        assert_eq!(merged.tally.pentanomial, [9, 0, 0, 0, 0]);
+        assert_eq!(
+            (
+                merged.pairs_available,
+                merged.contiguous_pairs,
+                merged.games_played
+            ),
+            (9, 9, 18)
+        );
+        assert_eq!(merged.shards, vec![1, 2]);
+        assert!(merged.pairs.windows(2).all(|w| w[0].index < w[1].index));
+    }
+
+    #[test]
+    fn merge_applies_the_sprt_at_round_boundaries() {
+        let params = SprtParams::new(0.0, 50.0, 0.05, 0.05, Model::Normalized).unwrap();
+        let shards = [
+            losing_shard(1, 3, 300),
+            losing_shard(2, 3, 300),
+            losing_shard(3, 3, 300),
+        ];
+        let merged = merge(&shards, Some(params)).unwrap();
+        assert_eq!(merged.sprt_decision, Some(SprtDecision::AcceptH0));
+        assert!(merged.tally.pairs < 300);
+        assert_eq!(
+            merged.tally.pairs % 3,
+            0,
+            "decisions fall on round boundaries"
+        );
+        // Without shard 2 the gap-free prefix is one pair: no round completes.
+        let merged = merge(&[shards[0].clone(), shards[2].clone()], Some(params)).unwrap();
+        assert_eq!((merged.contiguous_pairs, merged.tally.pairs), (1, 0));
+        assert_eq!(merged.sprt_decision, Some(SprtDecision::Continue));
+    }
+
+    #[test]
+    fn merge_refuses_foreign_repeated_and_inconsistent_shards() {
+        let (path, mut other) = losing_shard(2, 2, 8);
+        other.fingerprint.seed = 4;
+        let error = merge(&[losing_shard(1, 2, 8), (path, other)], None).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "s2.json belongs to a different match than s1.json: seed differs"
+        );
+
+        let error = merge(&[losing_shard(1, 2, 8), losing_shard(1, 2, 8)], None).unwrap_err();
+        assert!(error.to_string().contains("both are shard 1/2"), "{error}");
+
+        let (path, mut stolen) = losing_shard(2, 2, 8);
+        stolen.pairs[0].index = 0;
+        let error = merge(&[(path, stolen)], None).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("pair 0 is not part of shard 2/2"),
+            "{error}"
+        );
+
+        let (path, mut edited) = losing_shard(1, 2, 8);
+        edited.tally.wins += 1;
+        let error = merge(&[(path, edited)], None).unwrap_err();
+        assert!(
+            error.to_string().contains("tally does not match"),
+            "{error}"
+        );
+    }
+}

@@ -461,6 +461,7 @@ impl Engine {
         self.send(&limits.command(), "sending go")?;
         let started = Instant::now();
         let mut last_scored: Option<String> = None;
+        let mut last_timed: Option<String> = None;
         loop {
             let (read_at, line) = match self.next_line(started, deadline, "bestmove", "searching") {
                 Ok(line) => line,
@@ -479,10 +480,15 @@ impl Engine {
                     (Some("ponder"), Some(p)) => Some(p.to_string()),
                     _ => None,
                 };
-                let info = last_scored
+                let mut info = last_scored
                     .as_deref()
                     .map(SearchInfo::parse)
                     .unwrap_or_default();
+                // Some engines end with an unscored `info nodes … time …`: it has the final figures.
+                if let Some(timed) = last_timed.as_deref().map(SearchInfo::parse) {
+                    info.time_ms = timed.time_ms.or(info.time_ms);
+                    info.nodes = timed.nodes.or(info.nodes);
+                }
                 return Ok(SearchOutcome {
                     bestmove: bestmove.to_string(),
                     ponder,
@@ -490,9 +496,14 @@ impl Engine {
                     elapsed: read_at.saturating_duration_since(started),
                 });
             }
-            // Parsing waits for `bestmove`: only the line is kept while the engine searches.
-            if line.starts_with("info") && line.contains(" score ") {
-                last_scored = Some(line);
+            // Parsing waits for `bestmove`: only the lines are kept while the engine searches.
+            if line.starts_with("info") {
+                if line.contains(" score ") {
+                    last_scored = Some(line);
+                    last_timed = None;
+                } else if line.contains(" time ") {
+                    last_timed = Some(line);
+                }
             }
         }
     }
