@@ -32,7 +32,11 @@ pub fn remeasure(repo_path: &Path, entry: &Entry, cache_dir: &Path) -> Vec<Check
     let repo = match resolve::open(repo_path) {
         Ok(repo) => repo,
         Err(e) => {
-            check("repository", false, e.to_string());
+            check(
+                "repository",
+                false,
+                format!("{e}; rebuilding needs the repository's history (or --statistics-only)"),
+            );
             return checks;
         }
     };
