@@ -9,6 +9,8 @@ pub mod gate;
 pub mod governance;
 pub mod play;
 pub mod proof;
+pub mod report;
 pub mod stats;
 pub mod tablebase;
 pub mod tune;
+pub mod verify;

@@ -53,12 +53,18 @@ fn korrektur_books_its_deficit_and_replay_recomputes_every_entry() {
     assert_eq!(korrektur.loss_budget.booked, deficit);
     assert_eq!(korrektur.loss_budget.used_after, deficit);
     for id in ["T-0001", "T-0002", "T-0003", "T-0004", "T-0005"] {
-        let output = repo.oracle(&["register", "replay", id]);
+        let output = repo.oracle(&["register", "replay", id, "--statistics-only"]);
         assert!(output.status.success(), "{id}: {}", stdout(&output));
     }
     let report: serde_json::Value = serde_json::from_slice(
         &repo
-            .oracle(&["register", "replay", "T-0002", "--json"])
+            .oracle(&[
+                "register",
+                "replay",
+                "T-0002",
+                "--statistics-only",
+                "--json",
+            ])
             .stdout,
     )
     .unwrap();
@@ -80,7 +86,7 @@ fn replay_catches_a_statistic_that_does_not_follow_from_the_counts() {
         repo.oracle(&["register", "verify"]).status.success(),
         "verify checks the record, replay the counts"
     );
-    let output = repo.oracle(&["register", "replay", "T-0002"]);
+    let output = repo.oracle(&["register", "replay", "T-0002", "--statistics-only"]);
     assert_eq!(output.status.code(), Some(1));
     let text = stdout(&output);
     assert!(

@@ -17,6 +17,7 @@ mod register;
 mod sprt;
 mod tb;
 mod tune;
+mod verify;
 
 /// The Coherent oracle: decides, with pre-registered statistics, whether an engine change may land.
 #[derive(Debug, Parser)]
@@ -29,6 +30,8 @@ pub struct Cli {
 /// Every subcommand of the oracle.
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// The whole gatekeeper: resolve, build and bind, gate, bench, proof, stages, verdict.
+    Verify(Box<verify::VerifyArgs>),
     /// The constitution: check it as the oracle enforces it.
     Constitution(constitution::ConstitutionArgs),
     /// The register: verify, show, append, replay, genesis.
@@ -75,6 +78,7 @@ pub fn run(cli: Cli) -> ExitCode {
 /// Dispatches one subcommand to its area's `run`.
 fn execute(command: Command) -> anyhow::Result<ExitCode> {
     match command {
+        Command::Verify(args) => verify::run(*args),
         Command::Constitution(args) => constitution::run(args),
         Command::Register(args) => register::run(args),
         Command::Sprt(args) => sprt::run(args),

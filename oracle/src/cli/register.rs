@@ -48,10 +48,14 @@ enum RegisterCommand {
         #[command(flatten)]
         repo: RepoArgs,
     },
-    /// Recompute an entry's statistics from its counts and check its verdict.
+    /// Replay an entry: rebuild both recorded commits and compare their sha256, re-run gate,
+    /// bench and proof, recompute its statistics from its counts and check its verdict.
     Replay {
         /// Entry id (`T-0002`).
         id: String,
+        /// Only recompute the statistics and the verdict (no rebuild, no engine runs).
+        #[arg(long)]
+        statistics_only: bool,
         #[command(flatten)]
         repo: RepoArgs,
     },
@@ -100,7 +104,11 @@ pub fn run(args: RegisterArgs) -> anyhow::Result<ExitCode> {
         RegisterCommand::Verify { repo, expect_head } => verify(&repo, expect_head.as_deref()),
         RegisterCommand::Show { id, repo } => show(&repo, id.as_deref()),
         RegisterCommand::Append { file, repo } => append(&repo, &file),
-        RegisterCommand::Replay { id, repo } => replay(&repo, &id),
+        RegisterCommand::Replay {
+            id,
+            statistics_only,
+            repo,
+        } => replay(&repo, &id, statistics_only),
         RegisterCommand::Genesis {
             commit,
             tree,
@@ -232,7 +240,7 @@ fn append(repo: &RepoArgs, file: &Path) -> anyhow::Result<ExitCode> {
 }
 
 /// `register replay ID`.
-fn replay(repo: &RepoArgs, id: &str) -> anyhow::Result<ExitCode> {
+fn replay(repo: &RepoArgs, id: &str, statistics_only: bool) -> anyhow::Result<ExitCode> {
     let wanted = parse_id(id)?;
     let files: Vec<register::RegisterFile> = register::read_files(&repo.repo)?
         .into_iter()
@@ -255,6 +263,13 @@ fn replay(repo: &RepoArgs, id: &str) -> anyhow::Result<ExitCode> {
         ),
     }];
     checks.extend(replay_statistics(entry, used_before));
+    if !statistics_only {
+        checks.extend(oracle::verify::replay::remeasure(
+            &repo.repo,
+            entry,
+            &oracle::build::Cache::default_root(),
+        ));
+    }
     let ok = checks.iter().all(|check| check.pass);
     if repo.json {
         println!(

@@ -1,0 +1,79 @@
+//! `oracle verify`: the whole gatekeeper (ARCHITECTURE.md §1, §7).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+
+use oracle::build::Cache;
+use oracle::play::runner::Shard;
+use oracle::verify::{self, Mode, Request, StepReporter};
+
+/// Arguments of `oracle verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// Candidate commit (default: the newest commit on HEAD's first-parent line that changed `engine/`).
+    commit: Option<String>,
+    /// Predecessor (default: the candidate's first parent).
+    #[arg(long, value_name = "REV")]
+    base: Option<String>,
+    /// Profile of the constitution (`official`, `workstation`, `smoke`, …).
+    #[arg(long, default_value = "official", value_name = "NAME")]
+    profile: String,
+    /// The git repository (only its objects are read, never its work tree).
+    #[arg(long, default_value = ".", value_name = "PATH")]
+    repo: PathBuf,
+    /// Evidence directory: binding record, engines, PGN, shard files, entry, report; an
+    /// interrupted run resumes from it.
+    #[arg(long, default_value = "oracle-out", value_name = "DIR")]
+    out: PathBuf,
+    /// Print one JSON object (the run's result) on stdout.
+    #[arg(long)]
+    json: bool,
+    /// Append the entry to the repository's register (binding profiles only).
+    #[arg(long)]
+    append: bool,
+    /// Play only shard K of N of the next round of the current stage (CI matrix jobs).
+    #[arg(long, value_name = "K/N", conflicts_with_all = ["no_play", "append"])]
+    shard: Option<Shard>,
+    /// Play no games: merge the shard files in --out, apply the SPRT, decide or ask for a round.
+    #[arg(long)]
+    no_play: bool,
+    /// Build cache directory [default: $XDG_CACHE_HOME/coherent-oracle or ~/.cache/coherent-oracle].
+    #[arg(long, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+}
+
+/// Runs the pipeline; the exit status is the run's (0 accepted, 1 rejected, 2 error).
+pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
+    let mode = match (args.shard, args.no_play) {
+        (Some(shard), _) => Mode::Shard(shard),
+        (None, true) => Mode::NoPlay,
+        (None, false) => Mode::Local,
+    };
+    let request = Request {
+        repo: args.repo,
+        candidate: args.commit,
+        base: args.base,
+        profile: args.profile,
+        out: args.out,
+        append: args.append,
+        mode,
+        cache_dir: args.cache_dir.unwrap_or_else(Cache::default_root),
+    };
+    let mut reporter = StepReporter::new();
+    let result = verify::run(&request, &mut reporter);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&result)?);
+    } else {
+        println!("{}", result.reason);
+        if let Some(entry) = &result.entry {
+            println!("entry: {}", entry.display());
+        }
+        if let Some(id) = &result.appended {
+            println!("appended: register/{id}.yaml");
+        }
+        println!("report: {}", result.report.markdown.display());
+    }
+    Ok(ExitCode::from(result.exit_code))
+}

@@ -1,0 +1,166 @@
+//! The Markdown report: what a reviewer reads on the pull request (`$GITHUB_STEP_SUMMARY`).
+
+use std::fmt::Write;
+
+use super::{RunReport, StageReport, short};
+
+/// Renders the report as GitHub-flavoured Markdown; `svg` names the figure file to link, if any.
+pub fn render_markdown(report: &RunReport, svg: Option<&str>) -> String {
+    let mut md = String::new();
+    let verdict = report.verdict.as_deref().map_or("no verdict", title);
+    let _ = writeln!(md, "# oracle verify: {verdict}\n");
+    let _ = writeln!(md, "{}\n", report.outcome);
+    let _ = writeln!(md, "| | |\n|---|---|");
+    let _ = writeln!(
+        md,
+        "| candidate | `{}` {} |",
+        short(&report.candidate),
+        escape(&report.candidate_summary)
+    );
+    let _ = writeln!(md, "| predecessor | `{}` |", short(&report.predecessor));
+    let binding = if report.binding {
+        "binding"
+    } else {
+        "not binding"
+    };
+    let _ = writeln!(md, "| profile | {} ({binding}) |", report.profile);
+    if !report.path.is_empty() {
+        let _ = writeln!(md, "| path | {} |", report.path);
+    }
+    if !report.bound_at.is_empty() {
+        let _ = writeln!(md, "| bound at | {} |", report.bound_at);
+        let _ = writeln!(md, "| candidate sha256 | `{}` |", report.candidate_sha256);
+        let _ = writeln!(
+            md,
+            "| predecessor sha256 | `{}` |",
+            report.predecessor_sha256
+        );
+    }
+    if let Some(gate) = &report.gate {
+        let _ = writeln!(
+            md,
+            "| gate | {} — {} POPCNT, {} software popcount in {} functions from {} |",
+            pass_fail(gate.pass),
+            gate.popcnt,
+            gate.software_popcount,
+            gate.functions_scanned,
+            gate.symbols.join(", ")
+        );
+    }
+    if let Some(bench) = &report.bench {
+        let _ = writeln!(
+            md,
+            "| bench | candidate {} (trailer {}), predecessor {} |",
+            bench.candidate, bench.trailer, bench.predecessor
+        );
+    }
+    if let Some(proof) = &report.proof {
+        let _ = writeln!(
+            md,
+            "| proof | `{}`: predecessor {}, candidate {} |",
+            escape(&proof.spec),
+            pass_fail(proof.predecessor_pass),
+            pass_fail(proof.candidate_pass)
+        );
+    }
+    if !report.stages.is_empty() {
+        md.push_str("\n## Stages\n\n");
+        md.push_str(
+            "| stage | limit | book | bounds (nElo) | pairs | pentanomial LL/LD/DD+WL/WD/WW | nElo (95%) | LLR [lower, upper] | result |\n",
+        );
+        md.push_str("|---|---|---|---|---|---|---|---|---|\n");
+        for stage in &report.stages {
+            stage_row(&mut md, stage);
+        }
+    }
+    if let Some(proof) = report.proof.as_ref().filter(|p| !p.detail.is_empty()) {
+        md.push_str("\n## Proof detail\n\n");
+        for line in &proof.detail {
+            let _ = writeln!(md, "- {}", escape(line));
+        }
+    }
+    if let Some(file) = svg {
+        let _ = writeln!(
+            md,
+            "\n![LLR paths, nElo intervals and pentanomial counts]({file})"
+        );
+    }
+    md
+}
+
+fn stage_row(md: &mut String, s: &StageReport) {
+    let llr = s.llr_path.last().map_or(0.0, |p| p.1);
+    let _ = writeln!(
+        md,
+        "| {} | {} | {} | [{}, {}] | {} | {} | {:+.1} [{:+.1}, {:+.1}] | {:.2} [{:.2}, {:.2}] | {} |",
+        s.name,
+        s.limit,
+        s.book,
+        s.elo0,
+        s.elo1,
+        s.pairs(),
+        s.pentanomial.map(|n| n.to_string()).join(" / "),
+        s.nelo,
+        s.nelo_ci95.0,
+        s.nelo_ci95.1,
+        llr,
+        s.lower,
+        s.upper,
+        state_text(&s.state)
+    );
+}
+
+/// Human words for an SPRT state.
+pub(super) fn state_text(state: &str) -> &str {
+    match state {
+        "accept_h1" => "H1 accepted",
+        "accept_h0" => "H0 accepted",
+        "undecided" => "undecided (not passed)",
+        other => other,
+    }
+}
+
+fn title(verdict: &str) -> &str {
+    match verdict {
+        "gewinn" => "Gewinn",
+        "korrektur" => "Korrektur",
+        "abgelehnt" => "Abgelehnt",
+        other => other,
+    }
+}
+
+fn pass_fail(pass: bool) -> &'static str {
+    if pass { "PASS" } else { "FAIL" }
+}
+
+/// Keeps table cells intact: pipes and newlines would break the row.
+fn escape(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixtures;
+
+    #[test]
+    fn accepted_run() {
+        insta::assert_snapshot!(render_markdown(&fixtures::accepted(), Some("report.svg")));
+    }
+
+    #[test]
+    fn failed_before_measurement() {
+        let report = RunReport {
+            candidate: "a".repeat(40),
+            candidate_summary: "eval | tweak".into(),
+            predecessor: "b".repeat(40),
+            profile: "smoke".into(),
+            outcome: "step 2 (trailers) failed: the candidate has no `Bench: N` trailer".into(),
+            ..RunReport::default()
+        };
+        let md = render_markdown(&report, None);
+        assert!(md.starts_with("# oracle verify: no verdict\n"));
+        assert!(md.contains("eval \\| tweak"));
+        assert!(!md.contains("## Stages"));
+    }
+}

@@ -1,0 +1,223 @@
+//! The auditor's re-measurement of a register entry (`oracle register replay`): rebuild both
+//! binaries from the recorded commits with the recipe of the recorded constitution, compare
+//! their sha256 with the entry, and run the gate, the bench and the proof again on the rebuilt
+//! files.
+//! (Games at a clock cannot be replayed bit for bit; their counts are recomputed by the
+//! governance part of replay.)
+
+use std::path::Path;
+
+use crate::build::sandbox::{Limits, Sandbox};
+use crate::build::{self, BuildOutcome, BuildRequest};
+use crate::gate;
+use crate::governance::constitution::{CONSTITUTION_PATH, Constitution};
+use crate::governance::entry::{BinaryRecord, Entry, ProofOutcome};
+use crate::governance::hash::Sha256Hex;
+use crate::governance::replay::Check;
+use crate::proof::verify_proof;
+use crate::tablebase::Tablebase;
+
+use super::resolve;
+
+/// Rebuilds, re-gates and re-benches what `entry` records; one check per comparison.
+pub fn remeasure(repo_path: &Path, entry: &Entry, cache_dir: &Path) -> Vec<Check> {
+    let mut checks = Vec::new();
+    let mut check = |name: &str, pass: bool, detail: String| {
+        checks.push(Check {
+            name: name.to_owned(),
+            pass,
+            detail,
+        });
+    };
+    let repo = match resolve::open(repo_path) {
+        Ok(repo) => repo,
+        Err(e) => {
+            check(
+                "repository",
+                false,
+                format!("{e}; rebuilding needs the repository's history (or --statistics-only)"),
+            );
+            return checks;
+        }
+    };
+    // The rules come from the judged side: the predecessor (the candidate at genesis).
+    let judge = entry.predecessor.as_ref().unwrap_or(&entry.candidate);
+    let rules = (|| {
+        let commit = resolve::commit(&repo, "recorded commit", judge.commit.as_str())
+            .map_err(|e| e.to_string())?;
+        let bytes =
+            resolve::read_file(&repo, &commit, CONSTITUTION_PATH).map_err(|e| e.to_string())?;
+        let label = format!("{}:{CONSTITUTION_PATH}", judge.commit.as_str());
+        let constitution =
+            Constitution::parse(&bytes, Path::new(&label)).map_err(|e| e.to_string())?;
+        Ok::<_, String>((constitution, Sha256Hex::of(&bytes)))
+    })();
+    let constitution = match rules {
+        Ok((constitution, sha256)) => {
+            check(
+                "constitution",
+                sha256 == entry.constitution_sha256,
+                format!(
+                    "recorded {}, {CONSTITUTION_PATH} at {} hashes to {sha256}",
+                    entry.constitution_sha256,
+                    short(judge.commit.as_str())
+                ),
+            );
+            constitution
+        }
+        Err(why) => {
+            check("constitution", false, why);
+            return checks;
+        }
+    };
+    let sandbox = Sandbox::detect(Limits::build());
+    let mut rebuild = |role: &str, record: &BinaryRecord| -> Option<BuildOutcome> {
+        let outcome = build::build_commit(&BuildRequest {
+            repo: repo_path.to_path_buf(),
+            rev: record.commit.as_str().to_owned(),
+            recipe: constitution.build.clone(),
+            cache_dir: cache_dir.to_path_buf(),
+            registry: build::host_registry(),
+            sandbox,
+        });
+        match outcome {
+            Ok(outcome) => {
+                check(
+                    &format!("rebuild {role}"),
+                    outcome.sha256 == record.binary_sha256.as_str()
+                        && outcome.tree == record.tree.as_str(),
+                    format!(
+                        "recorded {} (tree {}), rebuilt {} (tree {}, reproduced twice{})",
+                        record.binary_sha256,
+                        short(record.tree.as_str()),
+                        outcome.sha256,
+                        short(&outcome.tree),
+                        if outcome.cached { ", cached" } else { "" }
+                    ),
+                );
+                Some(outcome)
+            }
+            Err(e) => {
+                check(&format!("rebuild {role}"), false, e.to_string());
+                None
+            }
+        }
+    };
+    let candidate = rebuild("candidate", &entry.candidate);
+    let predecessor = entry
+        .predecessor
+        .as_ref()
+        .map(|record| (record, rebuild("predecessor", record)));
+    if let Some(outcome) = &candidate {
+        check(
+            "toolchain",
+            outcome.toolchain == entry.toolchain,
+            format!(
+                "recorded {:?}, rebuilt with {:?}",
+                entry.toolchain, outcome.toolchain
+            ),
+        );
+    }
+    if let (Some(recorded), Some(outcome)) = (&entry.gate, &candidate) {
+        match std::fs::read(&outcome.binary)
+            .map_err(|e| e.to_string())
+            .and_then(|bytes| {
+                gate::inspect(&bytes, &constitution.gate.symbols).map_err(|e| e.to_string())
+            }) {
+            Ok(found) => check(
+                "gate",
+                found.pass
+                    && recorded.popcnt_in_eval == (found.popcnt > 0)
+                    && recorded.software_popcount_in_eval == (found.software_popcount > 0),
+                format!(
+                    "recorded popcnt {} / software {}, re-run {} ({} POPCNT, {} software)",
+                    recorded.popcnt_in_eval,
+                    recorded.software_popcount_in_eval,
+                    if found.pass { "PASS" } else { "FAIL" },
+                    found.popcnt,
+                    found.software_popcount
+                ),
+            ),
+            Err(why) => check("gate", false, why),
+        }
+    }
+    let engine_sandbox = Sandbox::detect(Limits::engine());
+    let mut bench = |role: &str, record: &BinaryRecord, outcome: &Option<BuildOutcome>| {
+        if let Some(outcome) = outcome {
+            match build::bench::measure(&outcome.binary, &engine_sandbox, 2) {
+                Ok(signature) => check(
+                    &format!("bench {role}"),
+                    signature.nodes == record.bench_nodes,
+                    format!(
+                        "recorded {}, measured {}",
+                        record.bench_nodes, signature.nodes
+                    ),
+                ),
+                Err(e) => check(&format!("bench {role}"), false, e.to_string()),
+            }
+        }
+    };
+    bench("candidate", &entry.candidate, &candidate);
+    if let Some((record, outcome)) = &predecessor {
+        bench("predecessor", record, outcome);
+    }
+    if let (Some(proof), Some(candidate_build)) = (&entry.proof, &candidate) {
+        let predecessor_build = predecessor
+            .as_ref()
+            .and_then(|(_, outcome)| outcome.as_ref());
+        let rerun = (|| {
+            let predecessor_build =
+                predecessor_build.ok_or("no rebuilt predecessor to run the proof on")?;
+            let commit =
+                resolve::commit(&repo, "recorded candidate", entry.candidate.commit.as_str())
+                    .map_err(|e| e.to_string())?;
+            let bytes =
+                resolve::read_file(&repo, &commit, &proof.spec).map_err(|e| e.to_string())?;
+            let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+            let spec = dir.path().join("spec.yaml");
+            std::fs::write(&spec, &bytes).map_err(|e| e.to_string())?;
+            let tablebase = Tablebase::new(Tablebase::default_cache_dir());
+            let verdict = verify_proof(
+                &spec,
+                &predecessor_build.binary,
+                &candidate_build.binary,
+                &tablebase,
+            )
+            .map_err(|e| e.to_string())?;
+            let before = verdict.predecessor.as_ref().is_some_and(|run| run.passed);
+            Ok::<_, String>((Sha256Hex::of(&bytes), before, verdict.candidate.passed))
+        })();
+        match rerun {
+            Ok((sha256, before, after)) => {
+                let outcome = |passed: bool| {
+                    if passed {
+                        ProofOutcome::Pass
+                    } else {
+                        ProofOutcome::Fail
+                    }
+                };
+                check(
+                    "proof",
+                    sha256 == proof.spec_sha256
+                        && outcome(before) == proof.predecessor
+                        && outcome(after) == proof.candidate,
+                    format!(
+                        "{} (sha256 {}): recorded {:?} → {:?}, re-run {:?} → {:?}",
+                        proof.spec,
+                        short(sha256.as_str()),
+                        proof.predecessor,
+                        proof.candidate,
+                        outcome(before),
+                        outcome(after)
+                    ),
+                );
+            }
+            Err(why) => check("proof", false, why),
+        }
+    }
+    checks
+}
+
+fn short(id: &str) -> &str {
+    id.get(..12).unwrap_or(id)
+}

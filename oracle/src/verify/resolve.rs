@@ -1,0 +1,514 @@
+//! Step 1: which two commits are judged, and what the judge reads from the predecessor's side.
+//!
+//! Everything here works on git objects (`git2`), never on the user's work tree: a dirty or
+//! hostile checkout cannot change which rules, books or register entries apply (ARCHITECTURE §2).
+
+use std::path::Path;
+
+use git2::{Delta, DiffOptions, ObjectType, Oid, Repository, Tree};
+use serde::Serialize;
+use thiserror::Error;
+
+use crate::build::source::{self, SourceError};
+
+/// Paths a candidate may not touch: the judge, its rules and its evidence (ARCHITECTURE §2).
+pub const GOVERNANCE_PATHS: [&str; 4] = ["oracle/", "constitution/", "books/", ".github/"];
+
+/// The register directory: new entries may be added by the trusted job, existing ones never change.
+pub const REGISTER_DIR: &str = "register/";
+
+/// The directory whose history decides which commit is "the newest engine change".
+pub const ENGINE_DIR: &str = "engine";
+
+/// One resolved commit: full ids, so that every later record names it unambiguously.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ResolvedCommit {
+    /// Full 40-hex commit id.
+    pub commit: String,
+    /// Full 40-hex id of the commit's root tree.
+    pub tree: String,
+    /// The first line of the commit message, for reports.
+    pub summary: String,
+    /// The whole commit message (trailers are read from it).
+    #[serde(skip)]
+    pub message: String,
+}
+
+/// Candidate and predecessor, resolved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CommitPair {
+    /// The change being judged.
+    pub candidate: ResolvedCommit,
+    /// What it is judged against: its first parent, or `--base`.
+    pub predecessor: ResolvedCommit,
+}
+
+/// A path the candidate changed that belongs to governance, and how it changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GovernanceTouch {
+    /// Repository-relative path.
+    pub path: String,
+    /// `added`, `modified`, `deleted`, `renamed`, … as git reports it.
+    pub change: String,
+}
+
+/// Why step 1 could not resolve or accept the candidate.
+#[derive(Debug, Error)]
+pub enum ResolveError {
+    /// The repository or a revision could not be resolved.
+    #[error("{what}: {source}")]
+    Source {
+        /// `--repo`, `candidate` or `--base`.
+        what: &'static str,
+        /// The build module's reason (ambiguous, missing, not a commit).
+        source: SourceError,
+    },
+    /// No commit given and no commit in HEAD's first-parent history changed `engine/`.
+    #[error("no commit given and no commit in HEAD's first-parent history changes `{ENGINE_DIR}/`")]
+    NoEngineChange,
+    /// The candidate is a root commit and no `--base` was given.
+    #[error("candidate {0} has no parent; name the predecessor with --base")]
+    NoParent(String),
+    /// The candidate changes governance paths: it is not an engine change.
+    #[error(
+        "candidate {candidate} is not an engine change: it touches {} (governance paths: {}, existing {REGISTER_DIR} entries); \
+         the rules that judge a change cannot be changed by it — governance changes follow the constitution's amendment article (human review)",
+        list_touches(.touched),
+        GOVERNANCE_PATHS.join(", ")
+    )]
+    TouchesGovernance {
+        /// The candidate commit.
+        candidate: String,
+        /// Every offending path.
+        touched: Vec<GovernanceTouch>,
+    },
+    /// A file the judge needs is missing from the predecessor's tree.
+    #[error("`{path}` is not a file in the predecessor's tree {tree}")]
+    MissingFile {
+        /// Repository-relative path.
+        path: String,
+        /// Tree id of the predecessor.
+        tree: String,
+    },
+    /// Any other git failure, with what was being done.
+    #[error("git: {doing}: {source}")]
+    Git {
+        /// What the oracle was doing.
+        doing: String,
+        /// What libgit2 said.
+        source: git2::Error,
+    },
+}
+
+fn list_touches(touched: &[GovernanceTouch]) -> String {
+    touched
+        .iter()
+        .map(|t| format!("{} ({})", t.path, t.change))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn git<T>(doing: impl Into<String>, result: Result<T, git2::Error>) -> Result<T, ResolveError> {
+    result.map_err(|source| ResolveError::Git {
+        doing: doing.into(),
+        source,
+    })
+}
+
+/// Opens the repository at `path` (bare or not; the work tree is never read).
+pub fn open(path: &Path) -> Result<Repository, ResolveError> {
+    source::open_repository(path).map_err(|source| ResolveError::Source {
+        what: "--repo",
+        source,
+    })
+}
+
+/// Resolves candidate and predecessor to full ids.
+///
+/// No candidate: the newest commit on HEAD's first-parent line that changed `engine/`.
+/// No base: the candidate's first parent.
+pub fn resolve_pair(
+    repo: &Repository,
+    candidate: Option<&str>,
+    base: Option<&str>,
+) -> Result<CommitPair, ResolveError> {
+    let candidate_id = match candidate {
+        Some(rev) => peel_commit(repo, "candidate", rev)?,
+        None => newest_engine_change(repo)?,
+    };
+    let candidate_commit = git("read candidate", repo.find_commit(candidate_id))?;
+    let predecessor_id = match base {
+        Some(rev) => peel_commit(repo, "--base", rev)?,
+        None => candidate_commit
+            .parent_id(0)
+            .map_err(|_| ResolveError::NoParent(candidate_id.to_string()))?,
+    };
+    Ok(CommitPair {
+        candidate: describe(repo, candidate_id)?,
+        predecessor: describe(repo, predecessor_id)?,
+    })
+}
+
+fn peel_commit(repo: &Repository, what: &'static str, rev: &str) -> Result<Oid, ResolveError> {
+    source::resolve(repo, rev)
+        .map(|resolved| resolved.commit)
+        .map_err(|source| ResolveError::Source { what, source })
+}
+
+/// One revision resolved to a full commit with its tree and message.
+pub fn commit(
+    repo: &Repository,
+    what: &'static str,
+    rev: &str,
+) -> Result<ResolvedCommit, ResolveError> {
+    describe(repo, peel_commit(repo, what, rev)?)
+}
+
+fn describe(repo: &Repository, id: Oid) -> Result<ResolvedCommit, ResolveError> {
+    let commit = git(format!("read commit {id}"), repo.find_commit(id))?;
+    let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
+    Ok(ResolvedCommit {
+        commit: id.to_string(),
+        tree: commit.tree_id().to_string(),
+        summary: message.lines().next().unwrap_or_default().to_owned(),
+        message,
+    })
+}
+
+/// The newest commit on HEAD's first-parent line whose `engine/` tree differs from its first
+/// parent's: on a main branch this is the merge (or the commit) that brought the change in.
+pub fn newest_engine_change(repo: &Repository) -> Result<Oid, ResolveError> {
+    let mut walk = git("walk history", repo.revwalk())?;
+    git("walk history from HEAD", walk.push_head())?;
+    git("walk first parents", walk.simplify_first_parent())?;
+    for id in walk {
+        let id = git("walk history", id)?;
+        if changes_engine(repo, id)? {
+            return Ok(id);
+        }
+    }
+    Err(ResolveError::NoEngineChange)
+}
+
+/// Whether commit `id`'s `engine/` tree differs from its first parent's.
+fn changes_engine(repo: &Repository, id: Oid) -> Result<bool, ResolveError> {
+    let commit = git(format!("read commit {id}"), repo.find_commit(id))?;
+    let engine_here = engine_tree_id(&git("read tree", commit.tree())?);
+    let engine_before = match commit.parent(0) {
+        Ok(parent) => engine_tree_id(&git("read tree", parent.tree())?),
+        Err(_) => None,
+    };
+    Ok(engine_here.is_some() && engine_here != engine_before)
+}
+
+/// The commit whose message declares the candidate's trailers: the candidate itself, unless it
+/// is a merge without a `Bench:` trailer — then the newest non-merge commit that the merge
+/// brings in and that changed `engine/` (where the change was authored and benched).
+pub fn declaring_commit(
+    repo: &Repository,
+    candidate: &ResolvedCommit,
+) -> Result<ResolvedCommit, ResolveError> {
+    let id = git("parse commit id", Oid::from_str(&candidate.commit))?;
+    let commit = git(format!("read commit {id}"), repo.find_commit(id))?;
+    let declares = crate::build::bench::trailer_in_message(&candidate.message)
+        .is_ok_and(|bench| bench.is_some());
+    if commit.parent_count() < 2 || declares {
+        return Ok(candidate.clone());
+    }
+    let mut walk = git("walk the merged commits", repo.revwalk())?;
+    git("walk the merged commits", walk.push(id))?;
+    git(
+        "walk the merged commits",
+        walk.hide(commit.parent_id(0).expect("a merge has parents")),
+    )?;
+    git(
+        "sort the merged commits",
+        walk.set_sorting(git2::Sort::TOPOLOGICAL | git2::Sort::TIME),
+    )?;
+    for merged in walk {
+        let merged = git("walk the merged commits", merged)?;
+        let is_merge =
+            git(format!("read commit {merged}"), repo.find_commit(merged))?.parent_count() > 1;
+        if !is_merge && changes_engine(repo, merged)? {
+            return describe(repo, merged);
+        }
+    }
+    Ok(candidate.clone())
+}
+
+fn engine_tree_id(tree: &Tree<'_>) -> Option<Oid> {
+    tree.get_name(ENGINE_DIR).map(|entry| entry.id())
+}
+
+/// Every governance path the candidate changed relative to the predecessor (empty: an engine change).
+pub fn governance_touches(
+    repo: &Repository,
+    pair: &CommitPair,
+) -> Result<Vec<GovernanceTouch>, ResolveError> {
+    let old = tree_of(repo, &pair.predecessor)?;
+    let new = tree_of(repo, &pair.candidate)?;
+    let mut options = DiffOptions::new();
+    options.include_typechange(true);
+    let diff = git(
+        "diff predecessor and candidate",
+        repo.diff_tree_to_tree(Some(&old), Some(&new), Some(&mut options)),
+    )?;
+    let mut touched = Vec::new();
+    for delta in diff.deltas() {
+        let paths = [delta.old_file().path(), delta.new_file().path()];
+        let path = paths
+            .iter()
+            .flatten()
+            .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .find(|p| is_governance(p, delta.status()));
+        if let Some(path) = path {
+            touched.push(GovernanceTouch {
+                path,
+                change: format!("{:?}", delta.status()).to_lowercase(),
+            });
+        }
+    }
+    Ok(touched)
+}
+
+/// Step 1's refusal: an error unless the candidate leaves every governance path alone.
+pub fn refuse_governance_changes(repo: &Repository, pair: &CommitPair) -> Result<(), ResolveError> {
+    let touched = governance_touches(repo, pair)?;
+    if touched.is_empty() {
+        Ok(())
+    } else {
+        Err(ResolveError::TouchesGovernance {
+            candidate: pair.candidate.commit.clone(),
+            touched,
+        })
+    }
+}
+
+fn is_governance(path: &str, change: Delta) -> bool {
+    let existing_entry = path.starts_with(REGISTER_DIR) && change != Delta::Added;
+    existing_entry || GOVERNANCE_PATHS.iter().any(|dir| path.starts_with(dir))
+}
+
+fn tree_of<'r>(repo: &'r Repository, commit: &ResolvedCommit) -> Result<Tree<'r>, ResolveError> {
+    let id = git("parse tree id", Oid::from_str(&commit.tree))?;
+    git(format!("read tree {id}"), repo.find_tree(id))
+}
+
+/// The bytes of one file in the commit's tree (the judge reads rules from the predecessor this way).
+pub fn read_file(
+    repo: &Repository,
+    commit: &ResolvedCommit,
+    path: &str,
+) -> Result<Vec<u8>, ResolveError> {
+    let missing = || ResolveError::MissingFile {
+        path: path.to_owned(),
+        tree: commit.tree.clone(),
+    };
+    let tree = tree_of(repo, commit)?;
+    let entry = tree.get_path(Path::new(path)).map_err(|_| missing())?;
+    if entry.kind() != Some(ObjectType::Blob) {
+        return Err(missing());
+    }
+    let blob = git(format!("read {path}"), repo.find_blob(entry.id()))?;
+    Ok(blob.content().to_vec())
+}
+
+/// Every file directly under `dir` in the commit's tree, by name (empty when `dir` is absent).
+pub fn read_dir(
+    repo: &Repository,
+    commit: &ResolvedCommit,
+    dir: &str,
+) -> Result<Vec<(String, Vec<u8>)>, ResolveError> {
+    let tree = tree_of(repo, commit)?;
+    let Ok(entry) = tree.get_path(Path::new(dir)) else {
+        return Ok(Vec::new());
+    };
+    let sub = git(format!("read {dir}"), repo.find_tree(entry.id()))?;
+    let mut files = Vec::new();
+    for item in sub.iter() {
+        if item.kind() == Some(ObjectType::Blob) {
+            let blob = git(format!("read {dir}"), repo.find_blob(item.id()))?;
+            let name = String::from_utf8_lossy(item.name_bytes()).into_owned();
+            files.push((name, blob.content().to_vec()));
+        }
+    }
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use git2::Signature;
+
+    use super::*;
+
+    struct Scratch {
+        _dir: tempfile::TempDir,
+        repo: Repository,
+    }
+
+    impl Scratch {
+        fn new() -> Self {
+            let dir = tempfile::tempdir().unwrap();
+            let repo = Repository::init(dir.path()).unwrap();
+            Self { _dir: dir, repo }
+        }
+
+        /// Commits `files` (path, content; `None` deletes) on `parents`, moving no branch.
+        fn commit(&self, parents: &[Oid], files: &[(&str, Option<&str>)], message: &str) -> Oid {
+            let mut builder = git2::build::TreeUpdateBuilder::new();
+            for (path, content) in files {
+                match content {
+                    Some(text) => {
+                        let blob = self.repo.blob(text.as_bytes()).unwrap();
+                        builder.upsert(*path, blob, git2::FileMode::Blob);
+                    }
+                    None => {
+                        builder.remove(*path);
+                    }
+                }
+            }
+            let base = match parents.first() {
+                Some(parent) => self.repo.find_commit(*parent).unwrap().tree().unwrap(),
+                None => {
+                    let empty = self.repo.treebuilder(None).unwrap().write().unwrap();
+                    self.repo.find_tree(empty).unwrap()
+                }
+            };
+            let tree = builder.create_updated(&self.repo, &base).unwrap();
+            let tree = self.repo.find_tree(tree).unwrap();
+            let parents: Vec<git2::Commit<'_>> = parents
+                .iter()
+                .map(|p| self.repo.find_commit(*p).unwrap())
+                .collect();
+            let parents: Vec<&git2::Commit<'_>> = parents.iter().collect();
+            let sig = Signature::new("t", "t@example.invalid", &git2::Time::new(1_700_000_000, 0))
+                .unwrap();
+            self.repo
+                .commit(None, &sig, &sig, message, &tree, &parents)
+                .unwrap()
+        }
+
+        fn head(&self, id: Oid) {
+            self.repo.set_head_detached(id).unwrap();
+        }
+
+        fn pair(&self, candidate: Oid) -> CommitPair {
+            resolve_pair(&self.repo, Some(&candidate.to_string()), None).unwrap()
+        }
+    }
+
+    #[test]
+    fn newest_engine_change_follows_first_parents_and_merges_declare_through_their_branch() {
+        let s = Scratch::new();
+        let root = s.commit(
+            &[],
+            &[("engine/src/lib.rs", Some("v1")), ("README.md", Some("a"))],
+            "root",
+        );
+        let change = s.commit(
+            &[root],
+            &[("engine/src/lib.rs", Some("v2"))],
+            "engine change\n\nBench: 1\n",
+        );
+        let docs = s.commit(&[change], &[("README.md", Some("b"))], "docs");
+        let side = s.commit(&[root], &[("notes.txt", Some("n"))], "side");
+        let merge = s.commit(
+            &[side, docs],
+            &[("engine/src/lib.rs", Some("v2")), ("README.md", Some("b"))],
+            "merge",
+        );
+        s.head(merge);
+        assert_eq!(newest_engine_change(&s.repo).unwrap(), merge);
+        let pair = resolve_pair(&s.repo, None, None).unwrap();
+        assert_eq!(pair.candidate.commit, merge.to_string());
+        assert_eq!(pair.predecessor.commit, side.to_string());
+        let declared = declaring_commit(&s.repo, &pair.candidate).unwrap();
+        assert_eq!(
+            declared.commit,
+            change.to_string(),
+            "the merge's trailers come from its branch"
+        );
+        let plain = s.pair(change);
+        assert_eq!(
+            declaring_commit(&s.repo, &plain.candidate).unwrap(),
+            plain.candidate
+        );
+        let based = resolve_pair(&s.repo, None, Some(&root.to_string())).unwrap();
+        assert_eq!(based.predecessor.commit, root.to_string());
+        s.head(side);
+        assert_eq!(newest_engine_change(&s.repo).unwrap(), root);
+    }
+
+    #[test]
+    fn governance_paths_and_existing_register_entries_are_refused() {
+        let s = Scratch::new();
+        let root = s.commit(
+            &[],
+            &[
+                ("engine/src/lib.rs", Some("v1")),
+                ("register/T-0001.yaml", Some("genesis")),
+                ("constitution/constitution.yaml", Some("rules")),
+            ],
+            "root",
+        );
+        let engine_only = s.commit(&[root], &[("engine/src/lib.rs", Some("v2"))], "e");
+        assert!(
+            governance_touches(&s.repo, &s.pair(engine_only))
+                .unwrap()
+                .is_empty()
+        );
+        let new_entry = s.commit(&[root], &[("register/T-0002.yaml", Some("next"))], "e");
+        assert!(
+            governance_touches(&s.repo, &s.pair(new_entry))
+                .unwrap()
+                .is_empty()
+        );
+        for (path, content, change) in [
+            ("register/T-0001.yaml", Some("edited"), "modified"),
+            ("register/T-0001.yaml", None, "deleted"),
+            ("constitution/constitution.yaml", Some("looser"), "modified"),
+            ("books/book-a.epd", Some("x"), "added"),
+            ("oracle/src/main.rs", Some("x"), "added"),
+            (".github/workflows/verify.yml", Some("x"), "added"),
+        ] {
+            let candidate = s.commit(
+                &[root],
+                &[("engine/src/lib.rs", Some("v2")), (path, content)],
+                "e",
+            );
+            let error = refuse_governance_changes(&s.repo, &s.pair(candidate)).unwrap_err();
+            let text = error.to_string();
+            assert!(text.contains(&format!("{path} ({change})")), "{text}");
+            assert!(text.contains("is not an engine change"), "{text}");
+        }
+    }
+
+    #[test]
+    fn files_are_read_from_the_tree_not_the_work_tree() {
+        let s = Scratch::new();
+        let root = s.commit(
+            &[],
+            &[
+                ("constitution/constitution.yaml", Some("in git")),
+                ("register/T-0001.yaml", Some("g")),
+            ],
+            "root",
+        );
+        let pair = s.pair(s.commit(&[root], &[("engine/x", Some("1"))], "c"));
+        assert_eq!(
+            read_file(&s.repo, &pair.predecessor, "constitution/constitution.yaml").unwrap(),
+            b"in git"
+        );
+        assert!(matches!(
+            read_file(&s.repo, &pair.predecessor, "constitution"),
+            Err(ResolveError::MissingFile { .. })
+        ));
+        let register = read_dir(&s.repo, &pair.predecessor, "register").unwrap();
+        assert_eq!(register, vec![("T-0001.yaml".to_owned(), b"g".to_vec())]);
+        assert!(
+            read_dir(&s.repo, &pair.predecessor, "books")
+                .unwrap()
+                .is_empty()
+        );
+    }
+}

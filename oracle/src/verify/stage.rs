@@ -1,0 +1,670 @@
+//! Step 6: one SPRT stage of the profile, played by the match runner on the bound binaries.
+//!
+//! Three ways to play a stage, one set of rules:
+//! - locally ([`Mode::Local`]): one resumable match of up to `max_games`, stopped by the SPRT at
+//!   batch boundaries once `min_games` are played;
+//! - as one shard of a round ([`Mode::Shard`]): `batch_size` more pairs of shard K/N, resumable,
+//!   written as a shard result file for the merge;
+//! - as the merge of a round ([`Mode::NoPlay`]): combine the shard files in `--out` and apply the
+//!   SPRT at round boundaries (the match runner's group-sequential merge).
+//!
+//! A stage that reaches `max_games` undecided ends `undecided`: not passed.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use serde::{Deserialize, Serialize};
+
+use super::Mode;
+use super::binding::{BindingRecord, timestamp};
+use super::out::{OutDir, write_atomic};
+use super::steps::StepReporter;
+use crate::governance::constitution::{self, Profile, Stage};
+use crate::governance::entry::{PathKind, StageRecord, StageState};
+use crate::governance::hash::Sha256Hex;
+use crate::play::book::BookFormat;
+use crate::play::clock::{ClockRules, TimeControl};
+use crate::play::game::{Adjudication, DrawRule, ResignRule};
+use crate::play::runner::{
+    MatchConfig, MatchReport, PairOutcome, Progress as MatchProgress, Shard, StopRule, run_match,
+};
+use crate::play::shard::{ShardResult, merge, read_shards};
+use crate::play::uci::EngineConfig;
+use crate::report::StageReport;
+use crate::stats::{
+    Model, PentanomialCounts, SequentialSprt, SprtDecision, SprtParams, sprt_status,
+};
+
+/// Everything needed to play one stage, derived from the constitution and the binding.
+#[derive(Debug, Clone)]
+pub struct StagePlan {
+    /// 1-based position in the profile.
+    pub index: usize,
+    /// The stage as the constitution states it.
+    pub stage: Stage,
+    /// The SPRT of the declared path's bounds.
+    pub params: SprtParams,
+    /// Pairs between two looks of the SPRT.
+    pub batch: u64,
+    /// Pairs before the SPRT may stop.
+    pub min_pairs: u64,
+    /// Pairs after which the stage ends undecided.
+    pub max_pairs: u64,
+    /// The book, as read from the predecessor's tree into `--out`.
+    pub book: PathBuf,
+    /// Its pinned sha256.
+    pub book_sha256: Sha256Hex,
+    /// Seed of the opening order: derived from the bound hashes and the stage name.
+    pub seed: u64,
+    /// Runner state, PGN and the stage's summary.
+    pub dir: PathBuf,
+    /// Shard files of this stage (CI rounds).
+    pub shards_dir: PathBuf,
+    adjudication: Adjudication,
+    engines: [EngineConfig; 2],
+    concurrency: usize,
+}
+
+/// A finished stage: the register's record and the report's figures.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StageOutcome {
+    /// As the register entry stores it.
+    pub record: StageRecord,
+    /// For the report.
+    pub report: StageReport,
+    /// When the stage's first game started (ms since the epoch), from its `started.json`.
+    pub started_at_unix_ms: u64,
+    /// Games played, including those of pairs discarded at an early stop.
+    pub games_played: u64,
+    /// Engine faults charged to the candidate and the predecessor.
+    pub faults: [u64; 2],
+}
+
+/// Where a stage stands after this invocation.
+#[derive(Debug, Clone)]
+pub enum Progress {
+    /// Decided, or undecided at its maximum.
+    Finished(Box<StageOutcome>),
+    /// `--no-play`: another round of shards is needed.
+    NeedsRound {
+        /// What was merged and why it is not enough.
+        reason: String,
+    },
+    /// `--shard`: this shard's pairs of the round are played.
+    ShardPlayed {
+        /// What was played.
+        reason: String,
+    },
+}
+
+impl Progress {
+    /// One line for the step reporter.
+    pub fn describe(&self) -> String {
+        match self {
+            Progress::Finished(outcome) => {
+                let r = &outcome.record;
+                format!(
+                    "{} after {} pairs: pentanomial {:?}, nElo {:+.1} [{:+.1}, {:+.1}], LLR {:.2} in [{:.2}, {:.2}]",
+                    r.state,
+                    r.pairs,
+                    r.pentanomial,
+                    r.nelo,
+                    r.nelo_ci95[0],
+                    r.nelo_ci95[1],
+                    r.llr,
+                    r.lower,
+                    r.upper
+                )
+            }
+            Progress::NeedsRound { reason } | Progress::ShardPlayed { reason } => reason.clone(),
+        }
+    }
+}
+
+/// Why a stage could not be played or merged.
+#[derive(Debug)]
+pub struct StageError(String);
+
+impl fmt::Display for StageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StageError {}
+
+fn fail(message: impl fmt::Display) -> StageError {
+    StageError(message.to_string())
+}
+
+/// The stage's start, written once before its first game (kept when a run resumes).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+struct Started {
+    started_at_unix_ms: u64,
+}
+
+impl StagePlan {
+    /// The plan of stage `index` (1-based) for the declared path.
+    pub fn new(
+        index: usize,
+        stage: &Stage,
+        profile: &Profile,
+        path: PathKind,
+        binding: &BindingRecord,
+        out: &OutDir,
+    ) -> Result<Self, StageError> {
+        let bounds = match path {
+            PathKind::Randfall => stage.bounds.randfall,
+            _ => stage.bounds.standard,
+        };
+        let params = SprtParams::new(
+            bounds.elo0,
+            bounds.elo1,
+            profile.alpha.get(),
+            profile.beta.get(),
+            Model::Normalized,
+        )
+        .map_err(|e| fail(format!("stage `{}`: {e}", stage.name)))?;
+        let book_sha256 = stage
+            .book_sha256
+            .clone()
+            .ok_or_else(|| fail(format!("stage `{}`: its book is not pinned", stage.name)))?;
+        let seed_source = format!(
+            "{}\n{}\n{}",
+            binding.candidate.sha256, binding.predecessor.sha256, stage.name
+        );
+        let digest = Sha256Hex::of(seed_source.as_bytes());
+        let seed = u64::from_str_radix(&digest.as_str()[..16], 16).expect("hex digits");
+        let engine = |name: &str, path: &Path| {
+            let mut config = EngineConfig::new(path);
+            config.name = name.to_owned();
+            config
+        };
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let dir_name = format!("stage-{index}-{}", stage.name);
+        Ok(Self {
+            index,
+            stage: stage.clone(),
+            params,
+            batch: u64::from(profile.batch_size.get()),
+            min_pairs: stage.min_games / 2,
+            max_pairs: stage.max_games.get() / 2,
+            book: out.input(&stage.book.to_string_lossy()),
+            book_sha256,
+            seed,
+            dir: out.root().join(&dir_name),
+            shards_dir: out.root().join("shards").join(&dir_name),
+            adjudication: adjudication(&profile.adjudication),
+            engines: [
+                engine("candidate", &binding.candidate.path),
+                engine("predecessor", &binding.predecessor.path),
+            ],
+            concurrency: (stage.concurrency.get() as usize).clamp(1, cores),
+        })
+    }
+
+    fn match_config(&self, shard: Shard, state: PathBuf, pgn: PathBuf) -> MatchConfig {
+        MatchConfig {
+            engines: self.engines.clone(),
+            clock: ClockRules {
+                tc: time_control(self.stage.tc),
+                margin: Duration::from_millis(100),
+                slack: Duration::from_millis(200),
+                move_timeout: Duration::from_secs(60),
+            },
+            adjudication: self.adjudication,
+            start_timeout: Duration::from_secs(10),
+            ready_timeout: Duration::from_secs(10),
+            book_path: self.book.clone(),
+            book_format: BookFormat::from_path(&self.book),
+            plies: 8,
+            seed: self.seed,
+            opening_offset: 0,
+            pairs: self.max_pairs,
+            shard,
+            concurrency: self.concurrency,
+            pgn_out: Some(pgn),
+            state: Some(state),
+            event: format!("oracle verify stage {} {}", self.index, self.stage.name),
+        }
+    }
+
+    /// The summary of this stage's outcome file (written when it finishes).
+    fn outcome_file(&self) -> PathBuf {
+        self.dir.join("stage.json")
+    }
+
+    fn pgn(&self) -> PathBuf {
+        self.dir.join("games.pgn")
+    }
+}
+
+/// Plays (or merges) the stage as `mode` says.
+pub fn run(plan: &StagePlan, mode: Mode, reporter: &StepReporter) -> Result<Progress, StageError> {
+    match mode {
+        Mode::Local => play_local(plan, reporter).map(|o| Progress::Finished(Box::new(o))),
+        Mode::Shard(shard) => play_shard(plan, shard, reporter),
+        Mode::NoPlay => merge_round(plan),
+    }
+}
+
+/// The SPRT of a stage as the runner's stop rule: looks at batch boundaries, records the LLR
+/// path, and may stop once the minimum is played.
+struct StageSprt {
+    sequential: SequentialSprt,
+    min_pairs: u64,
+    path: Vec<(u64, f64)>,
+    error: Option<String>,
+}
+
+impl StopRule for StageSprt {
+    fn should_stop(&mut self, pentanomial: [u64; 5]) -> bool {
+        let counts = PentanomialCounts(pentanomial);
+        let pairs = counts.pairs();
+        if !pairs.is_multiple_of(self.sequential.batch_size_pairs()) {
+            return false;
+        }
+        match self.sequential.update(&counts) {
+            Ok(decision) => {
+                self.path.push((pairs, self.sequential.llr()));
+                decision != SprtDecision::Continue && pairs >= self.min_pairs
+            }
+            Err(error) => {
+                self.error = Some(error.to_string());
+                true
+            }
+        }
+    }
+}
+
+fn play_local(plan: &StagePlan, reporter: &StepReporter) -> Result<StageOutcome, StageError> {
+    let started = mark_started(plan)?;
+    let config = plan.match_config(Shard::WHOLE, plan.dir.join("state.json"), plan.pgn());
+    let mut sprt = StageSprt {
+        sequential: SequentialSprt::new(plan.params, plan.batch).map_err(fail)?,
+        min_pairs: plan.min_pairs,
+        path: vec![(0, 0.0)],
+        error: None,
+    };
+    let report = play(config, &mut sprt, plan.max_pairs, reporter)?;
+    if let Some(error) = sprt.error {
+        return Err(fail(format!("SPRT: {error}")));
+    }
+    let decision = sprt.sequential.decision();
+    let state = match decision {
+        SprtDecision::AcceptH1 if report.stopped_early => StageState::AcceptH1,
+        SprtDecision::AcceptH0 if report.stopped_early => StageState::AcceptH0,
+        _ if report.tally.pairs >= plan.max_pairs => StageState::Undecided,
+        _ => {
+            return Err(fail(format!(
+                "the match ended after {} of {} pairs without a decision",
+                report.tally.pairs, plan.max_pairs
+            )));
+        }
+    };
+    let outcome = finish(
+        plan,
+        state,
+        &report.pairs,
+        sprt.path,
+        report.pgn_sha256.clone(),
+        started,
+        report.games_played,
+        report.tally.faults,
+    )?;
+    Ok(outcome)
+}
+
+fn play(
+    config: MatchConfig,
+    rule: &mut dyn StopRule,
+    max_pairs: u64,
+    reporter: &StepReporter,
+) -> Result<MatchReport, StageError> {
+    let bar = reporter.bar(max_pairs, "pairs");
+    let mut observer = |progress: &MatchProgress| {
+        let t = &progress.tally;
+        bar.set_position(t.pairs);
+        bar.set_message(format!(
+            "W{} D{} L{} penta {:?}",
+            t.wins, t.draws, t.losses, t.pentanomial
+        ));
+    };
+    let report = run_match(config, Some(rule), &mut observer).map_err(fail);
+    bar.finish_and_clear();
+    report
+}
+
+fn play_shard(
+    plan: &StagePlan,
+    shard: Shard,
+    reporter: &StepReporter,
+) -> Result<Progress, StageError> {
+    // A stage the merged rounds have decided is done: the pipeline goes on to the next one.
+    if let Some(finished @ Progress::Finished(_)) = merged_progress(plan)? {
+        return Ok(finished);
+    }
+    mark_started(plan)?;
+    std::fs::create_dir_all(&plan.shards_dir)
+        .map_err(|e| fail(format!("{}: {e}", plan.shards_dir.display())))?;
+    let stem = format!("shard-{}-of-{}", shard.index, shard.count);
+    let result_file = plan.shards_dir.join(format!("{stem}.json"));
+    let already = match read_shards(std::slice::from_ref(&result_file)) {
+        Ok(mut found) => found.pop().map_or(0, |(_, r)| r.tally.pairs),
+        Err(_) => 0,
+    };
+    let quota = already + plan.batch;
+    let config = plan.match_config(
+        shard,
+        plan.shards_dir.join(format!("{stem}.state.json")),
+        plan.shards_dir.join(format!("{stem}.pgn")),
+    );
+    let mut rule = Quota { pairs: quota };
+    let report = play(config, &mut rule, quota, reporter)?;
+    let result = ShardResult::of(&report);
+    let json = serde_json::to_vec_pretty(&result).expect("shard results serialize");
+    write_atomic(&result_file, &json)
+        .map_err(|e| fail(format!("{}: {e}", result_file.display())))?;
+    Ok(Progress::ShardPlayed {
+        reason: format!(
+            "shard {}/{} of stage {} has {} pairs ({} this round) in {}",
+            shard.index,
+            shard.count,
+            plan.index,
+            report.tally.pairs,
+            report.tally.pairs - already,
+            result_file.display()
+        ),
+    })
+}
+
+/// Stops a shard's run once it has counted `pairs` pairs: one round's share.
+struct Quota {
+    pairs: u64,
+}
+
+impl StopRule for Quota {
+    fn should_stop(&mut self, pentanomial: [u64; 5]) -> bool {
+        pentanomial.iter().sum::<u64>() >= self.pairs
+    }
+}
+
+fn merge_round(plan: &StagePlan) -> Result<Progress, StageError> {
+    Ok(
+        merged_progress(plan)?.unwrap_or_else(|| Progress::NeedsRound {
+            reason: format!(
+                "stage {}: no shard has played yet; play round 1",
+                plan.index
+            ),
+        }),
+    )
+}
+
+/// The stage as the shard files in `--out` show it (`None` when there are none).
+fn merged_progress(plan: &StagePlan) -> Result<Option<Progress>, StageError> {
+    if let Some(outcome) = read_finished(plan)? {
+        return Ok(Some(Progress::Finished(Box::new(outcome))));
+    }
+    let files: Vec<PathBuf> = match std::fs::read_dir(&plan.shards_dir) {
+        Ok(listing) => listing
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                    n.starts_with("shard-") && n.ends_with(".json") && !n.ends_with(".state.json")
+                })
+            })
+            .collect(),
+        Err(_) => return Ok(None),
+    };
+    if files.is_empty() {
+        return Ok(None);
+    }
+    let shards = read_shards(&files).map_err(fail)?;
+    let merged = merge(&shards, Some(plan.params)).map_err(fail)?;
+    let decision = merged.sprt_decision.unwrap_or(SprtDecision::Continue);
+    let pairs = merged.tally.pairs;
+    let state = match decision {
+        SprtDecision::AcceptH1 if pairs >= plan.min_pairs => Some(StageState::AcceptH1),
+        SprtDecision::AcceptH0 if pairs >= plan.min_pairs => Some(StageState::AcceptH0),
+        _ if merged.contiguous_pairs >= plan.max_pairs => Some(StageState::Undecided),
+        _ => None,
+    };
+    let Some(state) = state else {
+        return Ok(Some(Progress::NeedsRound {
+            reason: format!(
+                "stage {}: {} shards merged, {} contiguous pairs, LLR {:.2} in [{:.2}, {:.2}]: another round",
+                plan.index,
+                merged.shards.len(),
+                merged.contiguous_pairs,
+                merged.sprt.as_ref().map_or(0.0, SequentialSprt::llr),
+                plan.params.lower_bound(),
+                plan.params.upper_bound()
+            ),
+        }));
+    };
+    let started = read_started(plan)?.unwrap_or(0);
+    let path = llr_path(
+        &merged.pairs,
+        plan.params,
+        u64::from(merged.fingerprint.shards),
+    )?;
+    let digests: Vec<String> = shards
+        .iter()
+        .filter_map(|(_, s)| s.pgn_sha256.clone())
+        .collect();
+    let pgn_sha256 = Some(Sha256Hex::of(digests.join("\n").as_bytes()).to_string());
+    let outcome = finish(
+        plan,
+        state,
+        &merged.pairs,
+        path,
+        pgn_sha256,
+        started,
+        merged.games_played,
+        merged.tally.faults,
+    )?;
+    Ok(Some(Progress::Finished(Box::new(outcome))))
+}
+
+/// The LLR after every `every` pairs of `pairs` (in pair order), from (0, 0).
+fn llr_path(
+    pairs: &[PairOutcome],
+    params: SprtParams,
+    every: u64,
+) -> Result<Vec<(u64, f64)>, StageError> {
+    let mut counts = PentanomialCounts([0; 5]);
+    let mut path = vec![(0, 0.0)];
+    for (n, pair) in pairs.iter().enumerate() {
+        counts.0[pair.bucket()] += 1;
+        let n = n as u64 + 1;
+        if n.is_multiple_of(every.max(1)) || n == pairs.len() as u64 {
+            path.push((n, crate::stats::llr(&counts, &params).map_err(fail)?));
+        }
+    }
+    Ok(path)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    plan: &StagePlan,
+    state: StageState,
+    pairs: &[PairOutcome],
+    llr_path: Vec<(u64, f64)>,
+    pgn_sha256: Option<String>,
+    started_at_unix_ms: u64,
+    games_played: u64,
+    faults: [u64; 2],
+) -> Result<StageOutcome, StageError> {
+    let mut counts = PentanomialCounts([0; 5]);
+    for pair in pairs {
+        counts.0[pair.bucket()] += 1;
+    }
+    let status = sprt_status(&counts, &plan.params).map_err(fail)?;
+    let pgn_sha256 = pgn_sha256
+        .map(|digest| Sha256Hex::try_from(digest).map_err(fail))
+        .transpose()?;
+    let record = StageRecord {
+        name: plan.stage.name.clone(),
+        tc: plan.stage.tc,
+        book: plan.stage.book.to_string_lossy().into_owned(),
+        book_sha256: plan.book_sha256.clone(),
+        elo0: plan.params.elo0,
+        elo1: plan.params.elo1,
+        alpha: plan.params.alpha,
+        beta: plan.params.beta,
+        batch_size: u32::try_from(plan.batch).unwrap_or(u32::MAX),
+        max_games: plan.max_pairs * 2,
+        pentanomial: counts.0,
+        pairs: counts.pairs(),
+        games: counts.pairs() * 2,
+        llr: status.llr,
+        lower: status.lower_bound,
+        upper: status.upper_bound,
+        state,
+        nelo: status.nelo,
+        nelo_ci95: status.nelo_ci95,
+        pgn_sha256,
+    };
+    let report = StageReport {
+        name: record.name.clone(),
+        limit: record.tc.to_string(),
+        book: record.book.clone(),
+        elo0: record.elo0,
+        elo1: record.elo1,
+        lower: record.lower,
+        upper: record.upper,
+        llr_path,
+        pentanomial: record.pentanomial,
+        nelo: record.nelo,
+        nelo_ci95: (record.nelo_ci95[0], record.nelo_ci95[1]),
+        state: state.to_string(),
+    };
+    let outcome = StageOutcome {
+        record,
+        report,
+        started_at_unix_ms,
+        games_played,
+        faults,
+    };
+    let json = serde_json::to_vec_pretty(&outcome).expect("stage outcomes serialize");
+    let file = plan.outcome_file();
+    write_atomic(&file, &json).map_err(|e| fail(format!("{}: {e}", file.display())))?;
+    Ok(outcome)
+}
+
+/// A finished stage of an earlier invocation (merge mode reads it instead of merging again).
+fn read_finished(plan: &StagePlan) -> Result<Option<StageOutcome>, StageError> {
+    let file = plan.outcome_file();
+    match std::fs::read(&file) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|e| fail(format!("{}: {e}", file.display()))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(fail(format!("{}: {e}", file.display()))),
+    }
+}
+
+/// Writes the stage's start time once, before its first game; returns it.
+fn mark_started(plan: &StagePlan) -> Result<u64, StageError> {
+    if let Some(ms) = read_started(plan)? {
+        return Ok(ms);
+    }
+    let (_, ms) = timestamp(SystemTime::now());
+    let file = plan.dir.join("started.json");
+    let json = serde_json::to_vec(&Started {
+        started_at_unix_ms: ms,
+    })
+    .expect("serializes");
+    write_atomic(&file, &json).map_err(|e| fail(format!("{}: {e}", file.display())))?;
+    Ok(ms)
+}
+
+fn read_started(plan: &StagePlan) -> Result<Option<u64>, StageError> {
+    let file = plan.dir.join("started.json");
+    match std::fs::read(&file) {
+        Ok(bytes) => serde_json::from_slice::<Started>(&bytes)
+            .map(|s| Some(s.started_at_unix_ms))
+            .map_err(|e| fail(format!("{}: {e}", file.display()))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(fail(format!("{}: {e}", file.display()))),
+    }
+}
+
+/// The record of a stage that was not played because an earlier one did not pass.
+pub fn not_run(
+    stage: &Stage,
+    profile: &Profile,
+    path: PathKind,
+) -> Result<StageRecord, StageError> {
+    let bounds = match path {
+        PathKind::Randfall => stage.bounds.randfall,
+        _ => stage.bounds.standard,
+    };
+    let params = SprtParams::new(
+        bounds.elo0,
+        bounds.elo1,
+        profile.alpha.get(),
+        profile.beta.get(),
+        Model::Normalized,
+    )
+    .map_err(fail)?;
+    Ok(StageRecord {
+        name: stage.name.clone(),
+        tc: stage.tc,
+        book: stage.book.to_string_lossy().into_owned(),
+        book_sha256: stage
+            .book_sha256
+            .clone()
+            .ok_or_else(|| fail(format!("stage `{}`: its book is not pinned", stage.name)))?,
+        elo0: params.elo0,
+        elo1: params.elo1,
+        alpha: params.alpha,
+        beta: params.beta,
+        batch_size: profile.batch_size.get(),
+        max_games: stage.max_games.get(),
+        pentanomial: [0; 5],
+        pairs: 0,
+        games: 0,
+        llr: 0.0,
+        lower: params.lower_bound(),
+        upper: params.upper_bound(),
+        state: StageState::NotRun,
+        nelo: 0.0,
+        nelo_ci95: [0.0, 0.0],
+        pgn_sha256: None,
+    })
+}
+
+/// The constitution's clock or node limit as the runner's time control.
+fn time_control(tc: constitution::TimeControl) -> TimeControl {
+    match tc {
+        constitution::TimeControl::Clock {
+            base_ms,
+            increment_ms,
+        } => TimeControl::Clock {
+            base: Duration::from_millis(base_ms),
+            increment: Duration::from_millis(increment_ms),
+            moves: None,
+        },
+        constitution::TimeControl::Nodes(nodes) => TimeControl::Nodes(nodes.get()),
+    }
+}
+
+/// The constitution's adjudication as the runner's.
+fn adjudication(rules: &constitution::Adjudication) -> Adjudication {
+    let cp = |v: u32| i32::try_from(v).unwrap_or(i32::MAX);
+    Adjudication {
+        draw: rules.draw.map(|d| DrawRule {
+            move_number: d.move_number.get(),
+            move_count: d.move_count.get(),
+            score: cp(d.score_cp),
+        }),
+        resign: rules.resign.map(|r| ResignRule {
+            move_count: r.move_count.get(),
+            score: cp(r.score_cp.get()),
+        }),
+        max_moves: None,
+    }
+}

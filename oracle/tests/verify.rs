@@ -1,0 +1,828 @@
+//! End-to-end tests of `oracle verify` on fixture repositories built here: a copy of the real
+//! engine (with a shallow bench so that signatures are quick) and the same engine with its
+//! queen and rook values crippled, a fixture constitution with a small node-limited profile,
+//! and two tiny books. The real `oracle` binary builds, binds, gates, benches and plays.
+//!
+//! Builds are cached in the test target directory, so only the first run pays for them.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Mutex;
+
+use git2::{Oid, Repository, Signature};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// The games and builds of these tests share two cores: one scenario at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+const ORACLE: &str = env!("CARGO_BIN_EXE_oracle");
+
+const BOOK_A: &str = "\
+rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -
+rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -
+rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -
+rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq -
+rnbqkb1r/pppppppp/5n2/8/3P4/8/PPP1PPPP/RNBQKBNR w KQkq -
+rnbqkbnr/pppp1ppp/4p3/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -
+rnbqkbnr/pp1ppppp/2p5/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -
+rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq -
+";
+
+const BOOK_B: &str = "\
+rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq -
+rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq -
+rnbqkbnr/pppp1ppp/8/4p3/2P5/8/PP1PPPPP/RNBQKBNR w KQkq -
+rnbqkbnr/ppp1pppp/3p4/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -
+rnbqkbnr/pppppp1p/6p1/8/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -
+rnbqkbnr/pppppppp/8/8/8/6P1/PPPPPP1P/RNBQKBNR b KQkq -
+rnbqkbnr/pppppppp/8/8/5P2/8/PPPPP1PP/RNBQKBNR b KQkq -
+rnbqkbnr/pppppppp/8/8/1P6/8/P1PPPPPP/RNBQKBNR b KQkq -
+";
+
+/// A Randfall proof the crippled engine fails: it takes a pawn-defended knight with its queen.
+const PROOF: &str = "kind: bestmove\nnodes: 2000\npositions:\n  - '4k3/8/4p3/3n4/8/8/8/3QK3 w - - am Qxd5; id \"queen for knight\";'\n";
+
+/// A fixture constitution: the real build recipe and gate, one small node-limited profile.
+/// Its bounds are wide ([0, 150] nElo) so that a change worth hundreds of nElo is decided
+/// within a few batches; the stages still follow the official shape (book A, then book B).
+fn constitution() -> String {
+    format!(
+        r#"version: 1
+build:
+  toolchain: "1.95.0"
+  package: coherent
+  binary: coherent
+  target_cpu: x86-64
+  profile_overrides:
+    codegen-units: 1
+    debug: false
+    incremental: false
+    lto: true
+    opt-level: 3
+    panic: abort
+    strip: false
+  extra_rustflags: []
+gate:
+  symbols: [coherent_evaluate_popcnt]
+  callee_depth: 2
+loss_tolerance:
+  booking: final_stage_nelo_deficit
+  limit_nelo: 10.0
+profiles:
+  smoke:
+    binding: false
+    description: fixture profile for the end-to-end tests
+    alpha: 0.1
+    beta: 0.1
+    batch_size: 2
+    adjudication:
+      resign:
+        move_count: 3
+        score_cp: 600
+      draw:
+        move_number: 30
+        move_count: 6
+        score_cp: 5
+    stages:
+      - name: short
+        tc: nodes=600
+        book: books/book-a.epd
+        book_sha256: {a}
+        concurrency: 2
+        min_games: 8
+        max_games: 80
+        bounds:
+          standard: [0.0, 150.0]
+          randfall: [-150.0, 0.0]
+      - name: long
+        tc: nodes=900
+        book: books/book-b.epd
+        book_sha256: {b}
+        concurrency: 2
+        min_games: 8
+        max_games: 80
+        bounds:
+          standard: [0.0, 150.0]
+          randfall: [-150.0, 0.0]
+  long-minimum:
+    binding: false
+    description: the smoke stages with a minimum of 40 games, long enough to be interrupted
+    alpha: 0.1
+    beta: 0.1
+    batch_size: 2
+    adjudication:
+      resign:
+        move_count: 3
+        score_cp: 600
+      draw:
+        move_number: 30
+        move_count: 6
+        score_cp: 5
+    stages:
+      - name: short
+        tc: nodes=600
+        book: books/book-a.epd
+        book_sha256: {a}
+        concurrency: 2
+        min_games: 40
+        max_games: 80
+        bounds:
+          standard: [0.0, 150.0]
+          randfall: [-150.0, 0.0]
+      - name: long
+        tc: nodes=900
+        book: books/book-b.epd
+        book_sha256: {b}
+        concurrency: 2
+        min_games: 40
+        max_games: 80
+        bounds:
+          standard: [0.0, 150.0]
+          randfall: [-150.0, 0.0]
+  fixture:
+    binding: true
+    description: the same stages, binding, so that entries can be appended and replayed
+    alpha: 0.1
+    beta: 0.1
+    batch_size: 2
+    adjudication:
+      resign:
+        move_count: 3
+        score_cp: 600
+      draw:
+        move_number: 30
+        move_count: 6
+        score_cp: 5
+    stages:
+      - name: short
+        tc: nodes=600
+        book: books/book-a.epd
+        book_sha256: {a}
+        concurrency: 2
+        min_games: 8
+        max_games: 80
+        bounds:
+          standard: [0.0, 150.0]
+          randfall: [-150.0, 0.0]
+      - name: long
+        tc: nodes=900
+        book: books/book-b.epd
+        book_sha256: {b}
+        concurrency: 2
+        min_games: 8
+        max_games: 80
+        bounds:
+          standard: [0.0, 150.0]
+          randfall: [-150.0, 0.0]
+"#,
+        a = sha256(BOOK_A.as_bytes()),
+        b = sha256(BOOK_B.as_bytes()),
+    )
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The workspace around the engine copy: engine only, no dependencies, the real profile.
+const WORKSPACE: &str = r#"[workspace]
+resolver = "3"
+members = ["engine"]
+
+[workspace.package]
+version = "0.1.0"
+edition = "2024"
+license = "GPL-3.0-or-later"
+rust-version = "1.95"
+
+[profile.release]
+lto = true
+codegen-units = 1
+panic = "abort"
+debug = false
+strip = false
+incremental = false
+"#;
+
+const LOCKFILE: &str = "# This file is automatically @generated by Cargo.\n# It is not intended for manual editing.\nversion = 4\n\n[[package]]\nname = \"coherent\"\nversion = \"0.1.0\"\n";
+
+/// A fixture repository and the build cache shared by every test run.
+struct Fixture {
+    dir: tempfile::TempDir,
+    repo: Repository,
+    cache: PathBuf,
+}
+
+impl Fixture {
+    /// A repository whose first commit holds the engine, the constitution, the books and an
+    /// empty register.
+    fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init(dir.path()).unwrap();
+        let engine = Path::new(env!("CARGO_MANIFEST_DIR")).join("../engine");
+        copy_tree(&engine.join("src"), &dir.path().join("engine/src"));
+        fs::copy(
+            engine.join("Cargo.toml"),
+            dir.path().join("engine/Cargo.toml"),
+        )
+        .unwrap();
+        let fixture = Fixture {
+            dir,
+            repo,
+            cache: Path::new(env!("CARGO_TARGET_TMPDIR")).join("verify-build-cache"),
+        };
+        // A shallow bench keeps the signature step fast; it is still the engine's own search.
+        fixture.edit(
+            "engine/src/bench.rs",
+            "pub const BENCH_DEPTH: i32 = 10;",
+            "pub const BENCH_DEPTH: i32 = 5;",
+        );
+        fixture.write("Cargo.toml", WORKSPACE);
+        fixture.write("Cargo.lock", LOCKFILE);
+        fixture.write(
+            "rust-toolchain.toml",
+            "[toolchain]\nchannel = \"1.95.0\"\nprofile = \"minimal\"\n",
+        );
+        fixture.write("constitution/constitution.yaml", &constitution());
+        fixture.write("books/book-a.epd", BOOK_A);
+        fixture.write("books/book-b.epd", BOOK_B);
+        fixture.write("register/.keep", "");
+        fixture.write("engine/proofs/hanging-queen.yaml", PROOF);
+        fixture.commit("genesis: the engine as it stands");
+        fixture
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn write(&self, file: &str, text: &str) {
+        let path = self.path().join(file);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    fn edit(&self, file: &str, from: &str, to: &str) {
+        let path = self.path().join(file);
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains(from),
+            "{file} no longer contains `{from}`: update the fixture"
+        );
+        fs::write(path, text.replacen(from, to, 1)).unwrap();
+    }
+
+    /// The engine's queen and rook valued like pawns: it gives them away.
+    fn cripple(&self) {
+        self.edit("engine/src/eval/terms.rs", "s(1025, 936)", "s(90, 90)");
+        self.edit("engine/src/eval/terms.rs", "s(477, 512)", "s(90, 90)");
+    }
+
+    /// Undoes [`Fixture::cripple`] (the rook's entry comes first in the table).
+    fn restore(&self) {
+        self.edit("engine/src/eval/terms.rs", "s(90, 90)", "s(477, 512)");
+        self.edit("engine/src/eval/terms.rs", "s(90, 90)", "s(1025, 936)");
+    }
+
+    /// A commit of `tree` on `parent` that no branch points to (a sibling of HEAD).
+    fn commit_on(&self, parent: Oid, tree: Oid, message: &str) -> Oid {
+        let signature = Signature::now("Fixture", "fixture@example.invalid").unwrap();
+        let parent = self.repo.find_commit(parent).unwrap();
+        let tree = self.repo.find_tree(tree).unwrap();
+        self.repo
+            .commit(None, &signature, &signature, message, &tree, &[&parent])
+            .unwrap()
+    }
+
+    /// Commits the whole work tree on HEAD.
+    fn commit(&self, message: &str) -> Oid {
+        let mut index = self.repo.index().unwrap();
+        index
+            .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
+            .unwrap();
+        index.write().unwrap();
+        let tree = self.repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let signature = Signature::now("Fixture", "fixture@example.invalid").unwrap();
+        let parent = self.repo.head().ok().and_then(|h| h.peel_to_commit().ok());
+        let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
+        self.repo
+            .commit(
+                Some("HEAD"),
+                &signature,
+                &signature,
+                message,
+                &tree,
+                &parents,
+            )
+            .unwrap()
+    }
+
+    /// The bench signature of the work tree as it would be committed (built by the oracle,
+    /// through a scratch commit with the same tree; the build cache is keyed by tree).
+    fn bench_of_worktree(&self) -> (u64, String) {
+        let mut index = self.repo.index().unwrap();
+        index
+            .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
+            .unwrap();
+        let tree = self.repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let signature = Signature::now("Fixture", "fixture@example.invalid").unwrap();
+        let scratch = self
+            .repo
+            .commit(None, &signature, &signature, "scratch", &tree, &[])
+            .unwrap();
+        let built = json(&self.oracle(&[
+            "build",
+            &scratch.to_string(),
+            "--repo",
+            &self.path().display().to_string(),
+            "--cache-dir",
+            &self.cache.display().to_string(),
+            "--json",
+        ]));
+        let binary = built["binary"].as_str().unwrap().to_owned();
+        let bench = json(&self.oracle(&["bench", &binary, "--json"]));
+        (
+            bench["nodes"].as_u64().unwrap(),
+            built["sha256"].as_str().unwrap().to_owned(),
+        )
+    }
+
+    fn oracle(&self, args: &[&str]) -> Output {
+        let output = Command::new(ORACLE).args(args).output().unwrap();
+        assert!(
+            output.status.success(),
+            "oracle {args:?} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output
+    }
+
+    /// Runs `oracle verify REV --profile smoke --json` into `out`; returns (exit code, result).
+    fn verify(&self, rev: &str, out: &Path) -> (i32, Value, String) {
+        self.verify_with(rev, out, &["--profile", "smoke"])
+    }
+
+    /// Runs `oracle verify REV ARGS… --json` into `out`.
+    fn verify_with(&self, rev: &str, out: &Path, args: &[&str]) -> (i32, Value, String) {
+        let output = Command::new(ORACLE)
+            .args(["verify", rev, "--json"])
+            .args(args)
+            .arg("--repo")
+            .arg(self.path())
+            .arg("--out")
+            .arg(out)
+            .arg("--cache-dir")
+            .arg(&self.cache)
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        eprintln!("oracle verify {rev}:\n{stderr}");
+        let result: Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("verify printed no JSON ({e}); stderr:\n{stderr}"));
+        let on_disk: Value =
+            serde_json::from_slice(&fs::read(out.join("result.json")).unwrap()).unwrap();
+        assert_eq!(result, on_disk, "--json and result.json must agree");
+        (output.status.code().unwrap(), result, stderr)
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+fn json(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// Every game of every stage started after both binaries were bound.
+fn assert_bound_before_games(result: &Value, out: &Path) {
+    let bound = result["binding"]["bound_at_unix_ms"].as_u64().unwrap();
+    let stages = result["stages"].as_array().unwrap();
+    assert!(!stages.is_empty());
+    for stage in stages {
+        let started = stage["started_at_unix_ms"].as_u64().unwrap();
+        assert!(
+            bound < started,
+            "bound at {bound}, stage started at {started}"
+        );
+    }
+    for entry in fs::read_dir(out).unwrap() {
+        let stage_dir = entry.unwrap().path();
+        let pgn = stage_dir.join("games.pgn");
+        if pgn.exists() {
+            let written = fs::metadata(&pgn).unwrap().modified().unwrap();
+            let ms = written
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_millis() as u64;
+            assert!(bound <= ms, "{} written before the binding", pgn.display());
+            assert!(fs::read_to_string(&pgn).unwrap().contains("[Result "));
+        }
+    }
+}
+
+fn step_names(result: &Value) -> Vec<(String, String)> {
+    result["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let step = match &s["step"] {
+                Value::String(name) => name.clone(),
+                other => other.to_string(),
+            };
+            (step, s["status"].as_str().unwrap().to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn much_stronger_candidate_is_a_gewinn_and_much_weaker_is_abgelehnt() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    fixture.cripple();
+    let (crippled_bench, _) = fixture.bench_of_worktree();
+    let weaker = fixture.commit(&format!(
+        "eval: value queens and rooks like pawns\n\nBench: {crippled_bench}\n"
+    ));
+    fixture.restore();
+    let (normal_bench, normal_sha256) = fixture.bench_of_worktree();
+    let stronger = fixture.commit(&format!(
+        "eval: restore queen and rook values\n\nBench: {normal_bench}\n"
+    ));
+    let genesis_tree = fixture.repo.revparse_single("HEAD~2^{tree}").unwrap().id();
+    let restored_tree = fixture.repo.revparse_single("HEAD^{tree}").unwrap().id();
+    assert_eq!(
+        restored_tree, genesis_tree,
+        "the revert restores the genesis tree"
+    );
+    let out = tempfile::tempdir().unwrap();
+    let repo = fixture.path().display().to_string();
+    let genesis = fixture
+        .repo
+        .revparse_single("HEAD~2")
+        .unwrap()
+        .id()
+        .to_string();
+    fixture.oracle(&[
+        "register",
+        "genesis",
+        "--commit",
+        &genesis,
+        "--tree",
+        &genesis_tree.to_string(),
+        "--binary-sha256",
+        &normal_sha256,
+        "--bench",
+        &normal_bench.to_string(),
+        "--repo",
+        &repo,
+    ]);
+
+    // Much stronger than its predecessor (the crippled engine): Gewinn, exit 0, appended under
+    // the binding fixture profile.
+    let gewinn_out = out.path().join("gewinn");
+    let (code, result, stderr) = fixture.verify_with(
+        &stronger.to_string(),
+        &gewinn_out,
+        &["--profile", "fixture", "--append"],
+    );
+    assert_eq!(code, 0, "{stderr}\n{result:#}");
+    assert_eq!(result["status"], "accepted");
+    assert_eq!(result["verdict"], "gewinn");
+    assert_eq!(result["predecessor"]["commit"], weaker.to_string());
+    let stages = result["stages"].as_array().unwrap();
+    assert_eq!(stages.len(), 2);
+    for stage in stages {
+        assert_eq!(stage["record"]["state"], "accept_h1");
+        assert!(stage["record"]["nelo"].as_f64().unwrap() > 150.0);
+    }
+    assert_bound_before_games(&result, &gewinn_out);
+    let entry = fs::read_to_string(gewinn_out.join("entry.yaml")).unwrap();
+    assert!(entry.contains("verdict: gewinn"), "{entry}");
+    let report = fs::read_to_string(gewinn_out.join("report.md")).unwrap();
+    assert!(report.starts_with("# oracle verify: Gewinn"), "{report}");
+    assert!(
+        fs::read_to_string(gewinn_out.join("report.svg"))
+            .unwrap()
+            .contains("<polyline")
+    );
+    for line in ["[1/7]", "[3/7]", "[4/7]", "[6/7]", "[7/7]"] {
+        assert!(stderr.contains(line), "step {line} not reported:\n{stderr}");
+    }
+    assert_eq!(result["appended"], "T-0002");
+    let verified = json(&fixture.oracle(&["register", "verify", "--repo", &repo, "--json"]));
+    assert_eq!(verified["ok"], true, "{verified}");
+    assert_eq!(verified["n"], 2);
+
+    // The auditor's replay rebuilds both recorded commits, re-gates, re-benches and
+    // recomputes every statistic: every check passes.
+    let replay =
+        json(&fixture.oracle(&["register", "replay", "T-0002", "--repo", &repo, "--json"]));
+    assert_eq!(replay["ok"], true, "{replay:#}");
+    let names: Vec<&str> = replay["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    for name in [
+        "rebuild candidate",
+        "rebuild predecessor",
+        "gate",
+        "bench candidate",
+        "bench predecessor",
+        "verdict",
+    ] {
+        assert!(names.contains(&name), "replay lacks `{name}`: {names:?}");
+    }
+
+    // Much weaker than its predecessor: stage 1 accepts H0, stage 2 is not run; Abgelehnt, exit 1.
+    let abgelehnt_out = out.path().join("abgelehnt");
+    let (code, result, stderr) = fixture.verify(&weaker.to_string(), &abgelehnt_out);
+    assert_eq!(code, 1, "{stderr}\n{result:#}");
+    assert_eq!(result["status"], "rejected");
+    assert_eq!(result["verdict"], "abgelehnt");
+    let stages = result["stages"].as_array().unwrap();
+    assert_eq!(stages.len(), 1);
+    assert_eq!(stages[0]["record"]["state"], "accept_h0");
+    assert!(stages[0]["record"]["nelo"].as_f64().unwrap() < -150.0);
+    assert_bound_before_games(&result, &abgelehnt_out);
+    let entry = fs::read_to_string(abgelehnt_out.join("entry.yaml")).unwrap();
+    assert!(
+        entry.contains("verdict: abgelehnt") && entry.contains("state: not_run"),
+        "{entry}"
+    );
+
+    // The same restoration declared as a Randfall: the proof fails on the crippled predecessor
+    // and passes on the candidate, non-regression holds, the loss tolerance holds: Korrektur.
+    let randfall = fixture.commit_on(
+        weaker,
+        restored_tree,
+        &format!(
+            "eval: a queen is worth more than a knight\n\nBench: {normal_bench}\nOracle-Path: randfall\nOracle-Proof: engine/proofs/hanging-queen.yaml\n"
+        ),
+    );
+    let korrektur_out = out.path().join("korrektur");
+    let (code, korrektur, stderr) = fixture.verify(&randfall.to_string(), &korrektur_out);
+    assert_eq!(code, 0, "{stderr}\n{korrektur:#}");
+    assert_eq!(korrektur["verdict"], "korrektur");
+    assert_eq!(korrektur["path"], "randfall");
+    let entry = fs::read_to_string(korrektur_out.join("entry.yaml")).unwrap();
+    assert!(
+        entry.contains("predecessor: fail") && entry.contains("candidate: pass"),
+        "{entry}"
+    );
+    assert!(entry.contains("claimed_gain_nelo: 0.0"), "{entry}");
+    assert_bound_before_games(&korrektur, &korrektur_out);
+
+    // Verifying again from the same --out replays nothing: the binding and the stage are kept.
+    let (code, again, _) = fixture.verify(&weaker.to_string(), &abgelehnt_out);
+    assert_eq!(code, 1);
+    assert_eq!(again["binding"], result["binding"]);
+    assert_eq!(again["stages"][0]["record"], result["stages"][0]["record"]);
+}
+
+#[test]
+fn wrong_bench_trailer_is_an_error_before_any_game() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    fixture.cripple();
+    let candidate = fixture.commit("eval: cheaper pieces\n\nBench: 12345\n");
+    let out = tempfile::tempdir().unwrap();
+    let (code, result, stderr) = fixture.verify(&candidate.to_string(), out.path());
+    assert_eq!(code, 2, "{stderr}\n{result:#}");
+    assert_eq!(result["status"], "error");
+    assert_eq!(result["failure"]["step"], "bench");
+    let why = result["failure"]["why"].as_str().unwrap();
+    assert!(why.contains("`Bench: 12345`"), "{why}");
+    assert!(
+        result["reason"]
+            .as_str()
+            .unwrap()
+            .contains("step 4 (bench) failed")
+    );
+    assert!(
+        out.path().join("binding.json").exists(),
+        "bound before the bench"
+    );
+    assert!(result["stages"].as_array().unwrap().is_empty());
+    let played: Vec<_> = fs::read_dir(out.path())
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with("stage-"))
+        .collect();
+    assert!(played.is_empty(), "no stage may start after a bench error");
+    assert!(!out.path().join("entry.yaml").exists());
+    let steps = step_names(&result);
+    assert_eq!(
+        steps.last().unwrap(),
+        &("bench".to_owned(), "failed".to_owned())
+    );
+}
+
+#[test]
+fn candidate_editing_the_constitution_is_refused() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    fixture.cripple();
+    fixture.edit(
+        "constitution/constitution.yaml",
+        "standard: [0.0, 150.0]",
+        "standard: [-500.0, -400.0]",
+    );
+    let candidate = fixture.commit("eval: cheaper pieces, easier rules\n\nBench: 1\n");
+    let out = tempfile::tempdir().unwrap();
+    let (code, result, stderr) = fixture.verify(&candidate.to_string(), out.path());
+    assert_eq!(code, 2, "{stderr}\n{result:#}");
+    assert_eq!(result["failure"]["step"], "resolve");
+    let why = result["failure"]["why"].as_str().unwrap();
+    assert!(
+        why.contains("is not an engine change")
+            && why.contains("constitution/constitution.yaml (modified)")
+            && why.contains("amendment"),
+        "{why}"
+    );
+    assert!(
+        !out.path().join("binding.json").exists(),
+        "refused before any build"
+    );
+    assert_eq!(
+        step_names(&result),
+        [("resolve".to_owned(), "failed".to_owned())]
+    );
+}
+
+#[test]
+fn sharded_rounds_merged_between_rounds_reach_the_verdict() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    fixture.cripple();
+    let (crippled_bench, _) = fixture.bench_of_worktree();
+    fixture.commit(&format!(
+        "eval: value queens and rooks like pawns\n\nBench: {crippled_bench}\n"
+    ));
+    fixture.restore();
+    let (normal_bench, _) = fixture.bench_of_worktree();
+    let stronger = fixture
+        .commit(&format!(
+            "eval: restore queen and rook values\n\nBench: {normal_bench}\n"
+        ))
+        .to_string();
+    let out = tempfile::tempdir().unwrap();
+    let smoke = ["--profile", "smoke"];
+
+    // The prepare job: steps 1-5 and the binding, no game; the first stage asks for a round.
+    let (code, first, stderr) = fixture.verify_with(
+        &stronger,
+        out.path(),
+        &[&smoke[..], &["--no-play"]].concat(),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(first["status"], "continue", "{first:#}");
+    let mut rounds = 0;
+    let last = loop {
+        rounds += 1;
+        assert!(rounds <= 10, "no decision after 10 rounds");
+        // The matrix: two shards play their pairs of this round.
+        for shard in ["1/2", "2/2"] {
+            let (code, played, stderr) = fixture.verify_with(
+                &stronger,
+                out.path(),
+                &[&smoke[..], &["--shard", shard]].concat(),
+            );
+            assert_eq!(code, 0, "{stderr}");
+            assert!(
+                ["shard_done", "continue"].contains(&played["status"].as_str().unwrap()),
+                "{played:#}"
+            );
+        }
+        // The merge job: combine the shard files, apply the SPRT at the round boundary.
+        let (code, merged, stderr) = fixture.verify_with(
+            &stronger,
+            out.path(),
+            &[&smoke[..], &["--no-play"]].concat(),
+        );
+        if merged["status"] != "continue" {
+            assert_eq!(code, 0, "{stderr}");
+            break merged;
+        }
+    };
+    assert_eq!(last["status"], "accepted", "{last:#}");
+    assert_eq!(last["verdict"], "gewinn");
+    assert_eq!(
+        last["binding"], first["binding"],
+        "bound once, before the first round"
+    );
+    let stages = last["stages"].as_array().unwrap();
+    assert_eq!(stages.len(), 2);
+    for stage in stages {
+        assert_eq!(stage["record"]["state"], "accept_h1");
+    }
+    assert_bound_before_games(&last, out.path());
+    for shard in ["shard-1-of-2.json", "shard-2-of-2.json"] {
+        assert!(out.path().join("shards/stage-1-short").join(shard).exists());
+        assert!(out.path().join("shards/stage-2-long").join(shard).exists());
+    }
+}
+
+#[test]
+fn killed_verify_resumes_without_replaying_finished_pairs() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    fixture.cripple();
+    fixture.commit("eval: value queens and rooks like pawns\n\nBench: 1\n");
+    fixture.restore();
+    let (normal_bench, _) = fixture.bench_of_worktree();
+    let stronger = fixture
+        .commit(&format!(
+            "eval: restore queen and rook values\n\nBench: {normal_bench}\n"
+        ))
+        .to_string();
+    let out = tempfile::tempdir().unwrap();
+    let state = out.path().join("stage-1-short/state.json");
+    let mut child = Command::new(ORACLE)
+        .args([
+            "verify",
+            &stronger,
+            "--profile",
+            "long-minimum",
+            "--json",
+            "--repo",
+        ])
+        .arg(fixture.path())
+        .arg("--out")
+        .arg(out.path())
+        .arg("--cache-dir")
+        .arg(&fixture.cache)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill -9 once a few pairs are on disk (the stage needs at least 20).
+    let counted = |path: &Path| -> Vec<Value> {
+        fs::read(path)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+            .map(|s| s["pairs"].as_array().cloned().unwrap_or_default())
+            .unwrap_or_default()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while counted(&state).len() < 4 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no pairs recorded in time"
+        );
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "verify ended before it was killed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = counted(&state);
+    let binding: Value =
+        serde_json::from_slice(&fs::read(out.path().join("binding.json")).unwrap()).unwrap();
+    assert!(
+        !out.path().join("result.json").exists(),
+        "a killed run leaves no result"
+    );
+
+    let (code, result, stderr) =
+        fixture.verify_with(&stronger, out.path(), &["--profile", "long-minimum"]);
+    assert_eq!(code, 0, "{stderr}\n{result:#}");
+    assert_eq!(result["verdict"], "gewinn");
+    assert_eq!(
+        result["binding"]["bound_at"], binding["bound_at"],
+        "the binding is kept"
+    );
+    assert!(stderr.contains("resuming: the binding"), "{stderr}");
+    let after = counted(&state);
+    assert!(after.len() >= 20 && after.len() > before.len());
+    assert_eq!(
+        &after[..before.len()],
+        &before[..],
+        "finished pairs are kept, not replayed"
+    );
+    assert_eq!(
+        result["stages"][0]["record"]["pairs"].as_u64().unwrap(),
+        after.len() as u64
+    );
+    assert_bound_before_games(&result, out.path());
+}
