@@ -154,18 +154,7 @@ impl StagePlan {
         binding: &BindingRecord,
         out: &OutDir,
     ) -> Result<Self, StageError> {
-        let bounds = match path {
-            PathKind::Randfall => stage.bounds.randfall,
-            _ => stage.bounds.standard,
-        };
-        let params = SprtParams::new(
-            bounds.elo0,
-            bounds.elo1,
-            profile.alpha.get(),
-            profile.beta.get(),
-            Model::Normalized,
-        )
-        .map_err(|e| fail(format!("stage `{}`: {e}", stage.name)))?;
+        let params = stage_sprt_params(stage, profile, path)?;
         let book_sha256 = stage
             .book_sha256
             .clone()
@@ -592,24 +581,33 @@ fn read_started(plan: &StagePlan) -> Result<Option<u64>, StageError> {
     }
 }
 
-/// The record of a stage that was not played because an earlier one did not pass.
-pub fn not_run(
+/// The SPRT of a stage: the path's bounds in nElo with the profile's error rates.
+fn stage_sprt_params(
     stage: &Stage,
     profile: &Profile,
     path: PathKind,
-) -> Result<StageRecord, StageError> {
+) -> Result<SprtParams, StageError> {
     let bounds = match path {
         PathKind::Randfall => stage.bounds.randfall,
         _ => stage.bounds.standard,
     };
-    let params = SprtParams::new(
+    SprtParams::new(
         bounds.elo0,
         bounds.elo1,
         profile.alpha.get(),
         profile.beta.get(),
         Model::Normalized,
     )
-    .map_err(fail)?;
+    .map_err(|e| fail(format!("stage `{}`: {e}", stage.name)))
+}
+
+/// The record of a stage that was not played because an earlier one did not pass.
+pub fn not_run(
+    stage: &Stage,
+    profile: &Profile,
+    path: PathKind,
+) -> Result<StageRecord, StageError> {
+    let params = stage_sprt_params(stage, profile, path)?;
     Ok(StageRecord {
         name: stage.name.clone(),
         tc: stage.tc,
