@@ -69,8 +69,12 @@ pub fn parse_epd(line: &str) -> Result<EpdLine, String> {
             _ => {}
         }
     }
-    if parsed.position.is_game_over() {
-        return Err(format!("`{line}`: the game is already over"));
+    // Only a position without moves is refused: a dead draw by material (KBBK with bishops of one
+    // colour) still has a best move and an evaluation, which is what control sets compare.
+    if parsed.position.legal_moves().is_empty() {
+        return Err(format!(
+            "`{line}`: the side to move has no legal move (mate or stalemate)"
+        ));
     }
     Ok(parsed)
 }
@@ -94,4 +98,17 @@ pub fn read_positions(path: &Path) -> Result<Vec<Chess>, ProofError> {
                 })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dead_draw_by_material_is_a_position_but_a_stalemate_is_not() {
+        // KBBK with both bishops on dark squares: no mate is possible, but there are moves.
+        assert!(parse_epd("8/8/8/3k4/8/B7/5B2/3K4 w - - 0 1").is_ok());
+        let stalemate = parse_epd("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1").unwrap_err();
+        assert!(stalemate.contains("no legal move"), "{stalemate}");
+    }
 }
