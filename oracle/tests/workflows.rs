@@ -189,7 +189,7 @@ impl Workflows {
     /// Appends `step`, or the steps of the local composite action it uses.
     fn expand(&self, place: &str, step: &Value, steps: &mut Vec<Step>) {
         let uses = step.get("uses").and_then(Value::as_str).unwrap_or_default();
-        if let Some(action) = uses.strip_prefix("./").and(self.actions.get(uses)) {
+        if let Some(action) = self.actions.get(uses) {
             let inner = action.get("runs").and_then(|r| r.get("steps"));
             for (n, inner) in inner
                 .and_then(Value::as_sequence)
