@@ -1,0 +1,111 @@
+//! `scripts/check-landing.sh paths`: what a push to main may change, checked from git alone
+//! before the `register` workflow builds anything (docs/ci-trust.md).
+
+mod build_support;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use build_support::FixtureRepo;
+
+/// The tree of main before the push: an engine, a root build file, the genesis entry.
+const BEFORE: &[(&str, &str)] = &[
+    ("Cargo.toml", "[workspace]\n"),
+    ("engine/src/main.rs", "fn main() {}\n"),
+    ("register/T-0001.yaml", "id: T-0001\n"),
+];
+
+/// Runs the script at HEAD of `repo` against `before`.
+fn check(repo: &FixtureRepo, before: &str) -> Output {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/check-landing.sh");
+    Command::new("bash")
+        .arg(script)
+        .args(["paths", before])
+        .current_dir(repo.path())
+        .output()
+        .unwrap()
+}
+
+/// A repository whose main was `BEFORE` and is now `after`; the script's output.
+fn push(after: &[(&str, &str)]) -> Output {
+    let repo = FixtureRepo::new();
+    let before = repo.commit(BEFORE, "before").to_string();
+    repo.commit(after, "push");
+    check(&repo, &before)
+}
+
+/// `BEFORE` with `changes` applied (same path: replaced; new path: added).
+fn before_with(changes: &[(&'static str, &'static str)]) -> Vec<(&'static str, &'static str)> {
+    let mut files: Vec<(&str, &str)> = BEFORE
+        .iter()
+        .filter(|(path, _)| !changes.iter().any(|(changed, _)| changed == path))
+        .copied()
+        .collect();
+    files.extend_from_slice(changes);
+    files
+}
+
+/// Exit code and stderr.
+fn outcome(output: &Output) -> (Option<i32>, String) {
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+const NEW_ENGINE: (&str, &str) = ("engine/src/main.rs", "fn main() { println!(); }\n");
+const NEW_ENTRY: (&str, &str) = ("register/T-0002.yaml", "id: T-0002\n");
+
+#[test]
+fn an_engine_change_with_its_entry_lands() {
+    let output = push(&before_with(&[NEW_ENGINE, NEW_ENTRY]));
+    assert_eq!(output.status.code(), Some(0), "{:?}", outcome(&output));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("register/T-0002.yaml"));
+}
+
+#[test]
+fn an_engine_change_without_an_entry_is_refused() {
+    let (code, stderr) = outcome(&push(&before_with(&[NEW_ENGINE])));
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains("engine/ changed without a register entry"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_engine_change_that_also_touches_a_root_build_file_is_refused_naming_it() {
+    let patch = ("Cargo.toml", "[workspace]\n[patch.crates-io]\n");
+    let (code, stderr) = outcome(&push(&before_with(&[NEW_ENGINE, NEW_ENTRY, patch])));
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains("nothing else; it also changes:\nCargo.toml"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_engine_change_that_rewrites_an_entry_is_refused_naming_it() {
+    let rewritten = ("register/T-0001.yaml", "id: T-0001\nverdict: gewinn\n");
+    let (code, stderr) = outcome(&push(&before_with(&[NEW_ENGINE, NEW_ENTRY, rewritten])));
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("register/T-0001.yaml"), "{stderr}");
+}
+
+#[test]
+fn a_governance_change_leaves_engine_alone_and_passes_to_review() {
+    let output = push(&before_with(&[("oracle/src/lib.rs", "//! reviewed\n")]));
+    assert_eq!(output.status.code(), Some(0), "{:?}", outcome(&output));
+}
+
+#[test]
+fn an_unknown_previous_head_is_refused() {
+    let repo = FixtureRepo::new();
+    repo.commit(BEFORE, "before");
+    let (code, stderr) = outcome(&check(&repo, &"0".repeat(40)));
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains("is not a commit of this repository"),
+        "{stderr}"
+    );
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# What a push to main may change (docs/ci-trust.md). Run from the repository root at the
+# pushed commit; BEFORE is the previous head of main.
+#   scripts/check-landing.sh paths BEFORE     git only, before anything is built: a push that
+#       changes engine/ adds its register entries and changes nothing else (a governance change
+#       does not touch engine/ and is reviewed under the constitution's Article 8)
+#   scripts/check-landing.sh register BEFORE  the path rule, then with the oracle binary
+#       $ORACLE: the register only grows and verifies from genesis, every added entry replays,
+#       and an engine landing's tree is its newest entry's candidate tree plus the added entries
+set -euo pipefail
+
+usage="usage: check-landing.sh paths|register BEFORE"
+mode=${1:?$usage}
+before=${2:?$usage}
+if [[ $mode != paths && $mode != register ]]; then
+  echo "$usage" >&2
+  exit 2
+fi
+if ! git cat-file -e "$before^{commit}" 2>/dev/null; then
+  echo "landing: $before is not a commit of this repository (a rewritten main?); nothing is judged against it" >&2
+  exit 1
+fi
+
+added=$(git diff --name-only --no-renames --diff-filter=A "$before" HEAD -- 'register/T-*.yaml' | sort)
+engine_changed=false
+git diff --quiet "$before" HEAD -- engine/ || engine_changed=true
+
+# Lines of stdin that are not added register entries.
+not_added() {
+  if [[ -z $added ]]; then cat; else grep -vxF "$added" || true; fi
+}
+
+if $engine_changed; then
+  if [[ -z $added ]]; then
+    echo "landing: engine/ changed without a register entry" >&2
+    exit 1
+  fi
+  others=$(git diff --name-only --no-renames "$before" HEAD | grep -v '^engine/' | not_added)
+  if [[ -n $others ]]; then
+    echo "landing: an engine landing changes engine/ and adds its register entries, nothing else; it also changes:" >&2
+    echo "$others" >&2
+    exit 1
+  fi
+  echo "landing: engine/ and the added entries: ${added//$'\n'/ }"
+else
+  echo "landing: engine/ unchanged"
+fi
+[[ $mode == paths ]] && exit 0
+
+oracle=${ORACLE:?set ORACLE to the oracle binary}
+ORACLE=$oracle scripts/check-register-diff.sh "$before"
+for path in $added; do
+  "$oracle" register replay "$(basename "$path" .yaml)" --repo .
+done
+$engine_changed || exit 0
+
+newest=$(basename "$(tail -n 1 <<<"$added")" .yaml)
+entry=$("$oracle" register show "$newest" --json)
+verdict=$(jq -r .verdict <<<"$entry")
+candidate=$(jq -r .candidate.commit <<<"$entry")
+if [[ $verdict != gewinn && $verdict != korrektur ]]; then
+  echo "landing: engine/ changed, but the newest added entry $newest is $verdict" >&2
+  exit 1
+fi
+if ! git merge-base --is-ancestor "$candidate" HEAD 2>/dev/null; then
+  echo "landing: $newest's candidate $candidate is not in main's history (land with a merge commit, not a squash or rebase)" >&2
+  exit 1
+fi
+extra=$(git diff --name-only --no-renames "$candidate" HEAD | not_added)
+if [[ -n $extra ]]; then
+  echo "landing: the landed tree is not $newest's verified candidate $candidate; it differs in:" >&2
+  echo "$extra" >&2
+  exit 1
+fi
+echo "landing: the landed tree is $newest's candidate $candidate plus the added entries"
