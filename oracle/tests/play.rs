@@ -74,10 +74,11 @@ fn coherent_spec(name: &str) -> String {
 
 /// An `--engine` spec for the fault engine wrapping coherent.
 fn fault_spec(name: &str, fault: &str, k: u32, extra: &str) -> String {
+    // The wrapped engine must be visible inside the fault engine's sandbox.
     let mut spec = format!(
-        "cmd={},name={name},arg={},arg={fault},arg={k}",
+        "cmd={},name={name},bind={coherent},arg={coherent},arg={fault},arg={k}",
         fault_engine().display(),
-        coherent().display()
+        coherent = coherent().display()
     );
     if !extra.is_empty() {
         spec.push_str(",arg=");
