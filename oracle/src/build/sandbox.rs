@@ -57,7 +57,14 @@ impl Isolation {
                 read_only: Vec::new(),
                 log: "/dev/null".into(),
             };
-            matches!(sandbox.run(&job), Ok(Ending::Exited(status)) if status.success())
+            // A tool missing from the oracle's own PATH counts as missing, even where the
+            // job's (default) PATH would find one.
+            let installed = match isolation {
+                Self::Bubblewrap => tool("bwrap").is_absolute(),
+                Self::UnshareNet => tool("unshare").is_absolute(),
+                Self::None => true,
+            };
+            installed && matches!(sandbox.run(&job), Ok(Ending::Exited(status)) if status.success())
         };
         [Self::Bubblewrap, Self::UnshareNet]
             .into_iter()

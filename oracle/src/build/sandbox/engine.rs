@@ -104,7 +104,9 @@ impl EngineIsolation {
                 .map_err(std::io::Error::other)?;
                 Ok(matches!(ending, super::Ending::Exited(status) if status.success()))
             };
-            if matches!(probe(), Ok(true)) {
+            let installed =
+                tool("bwrap").is_absolute() && (!is_root() || tool("setpriv").is_absolute());
+            if installed && matches!(probe(), Ok(true)) {
                 EngineIsolation::Bubblewrap
             } else {
                 EngineIsolation::None
