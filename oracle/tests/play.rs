@@ -569,7 +569,7 @@ fn a_candidate_cannot_kill_stop_or_overwrite_its_opponent() {
         eprintln!("SKIPPED: bubblewrap is not installed; .ci/run installs it");
         return;
     }
-    for mode in ["kill", "stop"] {
+    for mode in ["kill", "stop", "overwrite"] {
         let dir = tempfile::tempdir().unwrap();
         let engines = dir.path().join("engines");
         std::fs::create_dir(&engines).unwrap();

@@ -413,7 +413,8 @@ impl Engine {
         self.id_name.as_deref()
     }
 
-    /// The operating-system process id (for resource accounting).
+    /// The operating-system process id of the process the oracle started: the sandbox's
+    /// outermost process (bubblewrap), or the engine itself without a sandbox.
     pub fn pid(&self) -> u32 {
         self.child.id()
     }

@@ -82,11 +82,19 @@ pub struct Confined {
     pub scratch: tempfile::TempDir,
 }
 
+/// The isolation of this process's engines, decided once.
+static DETECTED: OnceLock<EngineIsolation> = OnceLock::new();
+
 impl EngineIsolation {
+    /// Runs every engine of this process without a sandbox: an ad-hoc command's explicit
+    /// choice, made before its first engine starts (`verify` never makes it).
+    pub fn choose_none() {
+        let _ = DETECTED.set(EngineIsolation::None);
+    }
+
     /// The strongest isolation this machine offers, probed once per process by running
-    /// `/bin/true` exactly as an engine would run.
+    /// `/bin/true` exactly as an engine would run (unless [`EngineIsolation::choose_none`]).
     pub fn detect() -> EngineIsolation {
-        static DETECTED: OnceLock<EngineIsolation> = OnceLock::new();
         *DETECTED.get_or_init(|| {
             let probe = || -> std::io::Result<bool> {
                 let mut confined = EngineIsolation::Bubblewrap.confine(
