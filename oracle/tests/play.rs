@@ -67,6 +67,25 @@ fn fault_engine() -> &'static Path {
     })
 }
 
+/// The hostile engine of issue 12 (`tests/fixtures/play/killer_engine.rs`), compiled once.
+fn killer_engine() -> &'static Path {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let source =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/play/killer_engine.rs");
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("play_killer_engine");
+        let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
+        let status = Command::new(rustc)
+            .args(["--edition", "2024", "-O", "-o"])
+            .arg(&out)
+            .arg(&source)
+            .status()
+            .expect("run rustc");
+        assert!(status.success(), "compiling the killer engine failed");
+        out
+    })
+}
+
 /// An `--engine` spec for coherent.
 fn coherent_spec(name: &str) -> String {
     format!("cmd={},name={name},option.Hash=8", coherent().display())
@@ -74,10 +93,11 @@ fn coherent_spec(name: &str) -> String {
 
 /// An `--engine` spec for the fault engine wrapping coherent.
 fn fault_spec(name: &str, fault: &str, k: u32, extra: &str) -> String {
+    // The wrapped engine must be visible inside the fault engine's sandbox.
     let mut spec = format!(
-        "cmd={},name={name},arg={},arg={fault},arg={k}",
+        "cmd={},name={name},bind={coherent},arg={coherent},arg={fault},arg={k}",
         fault_engine().display(),
-        coherent().display()
+        coherent = coherent().display()
     );
     if !extra.is_empty() {
         spec.push_str(",arg=");
@@ -536,4 +556,75 @@ fn two_shards_merged_equal_one_run_and_bad_merges_are_refused() {
         "{}",
         String::from_utf8_lossy(&mismatch.stderr)
     );
+}
+
+/// Issue 12, attack 1: a candidate that kills (or stops) its opponent and overwrites the
+/// opponent's binary. In its sandbox it sees neither the process nor the file: the opponent
+/// plays every game without a fault, its binary is unchanged, and the attacker wins nothing
+/// by it.
+#[test]
+fn a_candidate_cannot_kill_stop_or_overwrite_its_opponent() {
+    let probe = Command::new("bwrap").arg("--version").output();
+    if probe.is_err() {
+        eprintln!("SKIPPED: bubblewrap is not installed; .ci/run installs it");
+        return;
+    }
+    for mode in ["kill", "stop", "overwrite"] {
+        let dir = tempfile::tempdir().unwrap();
+        let engines = dir.path().join("engines");
+        std::fs::create_dir(&engines).unwrap();
+        let predecessor = engines.join("predecessor");
+        std::fs::copy(coherent(), &predecessor).unwrap();
+        let before = std::fs::read(&predecessor).unwrap();
+        let attacker = format!(
+            "cmd={},name=candidate,bind={coherent},arg={coherent},arg={},arg={mode},option.Hash=8",
+            killer_engine().display(),
+            predecessor.display(),
+            coherent = coherent().display()
+        );
+        let opponent = format!(
+            "cmd={},name=predecessor,option.Hash=8",
+            predecessor.display()
+        );
+        let (json, output) = match_json(
+            [&attacker, &opponent],
+            &[
+                "--nodes",
+                "500",
+                "--pairs",
+                "4",
+                "--concurrency",
+                "1",
+                "--seed",
+                "3",
+            ],
+        );
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{mode}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(
+            json["isolation"]
+                .as_str()
+                .unwrap()
+                .starts_with("bubblewrap"),
+            "{json}"
+        );
+        let faults = &json["faults_by_kind"]["second"];
+        for kind in ["disconnect", "stall", "illegal_move", "time_forfeit"] {
+            assert_eq!(faults[kind], 0, "{mode}: the opponent faulted: {json}");
+        }
+        assert_eq!(json["games_counted"], 8, "{json}");
+        assert!(
+            json["wins"].as_u64().unwrap() < 8,
+            "{mode}: the attacker won every game: {json}"
+        );
+        assert_eq!(
+            std::fs::read(&predecessor).unwrap(),
+            before,
+            "{mode}: the opponent's binary was overwritten"
+        );
+    }
 }

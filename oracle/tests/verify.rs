@@ -49,7 +49,7 @@ const PROOF: &str = "kind: bestmove\nnodes: 2000\npositions:\n  - '4k3/8/4p3/3n4
 /// within a few batches; the stages still follow the official shape (book A, then book B).
 fn constitution() -> String {
     format!(
-        r#"version: 1
+        r#"version: 2
 build:
   toolchain: "1.95.0"
   package: coherent
@@ -85,6 +85,10 @@ profiles:
         move_number: 30
         move_count: 6
         score_cp: 5
+    fault_limits:
+      predecessor_crashes: 0
+      predecessor_per_mille: 5
+      candidate_per_mille: 50
     stages:
       - name: short
         tc: nodes=600
@@ -120,6 +124,10 @@ profiles:
         move_number: 30
         move_count: 6
         score_cp: 5
+    fault_limits:
+      predecessor_crashes: 0
+      predecessor_per_mille: 5
+      candidate_per_mille: 50
     stages:
       - name: short
         tc: nodes=600
@@ -155,6 +163,10 @@ profiles:
         move_number: 30
         move_count: 6
         score_cp: 5
+    fault_limits:
+      predecessor_crashes: 0
+      predecessor_per_mille: 5
+      candidate_per_mille: 50
     stages:
       - name: short
         tc: nodes=600
@@ -825,4 +837,95 @@ fn killed_verify_resumes_without_replaying_finished_pairs() {
         after.len() as u64
     );
     assert_bound_before_games(&result, out.path());
+}
+
+/// Issue 12: a predecessor that disconnects (here it exits at its seventh `go`, as if killed)
+/// makes the stage void: exit 2, the reason in the step line, result.json and the report, no
+/// entry; the faults are counted by kind in stage.json.
+#[test]
+fn a_predecessor_disconnect_voids_the_stage() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    let (bench, _) = fixture.bench_of_worktree();
+    fixture.edit(
+        "engine/src/uci.rs",
+        "        let limits = parse_go(args);",
+        "        static GOES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);\n        \
+         if GOES.fetch_add(1, Ordering::Relaxed) == 6 {\n            std::process::exit(0);\n        }\n        \
+         let limits = parse_go(args);",
+    );
+    fixture.commit("uci: the predecessor dies at its seventh search");
+    fixture.edit(
+        "engine/src/uci.rs",
+        "        static GOES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);\n        \
+         if GOES.fetch_add(1, Ordering::Relaxed) == 6 {\n            std::process::exit(0);\n        }\n",
+        "",
+    );
+    let candidate = fixture.commit(&format!("uci: search as before\n\nBench: {bench}\n"));
+    let out = tempfile::tempdir().unwrap();
+    let (code, result, stderr) = fixture.verify(&candidate.to_string(), out.path());
+    assert_eq!(code, 2, "{stderr}\n{result:#}");
+    assert_eq!(result["status"], "error");
+    let why = result["failure"]["why"].as_str().unwrap();
+    assert!(
+        why.contains("stage void") && why.contains("the predecessor disconnected"),
+        "{why}"
+    );
+    assert!(stderr.contains("stage void"), "{stderr}");
+    let report = fs::read_to_string(out.path().join("report.md")).unwrap();
+    assert!(report.contains("stage void"), "{report}");
+    assert!(!out.path().join("entry.yaml").exists());
+    let stage: Value =
+        serde_json::from_slice(&fs::read(out.path().join("stage-1-short/stage.json")).unwrap())
+            .unwrap();
+    let faults = &stage["record"]["faults"];
+    assert!(
+        faults["predecessor"]["disconnect"].as_u64().unwrap() > 0,
+        "{stage}"
+    );
+    assert_eq!(faults["candidate"]["disconnect"], 0, "{stage}");
+}
+
+/// Issue 12: a binding profile without a working sandbox stops before building, exit 2,
+/// saying what is missing (here bubblewrap is not on `PATH`).
+#[test]
+fn a_binding_profile_without_a_sandbox_stops_before_building() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    let candidate = fixture.commit("s\n\nBench: 1\n");
+    let out = tempfile::tempdir().unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let output = Command::new(ORACLE)
+        .args([
+            "verify",
+            &candidate.to_string(),
+            "--json",
+            "--profile",
+            "fixture",
+        ])
+        .arg("--repo")
+        .arg(fixture.path())
+        .arg("--out")
+        .arg(out.path())
+        .arg("--cache-dir")
+        .arg(empty.path())
+        .env("PATH", empty.path())
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(result["failure"]["step"], "build");
+    let why = result["failure"]["why"].as_str().unwrap();
+    assert!(
+        why.contains("needs a working bubblewrap sandbox") && why.contains("nothing was built"),
+        "{why}"
+    );
+    assert!(!out.path().join("binding.json").exists());
+    assert_eq!(
+        fs::read_dir(empty.path()).unwrap().count(),
+        0,
+        "the cache was touched"
+    );
 }

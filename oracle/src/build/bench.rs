@@ -6,7 +6,11 @@ use std::path::{Path, PathBuf};
 use git2::{Oid, Repository};
 use serde::Serialize;
 
-use super::sandbox::{self, Ending, Job, Sandbox, SandboxError};
+use super::sandbox::engine::{EngineIsolation, EngineLimits};
+use super::sandbox::{self, Ending, SandboxError};
+
+/// Wall-clock limit of one `bench` run (its CPU limit is [`EngineLimits::BENCH`]'s).
+const BENCH_WALL_TIME: std::time::Duration = std::time::Duration::from_secs(600);
 
 /// One run of `bench`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -96,42 +100,23 @@ pub fn parse_bench_output(output: &str) -> Result<BenchRun, BenchError> {
     }
 }
 
-/// Runs `<binary> bench` `runs` times in the sandbox and requires the same node count each time.
+/// Runs `<binary> bench` `runs` times, each in its own engine sandbox (the players' confinement
+/// with a CPU-time limit), and requires the same node count each time.
 pub fn measure(
     binary: &Path,
-    sandbox: &Sandbox,
+    isolation: EngineIsolation,
     runs: usize,
 ) -> Result<BenchSignature, BenchError> {
-    let scratch = tempfile::tempdir().map_err(BenchError::Scratch)?;
-    // Run a private read-only copy: the sandbox user can reach it wherever the original lives,
-    // and nobody can change the file between the runs.
-    let engine_dir = scratch.path().join("engine");
-    let engine = engine_dir.join("engine");
-    std::fs::create_dir(&engine_dir)
-        .and_then(|()| std::fs::copy(binary, &engine))
-        .and_then(|_| set_mode(&engine, 0o555))
-        .and_then(|()| set_mode(&engine_dir, 0o755))
-        .and_then(|()| set_mode(scratch.path(), 0o755))
-        .map_err(BenchError::Scratch)?;
+    let logs = tempfile::tempdir().map_err(BenchError::Scratch)?;
     let mut results = Vec::with_capacity(runs);
     for index in 0..runs {
-        let work = scratch.path().join(format!("run-{index}"));
-        std::fs::create_dir(&work).map_err(BenchError::Scratch)?;
-        let job = Job {
-            program: engine.clone(),
-            args: vec!["bench".into()],
-            env: vec![
-                ("PATH".into(), "/usr/bin:/bin".into()),
-                ("HOME".into(), work.clone().into_os_string()),
-                ("TMPDIR".into(), work.clone().into_os_string()),
-            ],
-            cwd: work.clone(),
-            writable: vec![work.clone()],
-            read_only: vec![(engine_dir.clone(), engine_dir.clone())],
-            log: scratch.path().join(format!("run-{index}.log")),
-        };
-        let ending = sandbox.run(&job)?;
-        let output = std::fs::read_to_string(&job.log).unwrap_or_default();
+        let mut confined = isolation
+            .confine(binary, &["bench".to_string()], &[], EngineLimits::BENCH)
+            .map_err(BenchError::Scratch)?;
+        confined.command.stdin(std::process::Stdio::null());
+        let log = logs.path().join(format!("run-{index}.log"));
+        let ending = sandbox::run_logged(&mut confined.command, &log, BENCH_WALL_TIME)?;
+        let output = std::fs::read_to_string(&log).unwrap_or_default();
         if !matches!(ending, Ending::Exited(status) if status.success()) {
             let lines: Vec<&str> = output.lines().collect();
             return Err(BenchError::Failed {
@@ -153,11 +138,6 @@ pub fn measure(
         nodes,
         runs: results,
     })
-}
-
-fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
 }
 
 /// The commit's `Bench: N` trailer, if it has one (several must agree).
@@ -216,6 +196,11 @@ pub fn bench_in_trailers(trailers: &[(String, String)]) -> Result<Option<u64>, S
 mod tests {
     use super::*;
 
+    fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+    }
+
     #[test]
     fn parses_the_last_line_only() {
         let output = "info depth 5\n123 nodes 9 nps\n\n4567890 nodes 1234567 nps\n";
@@ -255,8 +240,7 @@ mod tests {
         std::fs::write(&script, "#!/bin/sh\necho \"$(date +%N) nodes 1 nps\"\n").unwrap();
         // Owner-only, in a private temp dir: the sandbox must still be able to run it.
         set_mode(&script, 0o700).unwrap();
-        let sandbox = Sandbox::detect(super::super::Limits::engine());
-        let result = measure(&script, &sandbox, 2);
+        let result = measure(&script, EngineIsolation::detect(), 2);
         assert!(
             matches!(result, Err(BenchError::NonDeterministic { .. })),
             "{result:?}"

@@ -9,7 +9,10 @@
 //! - none: only the environment scrub and the limits below.
 //!
 //! Every level applies rlimits (CPU time per process, address space, file size, processes) and a
-//! wall-time limit that kills the whole process group.
+//! wall-time limit that kills the whole process group. Engines (players, `bench`) are confined
+//! more tightly, one sandbox per process: [`engine`].
+
+pub mod engine;
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
@@ -54,7 +57,14 @@ impl Isolation {
                 read_only: Vec::new(),
                 log: "/dev/null".into(),
             };
-            matches!(sandbox.run(&job), Ok(Ending::Exited(status)) if status.success())
+            // A tool missing from the oracle's own PATH counts as missing, even where the
+            // job's (default) PATH would find one.
+            let installed = match isolation {
+                Self::Bubblewrap => tool("bwrap").is_absolute(),
+                Self::UnshareNet => tool("unshare").is_absolute(),
+                Self::None => true,
+            };
+            installed && matches!(sandbox.run(&job), Ok(Ending::Exited(status)) if status.success())
         };
         [Self::Bubblewrap, Self::UnshareNet]
             .into_iter()
@@ -73,6 +83,33 @@ impl Isolation {
     pub fn confines_writes(self) -> bool {
         self == Self::Bubblewrap
     }
+
+    /// What this level does, for `binding.json`, the entry and the report.
+    #[must_use]
+    pub fn describe(self) -> String {
+        match self {
+            Self::Bubblewrap => format!(
+                "{}: pid, ipc, uts, net namespaces; read-only root, home hidden, writes only to \
+                 the build directories; rlimits cpu, as, fsize, nproc",
+                bubblewrap_version()
+            ),
+            Self::UnshareNet => "unshare -n (no sandbox): network cut only; rlimits".into(),
+            Self::None => "none (no sandbox): environment scrub and rlimits only".into(),
+        }
+    }
+}
+
+/// `bubblewrap 0.x.y` as the installed tool reports it (`bubblewrap` when it does not say).
+fn bubblewrap_version() -> String {
+    Command::new(tool("bwrap"))
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+        .filter(|version| !version.is_empty())
+        .unwrap_or_else(|| "bubblewrap".into())
 }
 
 /// Resource limits for one sandboxed command and everything it starts.
@@ -103,7 +140,7 @@ impl Limits {
         }
     }
 
-    /// Limits for running an engine command such as `bench`.
+    /// Limits for a short command such as the isolation probe.
     #[must_use]
     pub fn engine() -> Self {
         Self {
@@ -205,21 +242,11 @@ impl Sandbox {
             }
         }
         let mut command = self.command(job, drop_root);
-        let log = File::create(&job.log).map_err(|source| SandboxError::Log {
-            path: job.log.clone(),
-            source,
-        })?;
-        let log_err = log.try_clone().map_err(|source| SandboxError::Log {
-            path: job.log.clone(),
-            source,
-        })?;
         command
             .env_clear()
             .envs(job.env.iter().map(|(key, value)| (key, value)))
             .current_dir(&job.cwd)
             .stdin(Stdio::null())
-            .stdout(log)
-            .stderr(log_err)
             .process_group(0);
         let limits = self.limits;
         // SAFETY: the closure runs between fork and exec and only calls setrlimit, which is
@@ -227,24 +254,7 @@ impl Sandbox {
         unsafe {
             command.pre_exec(move || apply_limits(&limits));
         }
-        let program = command.get_program().to_string_lossy().into_owned();
-        let spawn_error = |source| SandboxError::Spawn {
-            program: program.clone(),
-            source,
-        };
-        let mut child = command.spawn().map_err(spawn_error)?;
-        let started = Instant::now();
-        loop {
-            if let Some(status) = child.try_wait().map_err(spawn_error)? {
-                return Ok(Ending::Exited(status));
-            }
-            if started.elapsed() >= self.limits.wall_time {
-                kill_group(child.id());
-                child.wait().map_err(spawn_error)?;
-                return Ok(Ending::TimedOut(self.limits.wall_time));
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        run_logged(&mut command, &job.log, self.limits.wall_time)
     }
 
     fn command(&self, job: &Job, drop_root: bool) -> Command {
@@ -355,14 +365,52 @@ fn is_root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
+/// Runs `command` (stdio other than stdin redirected into `log`, its own process group) to
+/// completion or until `wall_time`, when its whole group is killed.
+pub(crate) fn run_logged(
+    command: &mut Command,
+    log: &Path,
+    wall_time: Duration,
+) -> Result<Ending, SandboxError> {
+    let log_error = |source| SandboxError::Log {
+        path: log.to_owned(),
+        source,
+    };
+    let out = File::create(log).map_err(log_error)?;
+    let err = out.try_clone().map_err(log_error)?;
+    command.stdout(out).stderr(err);
+    let program = command.get_program().to_string_lossy().into_owned();
+    let spawn_error = |source| SandboxError::Spawn {
+        program: program.clone(),
+        source,
+    };
+    let mut child = command.spawn().map_err(spawn_error)?;
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().map_err(spawn_error)? {
+            return Ok(Ending::Exited(status));
+        }
+        if started.elapsed() >= wall_time {
+            kill_group(child.id());
+            child.wait().map_err(spawn_error)?;
+            return Ok(Ending::TimedOut(wall_time));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 fn apply_limits(limits: &Limits) -> std::io::Result<()> {
-    let pairs = [
+    set_rlimits(&[
         (libc::RLIMIT_CPU, limits.cpu_seconds),
         (libc::RLIMIT_AS, limits.address_space_bytes),
         (libc::RLIMIT_FSIZE, limits.file_size_bytes),
         (libc::RLIMIT_NPROC, limits.processes),
-    ];
-    for (resource, value) in pairs {
+    ])
+}
+
+/// Sets each `(resource, value)` as soft and hard limit (between fork and exec: setrlimit only).
+fn set_rlimits(pairs: &[(libc::__rlimit_resource_t, u64)]) -> std::io::Result<()> {
+    for &(resource, value) in pairs {
         let limit = libc::rlimit {
             rlim_cur: value,
             rlim_max: value,

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Args;
 
+use oracle::build::sandbox::engine::EngineIsolation;
 use oracle::build::{self, BuildError, BuildRecipe, BuildRequest, Cache, Limits, Sandbox, bench};
 use oracle::gate;
 
@@ -171,14 +172,16 @@ pub fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         "engine binary {} does not exist",
         binary.display()
     );
-    let sandbox = Sandbox::detect(Limits::engine());
-    match bench::measure(&binary, &sandbox, 2) {
+    let isolation = EngineIsolation::detect();
+    eprintln!("isolation: {}", isolation.describe());
+    match bench::measure(&binary, isolation, 2) {
         Ok(signature) => {
             if args.json {
                 let object = serde_json::json!({
                     "nodes": signature.nodes,
                     "runs": signature.runs,
                     "deterministic": true,
+                    "isolation": isolation.describe(),
                 });
                 println!("{object}");
             } else {

@@ -199,6 +199,7 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
             "stopped_early": report.stopped_early,
             "engines": [config.engines[0].name, config.engines[1].name],
             "tc": config.clock.tc.describe(),
+            "isolation": config.engines[0].isolation.describe(),
             "book": config.book_path,
             "seed": config.seed,
             "concurrency": config.concurrency,
@@ -253,6 +254,7 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
             config.concurrency,
             report.runner_cpu.as_secs_f64()
         );
+        println!("Isolation: {}", config.engines[0].isolation.describe());
         if let Some(path) = &config.pgn_out {
             println!("PGN: {}", path.display());
         }
@@ -469,10 +471,22 @@ fn apply_settings(config: &mut EngineConfig, spec: &str, allow_arg: bool) -> any
             config.set_option(option, value);
         } else if key == "arg" && allow_arg {
             config.args.push(value.to_string());
+        } else if key == "bind" && allow_arg {
+            // A wrapper engine's inner engine: visible read-only inside this engine's sandbox.
+            let path = std::path::absolute(value)
+                .with_context(|| format!("bind={value}: not a usable path"))?;
+            if !path.exists() {
+                bail!("bind={value}: {} does not exist", path.display());
+            }
+            config.read_only.push(path);
         } else {
             bail!(
                 "unknown key `{key}` (expected option.NAME{})",
-                if allow_arg { ", cmd, name or arg" } else { "" }
+                if allow_arg {
+                    ", cmd, name, arg or bind"
+                } else {
+                    ""
+                }
             );
         }
     }
@@ -573,7 +587,8 @@ fn summary_json(
         "losses": tally.losses,
         "pentanomial": tally.pentanomial,
         "terminations": tally.terminations,
-        "faults": { "first": tally.faults[0], "second": tally.faults[1] },
+        "faults": { "first": tally.faults[0].total(), "second": tally.faults[1].total() },
+        "faults_by_kind": { "first": tally.faults[0], "second": tally.faults[1] },
         "nelo": finite_or_null(nelo.nelo),
         "nelo_ci95": nelo.ci95.map(finite_or_null),
         "elo": finite_or_null(elo.elo),
@@ -661,9 +676,22 @@ fn summary_block(
         "Played {games_played} games, counted {games}; terminations: normal {}, adjudication {}, time forfeit {}, illegal move {}, disconnect {}, stall {}\n",
         t.normal, t.adjudication, t.time_forfeit, t.illegal_move, t.disconnect, t.stall
     );
+    let faults = |f: &oracle::play::runner::FaultCounts| {
+        format!(
+            "{} (disconnect {}, stall {}, illegal move {}, time forfeit {})",
+            f.total(),
+            f.disconnect,
+            f.stall,
+            f.illegal_move,
+            f.time_forfeit
+        )
+    };
     out += &format!(
         "Faults: {} {}, {} {}\n{line}\n",
-        names[0], tally.faults[0], names[1], tally.faults[1]
+        names[0],
+        faults(&tally.faults[0]),
+        names[1],
+        faults(&tally.faults[1])
     );
     out
 }

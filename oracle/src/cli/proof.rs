@@ -7,6 +7,7 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 
 use super::EXIT_REJECTED;
+use oracle::build::sandbox::engine::EngineIsolation;
 use oracle::proof::{
     Detail, GameOutcome, ProofRun, Spec, Study, StudyReport, run_spec, run_study, verify_proof,
 };
@@ -20,6 +21,10 @@ pub struct ProofArgs {
     /// Table cache directory (default `~/.cache/coherent-oracle/tb`).
     #[arg(long, global = true)]
     cache_dir: Option<PathBuf>,
+    /// Run the engines as plain processes, without the sandbox: for scripted engines that
+    /// must reach files outside it (the isolation used is printed; `verify` has no such switch).
+    #[arg(long, global = true)]
+    no_sandbox: bool,
 }
 
 /// The `proof` subcommands.
@@ -82,6 +87,13 @@ struct StudyArgs {
 
 /// Runs `oracle proof`.
 pub fn run(args: ProofArgs) -> anyhow::Result<ExitCode> {
+    if args.no_sandbox {
+        EngineIsolation::choose_none();
+    }
+    eprintln!(
+        "isolation: engines {}",
+        EngineIsolation::detect().describe()
+    );
     let tb = Tablebase::new(args.cache_dir.or_else(Tablebase::default_cache_dir));
     match args.command {
         ProofCommand::Run(run) => run_spec_command(run, &tb),

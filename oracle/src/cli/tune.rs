@@ -192,6 +192,7 @@ fn duels(m: &MatchArgs, opening_seed: u64) -> anyhow::Result<(MatchDuels, String
     let engine = EngineConfig::new(&m.engine)
         .with_option("Threads", "1")
         .with_option("Hash", &m.hash.to_string());
+    eprintln!("isolation: engines {}", engine.isolation.describe());
     let book_format = BookFormat::from_path(&m.book);
     let context = format!(
         "engine sha256 {}; {}; hash {}; book sha256 {}; plies {}; Fishtest adjudication",

@@ -17,7 +17,9 @@ use crate::governance::text::deserialize_via_try_from;
 use thiserror::Error;
 
 use crate::build::BuildRecipe;
+use crate::governance::entry::StageFaults;
 use crate::governance::hash::Sha256Hex;
+use crate::play::runner::FaultCounts;
 
 /// Where the constitution lives inside a repository.
 pub const CONSTITUTION_PATH: &str = "constitution/constitution.yaml";
@@ -66,6 +68,66 @@ pub struct Profile {
     pub adjudication: Adjudication,
     /// The stages, run in order; all must pass.
     pub stages: Vec<Stage>,
+    /// Engine faults a stage may contain before it is void; required from version 2 on
+    /// (version 1 had no limit, and older constitutions must still load).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fault_limits: Option<FaultLimits>,
+}
+
+/// Article 6a: how many engine faults a stage may contain and still be evidence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaultLimits {
+    /// Disconnects and stalls of the predecessor per stage. The predecessor is a registered
+    /// binary that played cleanly before; its crashes and hangs point at interference, so more
+    /// than this voids the stage.
+    pub predecessor_crashes: u64,
+    /// All faults of the predecessor (time forfeits and illegal moves too), per 1000 games.
+    pub predecessor_per_mille: u32,
+    /// All faults of the candidate, per 1000 games. They stay its lost games; more than this
+    /// voids the stage, because a candidate that faults that often is not measured.
+    pub candidate_per_mille: u32,
+}
+
+impl FaultLimits {
+    /// Why a stage of `games` games with `faults` is void, or `None` when it is evidence.
+    #[must_use]
+    pub fn void_reason(&self, faults: &StageFaults, games: u64) -> Option<String> {
+        let crashes = faults.predecessor.disconnect + faults.predecessor.stall;
+        if crashes > self.predecessor_crashes {
+            return Some(format!(
+                "the predecessor disconnected {} and stalled {} times (the constitution allows \
+                 {} per stage)",
+                faults.predecessor.disconnect, faults.predecessor.stall, self.predecessor_crashes
+            ));
+        }
+        let over = |count: u64, per_mille: u32| count * 1000 > u64::from(per_mille) * games;
+        let kinds = |f: &FaultCounts| {
+            format!(
+                "{} in {games} games: disconnect {}, stall {}, illegal move {}, time forfeit {}",
+                f.total(),
+                f.disconnect,
+                f.stall,
+                f.illegal_move,
+                f.time_forfeit
+            )
+        };
+        if over(faults.predecessor.total(), self.predecessor_per_mille) {
+            return Some(format!(
+                "the predecessor faulted {} (the constitution allows {}‰)",
+                kinds(&faults.predecessor),
+                self.predecessor_per_mille
+            ));
+        }
+        if over(faults.candidate.total(), self.candidate_per_mille) {
+            return Some(format!(
+                "the candidate faulted {} (the constitution allows {}‰)",
+                kinds(&faults.candidate),
+                self.candidate_per_mille
+            ));
+        }
+        None
+    }
 }
 
 /// One SPRT stage of a profile.
@@ -430,6 +492,12 @@ impl Constitution {
             ));
         }
         for (name, profile) in &self.profiles {
+            if self.version.get() >= 2 && profile.fault_limits.is_none() {
+                return Err((
+                    format!("profiles.{name}.fault_limits"),
+                    "required from constitution version 2 on".into(),
+                ));
+            }
             if profile.stages.is_empty() {
                 return Err((
                     format!("profiles.{name}.stages"),

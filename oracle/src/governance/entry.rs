@@ -16,6 +16,7 @@ use crate::governance::canonical::{CanonicalError, to_canonical_yaml};
 use crate::governance::constitution::{LossBooking, TimeControl};
 use crate::governance::hash::{GitId, Sha256Hex};
 use crate::governance::timestamp::Timestamp;
+use crate::play::runner::FaultCounts;
 
 /// A register entry as stored in `register/T-NNNN.yaml`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -55,6 +56,30 @@ pub struct Entry {
     pub stages: Vec<StageRecord>,
     /// The cumulative loss tolerance before and after this entry.
     pub loss_budget: LossBudget,
+    /// How the builds and the engines were isolated; absent in entries written before the
+    /// oracle recorded it (T-0001).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub isolation: Option<IsolationRecord>,
+}
+
+/// The isolation actually used, in words that name the tool, its version and what it cut off.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IsolationRecord {
+    /// Both builds (the candidate's `build.rs` and proc-macros run here).
+    pub build: String,
+    /// Every engine process: bench, proof players, match games.
+    pub play: String,
+}
+
+/// Faults of both engines in one stage: evidence, counted apart from the results.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StageFaults {
+    /// The candidate's (they are also its lost games).
+    pub candidate: FaultCounts,
+    /// The predecessor's (a registered binary: the constitution's limit voids the stage).
+    pub predecessor: FaultCounts,
 }
 
 /// The path a change took (ARCHITECTURE.md §3).
@@ -187,6 +212,10 @@ pub struct StageRecord {
     pub nelo_ci95: [f64; 2],
     /// sha256 of the stage's PGN; `null` when the stage did not run.
     pub pgn_sha256: Option<Sha256Hex>,
+    /// Engine faults of the stage; absent when it did not run and in entries written before
+    /// the oracle recorded them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faults: Option<StageFaults>,
 }
 
 /// How a stage ended.

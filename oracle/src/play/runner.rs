@@ -194,6 +194,40 @@ impl TerminationCounts {
     }
 }
 
+/// One engine's faults by kind: evidence about the engine (or its sandbox), never a win for
+/// the other side by itself.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaultCounts {
+    /// Crashes and closed pipes.
+    pub disconnect: u64,
+    /// No answer to `isready`/`uci` in time.
+    pub stall: u64,
+    /// Illegal or unparsable moves.
+    pub illegal_move: u64,
+    /// Time forfeits.
+    pub time_forfeit: u64,
+}
+
+impl FaultCounts {
+    /// Counts one game the engine lost by `termination`; normal ends and adjudications are
+    /// no faults and are not counted.
+    pub fn add(&mut self, termination: Termination) {
+        match termination {
+            Termination::Normal | Termination::Adjudication => {}
+            Termination::Disconnect => self.disconnect += 1,
+            Termination::Stall => self.stall += 1,
+            Termination::IllegalMove => self.illegal_move += 1,
+            Termination::TimeForfeit => self.time_forfeit += 1,
+        }
+    }
+
+    /// All faults of the engine.
+    pub fn total(&self) -> u64 {
+        self.disconnect + self.stall + self.illegal_move + self.time_forfeit
+    }
+}
+
 /// The counted results, from the first engine's side.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tally {
@@ -209,8 +243,8 @@ pub struct Tally {
     pub pentanomial: [u64; 5],
     /// Terminations of the counted games.
     pub terminations: TerminationCounts,
-    /// Faults charged to the first and the second engine.
-    pub faults: [u64; 2],
+    /// Faults charged to the first and the second engine, by kind.
+    pub faults: [FaultCounts; 2],
 }
 
 impl Tally {
@@ -226,7 +260,7 @@ impl Tally {
             }
             self.terminations.add(game.termination);
             if let Some(engine) = game.faulted_engine {
-                self.faults[usize::from(engine)] += 1;
+                self.faults[usize::from(engine)].add(game.termination);
             }
         }
     }
@@ -909,7 +943,14 @@ mod tests {
             (tally.terminations.normal, tally.terminations.time_forfeit),
             (3, 1)
         );
-        assert_eq!(tally.faults, [0, 1]);
+        assert_eq!(tally.faults[0], FaultCounts::default());
+        assert_eq!(
+            tally.faults[1],
+            FaultCounts {
+                time_forfeit: 1,
+                ..FaultCounts::default()
+            }
+        );
     }
 
     #[test]

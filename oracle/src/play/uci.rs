@@ -22,13 +22,14 @@
 //! # Ok::<(), oracle::play::uci::UciError>(())
 //! ```
 
-use std::ffi::OsString;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
+
+use crate::build::sandbox::engine::{EngineIsolation, EngineLimits};
 
 /// How long the driver waits for `bestmove` after sending `stop` on an expired deadline.
 pub const STOP_DRAIN: Duration = Duration::from_millis(1000);
@@ -44,8 +45,11 @@ pub struct EngineConfig {
     pub args: Vec<String>,
     /// UCI options in the order given; `Threads` is always sent first regardless.
     pub options: Vec<(String, String)>,
-    /// Working directory of the engine process (the caller's when `None`).
-    pub working_dir: Option<PathBuf>,
+    /// How the process is confined (the strongest this machine offers unless changed).
+    pub isolation: EngineIsolation,
+    /// Paths mounted read-only into the sandbox at their own place (a wrapper engine's inner
+    /// engine); the binary itself is always there.
+    pub read_only: Vec<PathBuf>,
 }
 
 impl EngineConfig {
@@ -61,7 +65,8 @@ impl EngineConfig {
             command,
             args: Vec::new(),
             options: Vec::new(),
-            working_dir: None,
+            isolation: EngineIsolation::detect(),
+            read_only: Vec::new(),
         }
     }
 
@@ -301,6 +306,8 @@ type Line = (Instant, String);
 pub struct Engine {
     name: String,
     child: Child,
+    /// The private copy of the binary the process runs; removed after the process.
+    _scratch: tempfile::TempDir,
     stdin: BufWriter<ChildStdin>,
     lines: Receiver<Line>,
     reader: Option<JoinHandle<()>>,
@@ -314,24 +321,24 @@ impl Engine {
     /// The process gets an environment with only `PATH` (no tokens leak into engine code)
     /// and its stderr is discarded.
     pub fn start(config: &EngineConfig, deadline: Duration) -> Result<Engine, UciError> {
-        let mut command = Command::new(&config.command);
-        command
-            .args(&config.args)
-            .env_clear()
-            .env(
-                "PATH",
-                std::env::var_os("PATH").unwrap_or_else(|| OsString::from("/usr/bin:/bin")),
-            )
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        if let Some(dir) = &config.working_dir {
-            command.current_dir(dir);
-        }
         let spawn_error = |source| UciError::Spawn {
             command: config.command.display().to_string(),
             source,
         };
+        let confined = config
+            .isolation
+            .confine(
+                &config.command,
+                &config.args,
+                &config.read_only,
+                EngineLimits::PLAY,
+            )
+            .map_err(spawn_error)?;
+        let mut command = confined.command;
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
         let mut child = command.spawn().map_err(spawn_error)?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             let _ = child.kill();
@@ -369,6 +376,7 @@ impl Engine {
         let mut engine = Engine {
             name: config.name.clone(),
             child,
+            _scratch: confined.scratch,
             stdin: BufWriter::new(stdin),
             lines,
             reader: Some(reader),
@@ -405,7 +413,8 @@ impl Engine {
         self.id_name.as_deref()
     }
 
-    /// The operating-system process id (for resource accounting).
+    /// The operating-system process id of the process the oracle started: the sandbox's
+    /// outermost process (bubblewrap), or the engine itself without a sandbox.
     pub fn pid(&self) -> u32 {
         self.child.id()
     }

@@ -3,6 +3,7 @@
 use std::fmt::Write;
 
 use super::{RunReport, StageReport, short};
+use crate::play::runner::FaultCounts;
 
 /// Renders the report as GitHub-flavoured Markdown; `svg` names the figure file to link, if any.
 pub fn render_markdown(report: &RunReport, svg: Option<&str>) -> String {
@@ -54,6 +55,10 @@ pub fn render_markdown(report: &RunReport, svg: Option<&str>) -> String {
             bench.candidate, bench.trailer, bench.predecessor
         );
     }
+    if let Some(isolation) = &report.isolation {
+        let _ = writeln!(md, "| isolation of builds | {} |", escape(&isolation.build));
+        let _ = writeln!(md, "| isolation of engines | {} |", escape(&isolation.play));
+    }
     if let Some(proof) = &report.proof {
         let _ = writeln!(
             md,
@@ -71,6 +76,16 @@ pub fn render_markdown(report: &RunReport, svg: Option<&str>) -> String {
         md.push_str("|---|---|---|---|---|---|---|---|---|\n");
         for stage in &report.stages {
             stage_row(&mut md, stage);
+        }
+        md.push_str("\n| engine faults | candidate | predecessor |\n|---|---|---|\n");
+        for stage in &report.stages {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} |",
+                stage.name,
+                faults_text(&stage.faults.candidate),
+                faults_text(&stage.faults.predecessor)
+            );
         }
     }
     if let Some(proof) = report.proof.as_ref().filter(|p| !p.detail.is_empty()) {
@@ -108,6 +123,24 @@ fn stage_row(md: &mut String, s: &StageReport) {
         s.upper,
         state_text(&s.state)
     );
+}
+
+/// An engine's faults in a stage: `0`, or the total and its nonzero kinds.
+fn faults_text(faults: &FaultCounts) -> String {
+    if faults.total() == 0 {
+        return "0".into();
+    }
+    let kinds: Vec<String> = [
+        ("disconnect", faults.disconnect),
+        ("stall", faults.stall),
+        ("illegal move", faults.illegal_move),
+        ("time forfeit", faults.time_forfeit),
+    ]
+    .iter()
+    .filter(|(_, count)| *count > 0)
+    .map(|(kind, count)| format!("{kind} {count}"))
+    .collect();
+    format!("{} ({})", faults.total(), kinds.join(", "))
 }
 
 /// Human words for an SPRT state.

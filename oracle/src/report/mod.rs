@@ -11,6 +11,8 @@ pub use markdown::render_markdown;
 use serde::{Deserialize, Serialize};
 pub use svg::render_svg;
 
+use crate::governance::entry::{IsolationRecord, StageFaults};
+
 /// Everything a report shows about one run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct RunReport {
@@ -38,6 +40,8 @@ pub struct RunReport {
     pub bench: Option<BenchReport>,
     /// The Randfall proof, once run.
     pub proof: Option<ProofReport>,
+    /// How builds and engines were isolated, once known.
+    pub isolation: Option<IsolationRecord>,
     /// The stages played so far, in order.
     pub stages: Vec<StageReport>,
     /// `gewinn`, `korrektur` or `abgelehnt` once decided.
@@ -112,6 +116,9 @@ pub struct StageReport {
     pub nelo_ci95: (f64, f64),
     /// `accept_h1`, `accept_h0` or `undecided`.
     pub state: String,
+    /// Faults of the candidate and the predecessor in this stage.
+    #[serde(default)]
+    pub faults: StageFaults,
 }
 
 impl StageReport {
@@ -155,6 +162,10 @@ pub(crate) mod fixtures {
                 trailer: 695_001,
             }),
             proof: None,
+            isolation: Some(IsolationRecord {
+                build: "bubblewrap 0.8.0: pid, ipc, uts, net namespaces".into(),
+                play: "bubblewrap 0.8.0: each engine in its own namespaces".into(),
+            }),
             stages: vec![
                 StageReport {
                     name: "short".into(),
@@ -169,6 +180,7 @@ pub(crate) mod fixtures {
                     nelo: 210.5,
                     nelo_ci95: (120.25, 300.75),
                     state: "accept_h1".into(),
+                    faults: StageFaults::default(),
                 },
                 StageReport {
                     name: "long".into(),
@@ -183,6 +195,13 @@ pub(crate) mod fixtures {
                     nelo: 150.0,
                     nelo_ci95: (40.0, 260.0),
                     state: "accept_h1".into(),
+                    faults: StageFaults {
+                        candidate: crate::play::runner::FaultCounts {
+                            time_forfeit: 1,
+                            ..Default::default()
+                        },
+                        predecessor: Default::default(),
+                    },
                 },
             ],
             verdict: Some("gewinn".into()),

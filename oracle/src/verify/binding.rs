@@ -4,6 +4,7 @@
 //! The record is written to `--out` before the gate, the bench, the proof or any game; before each
 //! later step the bound files are hashed again and must still match.
 
+use crate::governance::entry::IsolationRecord;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -45,6 +46,8 @@ pub struct BindingRecord {
     pub candidate: BoundBinary,
     /// What it is judged against.
     pub predecessor: BoundBinary,
+    /// How the builds ran and how the engines will play.
+    pub isolation: IsolationRecord,
 }
 
 /// A bound file that changed, vanished, or a record that cannot be written or read.
@@ -195,6 +198,10 @@ mod tests {
             constitution_sha256: "0".repeat(64),
             candidate: bin("cand", b"new engine"),
             predecessor: bin("pred", b"old engine"),
+            isolation: IsolationRecord {
+                build: "bubblewrap 0.8.0: …".into(),
+                play: "bubblewrap 0.8.0: …".into(),
+            },
         };
         let file = dir.path().join("binding.json");
         record.write(&file).unwrap();

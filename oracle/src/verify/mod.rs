@@ -27,13 +27,14 @@ use std::time::SystemTime;
 use git2::Repository;
 use serde::Serialize;
 
-use crate::build::sandbox::{Limits, Sandbox};
+use crate::build::sandbox::engine::EngineIsolation;
+use crate::build::sandbox::{Isolation, Limits, Sandbox};
 use crate::build::{self, BuildRequest};
 use crate::gate;
 use crate::governance::constitution::{CONSTITUTION_PATH, Constitution, Profile};
 use crate::governance::entry::{
-    BinaryRecord, Entry, GateRecord, LossBudget, OracleRecord, PathKind, ProofOutcome, ProofRecord,
-    StageRecord, StageState, Verdict,
+    BinaryRecord, Entry, GateRecord, IsolationRecord, LossBudget, OracleRecord, PathKind,
+    ProofOutcome, ProofRecord, StageRecord, StageState, Verdict,
 };
 use crate::governance::hash::{GitId, Sha256Hex};
 use crate::governance::register::{self, RegisterFile, audit};
@@ -401,6 +402,24 @@ impl Run<'_> {
         let step = Step::Build;
         let pair = self.pair().clone();
         let path = self.out.binding();
+        let sandbox = Sandbox::detect(Limits::build());
+        let isolation = IsolationRecord {
+            build: sandbox.isolation.describe(),
+            play: EngineIsolation::detect().describe(),
+        };
+        let sandboxed = sandbox.isolation == Isolation::Bubblewrap
+            && EngineIsolation::detect() == EngineIsolation::Bubblewrap;
+        if rules.profile.binding && !sandboxed {
+            return Err(StepFailure::error(
+                step,
+                format!(
+                    "profile `{}` is binding and needs a working bubblewrap sandbox, but builds \
+                     would run under `{}` and engines under `{}`; install bubblewrap and let it \
+                     create user, pid, ipc, uts and net namespaces (nothing was built)",
+                    self.request.profile, isolation.build, isolation.play
+                ),
+            ));
+        }
         let earlier = BindingRecord::read(&path).map_err(|e| StepFailure::error(step, e))?;
         if let Some(earlier) = earlier {
             let same = earlier.profile == self.request.profile
@@ -425,9 +444,12 @@ impl Run<'_> {
                 earlier.bound_at
             );
             self.resumed = true;
+            self.report.isolation = Some(earlier.isolation.clone());
             return Ok(earlier);
         }
-        let sandbox = Sandbox::detect(Limits::build());
+        eprintln!("      isolation: builds {}", isolation.build);
+        eprintln!("      isolation: engines {}", isolation.play);
+        self.report.isolation = Some(isolation.clone());
         let mut bound = Vec::new();
         let mut toolchain = String::new();
         for (role, commit) in [
@@ -488,6 +510,7 @@ impl Run<'_> {
             constitution_sha256: rules.constitution_sha256.to_string(),
             candidate,
             predecessor,
+            isolation,
         };
         record
             .write(&path)
@@ -562,9 +585,9 @@ impl Run<'_> {
                     }
                 }
                 None => {
-                    let sandbox = Sandbox::detect(Limits::engine());
+                    let isolation = EngineIsolation::detect();
                     let measure = |role: &str, bound: &BoundBinary| {
-                        build::bench::measure(&bound.path, &sandbox, 2)
+                        build::bench::measure(&bound.path, isolation, 2)
                             .map_err(|e| StepFailure::error(step, format!("{role}: {e}")))
                     };
                     BenchReport {
@@ -808,6 +831,7 @@ impl Run<'_> {
                     used_after: decision.loss_used_after,
                     limit: rules.constitution.loss_tolerance.limit_nelo,
                 },
+                isolation: Some(binding.isolation.clone()),
             };
             let text = entry
                 .to_canonical()

@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use crate::build::sandbox::engine::EngineIsolation;
 use crate::build::sandbox::{Limits, Sandbox};
 use crate::build::{self, BuildOutcome, BuildRequest};
 use crate::gate;
@@ -141,10 +142,10 @@ pub fn remeasure(repo_path: &Path, entry: &Entry, cache_dir: &Path) -> Vec<Check
             Err(why) => check("gate", false, why),
         }
     }
-    let engine_sandbox = Sandbox::detect(Limits::engine());
+    let isolation = EngineIsolation::detect();
     let mut bench = |role: &str, record: &BinaryRecord, outcome: &Option<BuildOutcome>| {
         if let Some(outcome) = outcome {
-            match build::bench::measure(&outcome.binary, &engine_sandbox, 2) {
+            match build::bench::measure(&outcome.binary, isolation, 2) {
                 Ok(signature) => check(
                     &format!("bench {role}"),
                     signature.nodes == record.bench_nodes,

@@ -20,14 +20,15 @@ use super::Mode;
 use super::binding::{BindingRecord, timestamp};
 use super::out::{OutDir, write_atomic};
 use super::steps::StepReporter;
-use crate::governance::constitution::{self, Profile, Stage};
-use crate::governance::entry::{PathKind, StageRecord, StageState};
+use crate::governance::constitution::{self, FaultLimits, Profile, Stage};
+use crate::governance::entry::{PathKind, StageFaults, StageRecord, StageState};
 use crate::governance::hash::Sha256Hex;
 use crate::play::book::BookFormat;
 use crate::play::clock::{ClockRules, TimeControl};
 use crate::play::game::{Adjudication, DrawRule, ResignRule};
 use crate::play::runner::{
-    MatchConfig, MatchReport, PairOutcome, Progress as MatchProgress, Shard, StopRule, run_match,
+    FaultCounts, MatchConfig, MatchReport, PairOutcome, Progress as MatchProgress, Shard, StopRule,
+    run_match,
 };
 use crate::play::shard::{ShardResult, merge, read_shards};
 use crate::play::uci::EngineConfig;
@@ -64,6 +65,7 @@ pub struct StagePlan {
     adjudication: Adjudication,
     engines: [EngineConfig; 2],
     concurrency: usize,
+    fault_limits: Option<FaultLimits>,
 }
 
 /// A finished stage: the register's record and the report's figures.
@@ -77,8 +79,6 @@ pub struct StageOutcome {
     pub started_at_unix_ms: u64,
     /// Games played, including those of pairs discarded at an early stop.
     pub games_played: u64,
-    /// Engine faults charged to the candidate and the predecessor.
-    pub faults: [u64; 2],
 }
 
 /// Where a stage stands after this invocation.
@@ -190,6 +190,7 @@ impl StagePlan {
                 engine("predecessor", &binding.predecessor.path),
             ],
             concurrency: (stage.concurrency.get() as usize).clamp(1, cores),
+            fault_limits: profile.fault_limits,
         })
     }
 
@@ -229,13 +230,24 @@ impl StagePlan {
     }
 }
 
-/// Plays (or merges) the stage as `mode` says.
+/// Plays (or merges) the stage as `mode` says; a finished stage whose faults exceed the
+/// constitution's limits is void, an error rather than evidence.
 pub fn run(plan: &StagePlan, mode: Mode, reporter: &StepReporter) -> Result<Progress, StageError> {
-    match mode {
+    let progress = match mode {
         Mode::Local => play_local(plan, reporter).map(|o| Progress::Finished(Box::new(o))),
         Mode::Shard(shard) => play_shard(plan, shard, reporter),
         Mode::NoPlay => merge_round(plan),
+    }?;
+    if let Progress::Finished(outcome) = &progress
+        && let (Some(limits), Some(faults)) = (plan.fault_limits, outcome.record.faults)
+        && let Some(reason) = limits.void_reason(&faults, outcome.record.games)
+    {
+        return Err(fail(format!(
+            "stage void: {reason}; its games are no evidence (faults in {})",
+            plan.outcome_file().display()
+        )));
     }
+    Ok(progress)
 }
 
 /// The SPRT of a stage as the runner's stop rule: looks at batch boundaries, records the LLR
@@ -484,8 +496,12 @@ fn finish(
     pgn_sha256: Option<String>,
     started_at_unix_ms: u64,
     games_played: u64,
-    faults: [u64; 2],
+    faults: [FaultCounts; 2],
 ) -> Result<StageOutcome, StageError> {
+    let faults = StageFaults {
+        candidate: faults[0],
+        predecessor: faults[1],
+    };
     let mut counts = PentanomialCounts([0; 5]);
     for pair in pairs {
         counts.0[pair.bucket()] += 1;
@@ -515,6 +531,7 @@ fn finish(
         nelo: status.nelo,
         nelo_ci95: status.nelo_ci95,
         pgn_sha256,
+        faults: Some(faults),
     };
     let report = StageReport {
         name: record.name.clone(),
@@ -529,13 +546,13 @@ fn finish(
         nelo: record.nelo,
         nelo_ci95: (record.nelo_ci95[0], record.nelo_ci95[1]),
         state: state.to_string(),
+        faults,
     };
     let outcome = StageOutcome {
         record,
         report,
         started_at_unix_ms,
         games_played,
-        faults,
     };
     let json = serde_json::to_vec_pretty(&outcome).expect("stage outcomes serialize");
     let file = plan.outcome_file();
@@ -632,6 +649,7 @@ pub fn not_run(
         nelo: 0.0,
         nelo_ci95: [0.0, 0.0],
         pgn_sha256: None,
+        faults: None,
     })
 }
 

@@ -274,6 +274,7 @@ pub fn genesis_entry() -> Entry {
             used_after: 0.0,
             limit: 10.0,
         },
+        isolation: None,
     }
 }
 
@@ -313,6 +314,7 @@ pub fn stage(index: usize, path: PathKind, penta: Option<[u64; 5]>) -> StageReco
         nelo: 0.0,
         nelo_ci95: [0.0, 0.0],
         pgn_sha256: None,
+        faults: None,
     };
     if let Some(penta) = penta {
         let status = sprt_status(&PentanomialCounts(penta), &params).unwrap();

@@ -174,6 +174,7 @@ pub fn genesis(
                 used_after: 0.0,
                 limit: constitution.loss_tolerance.limit_nelo,
             },
+            isolation: None,
         })
     })
 }

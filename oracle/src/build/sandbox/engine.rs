@@ -1,0 +1,398 @@
+//! Confining one engine process: a match game's player, `bench`, a proof player, a tuning duel.
+//!
+//! An engine is untrusted code that plays against another engine on the same machine, so
+//! under bubblewrap each process gets its own user, PID, IPC, UTS and network namespaces: it
+//! sees no other process (nothing to signal, stop or trace), no network, and a file system of
+//! only `/usr` (read-only), an empty private `/tmp`, and a private read-only copy of its binary
+//! at [`ENGINE_PATH`]; `--out`, the oracle, the other engine, the cache and the repository are
+//! not mounted. The copy is taken when the process starts, so replacing the file the caller
+//! named later changes nothing. When the oracle runs as root the sandbox is entered as
+//! `nobody`, because the kernel never applies the process-count limit to root.
+//!
+//! The process-count limit is set inside the sandbox (by `prlimit`), where the kernel counts
+//! only the sandbox's own user namespace: one engine's threads never eat into another's.
+
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::{UNPRIVILEGED_ID, is_root, run_logged, tool};
+
+/// Where the engine's binary appears inside the sandbox.
+pub const ENGINE_PATH: &str = "/engine";
+
+/// The `prlimit` that sets the process-count limit inside the sandbox (it must be under the
+/// mounted `/usr`).
+const PRLIMIT: &str = "/usr/bin/prlimit";
+
+/// How engine processes are confined on this machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EngineIsolation {
+    /// Each engine in its own bubblewrap sandbox (module documentation).
+    Bubblewrap,
+    /// A plain child process of the oracle with rlimits (no namespaces): bubblewrap is
+    /// missing or cannot create the namespaces here.
+    None,
+}
+
+/// Resource limits of one engine process (the core-file size is always 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct EngineLimits {
+    /// Virtual memory in bytes (`RLIMIT_AS`).
+    pub address_space_bytes: u64,
+    /// Largest file it may write, in bytes (`RLIMIT_FSIZE`; only its private `/tmp` is writable).
+    pub file_size_bytes: u64,
+    /// Processes and threads inside the sandbox, its init process included (`RLIMIT_NPROC`).
+    pub processes: u64,
+    /// CPU seconds (`RLIMIT_CPU`); `None` for players, which live for a whole match.
+    pub cpu_seconds: Option<u64>,
+}
+
+impl EngineLimits {
+    /// A player: single-threaded UCI engines need a reader and a search thread; 16 leaves room
+    /// for a wrapper process and stops a candidate from spawning threads by the hundred to
+    /// starve its opponent's clock.
+    pub const PLAY: EngineLimits = EngineLimits {
+        address_space_bytes: 4 << 30,
+        file_size_bytes: 64 << 20,
+        processes: 16,
+        cpu_seconds: None,
+    };
+
+    /// `bench`: the player's limits and ten minutes of CPU.
+    pub const BENCH: EngineLimits = EngineLimits {
+        cpu_seconds: Some(600),
+        ..EngineLimits::PLAY
+    };
+}
+
+/// A confined engine command, ready to get its stdio and be spawned.
+#[derive(Debug)]
+pub struct Confined {
+    /// The command (the sandbox tool, or the engine itself without a sandbox).
+    pub command: Command,
+    /// The directory holding the private copy of the binary; removed when dropped, so it must
+    /// outlive the process.
+    pub scratch: tempfile::TempDir,
+}
+
+/// The isolation of this process's engines, decided once.
+static DETECTED: OnceLock<EngineIsolation> = OnceLock::new();
+
+impl EngineIsolation {
+    /// Runs every engine of this process without a sandbox: an ad-hoc command's explicit
+    /// choice, made before its first engine starts (`verify` never makes it).
+    pub fn choose_none() {
+        let _ = DETECTED.set(EngineIsolation::None);
+    }
+
+    /// The strongest isolation this machine offers, probed once per process by running
+    /// `/bin/true` exactly as an engine would run (unless [`EngineIsolation::choose_none`]).
+    pub fn detect() -> EngineIsolation {
+        *DETECTED.get_or_init(|| {
+            let probe = || -> std::io::Result<bool> {
+                let mut confined = EngineIsolation::Bubblewrap.confine(
+                    Path::new("/bin/true"),
+                    &[],
+                    &[],
+                    EngineLimits::PLAY,
+                )?;
+                confined.command.stdin(Stdio::null());
+                let ending = run_logged(
+                    &mut confined.command,
+                    Path::new("/dev/null"),
+                    Duration::from_secs(30),
+                )
+                .map_err(std::io::Error::other)?;
+                Ok(matches!(ending, super::Ending::Exited(status) if status.success()))
+            };
+            let installed =
+                tool("bwrap").is_absolute() && (!is_root() || tool("setpriv").is_absolute());
+            if installed && matches!(probe(), Ok(true)) {
+                EngineIsolation::Bubblewrap
+            } else {
+                EngineIsolation::None
+            }
+        })
+    }
+
+    /// What this isolation does, for `binding.json`, the entry and the report.
+    pub fn describe(self) -> String {
+        let limits = EngineLimits::PLAY;
+        let rlimits = format!(
+            "rlimits as {} MiB, fsize {} MiB, core 0",
+            limits.address_space_bytes >> 20,
+            limits.file_size_bytes >> 20
+        );
+        match self {
+            EngineIsolation::Bubblewrap => format!(
+                "{}: each engine in user, pid, ipc, uts, net namespaces; only /usr read-only, \
+                 private empty /tmp, a read-only copy of its binary at {ENGINE_PATH}; {rlimits}, \
+                 nproc {}",
+                super::bubblewrap_version(),
+                limits.processes
+            ),
+            EngineIsolation::None => {
+                format!("none (no sandbox): engines run as plain child processes; {rlimits}")
+            }
+        }
+    }
+
+    /// The command that runs `binary` with `args` under this isolation: a private read-only
+    /// copy of the binary, the environment emptied but for `PATH`, the limits applied.
+    /// `read_only` directories or files are mounted read-only at their own paths (a wrapper
+    /// engine's inner engine; never the other player).
+    pub fn confine(
+        self,
+        binary: &Path,
+        args: &[String],
+        read_only: &[PathBuf],
+        limits: EngineLimits,
+    ) -> std::io::Result<Confined> {
+        let scratch = private_copy(binary)?;
+        let copy = scratch.path().join("engine");
+        let mut command = match self {
+            EngineIsolation::Bubblewrap => {
+                let mut command = if is_root() {
+                    let id = UNPRIVILEGED_ID.to_string();
+                    let mut command = Command::new(tool("setpriv"));
+                    command.args(["--reuid", &id, "--regid", &id, "--clear-groups"]);
+                    command.args(["--no-new-privs", "--"]).arg(tool("bwrap"));
+                    command
+                } else {
+                    Command::new(tool("bwrap"))
+                };
+                command.args(bubblewrap_args(&copy, read_only));
+                command
+                    .arg(PRLIMIT)
+                    .arg(format!("--nproc={}", limits.processes))
+                    .arg("--")
+                    .arg(ENGINE_PATH)
+                    .args(args);
+                command
+            }
+            EngineIsolation::None => {
+                let mut command = Command::new(&copy);
+                command.args(args).current_dir(scratch.path());
+                command
+            }
+        };
+        command
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .process_group(0);
+        // SAFETY: the closure runs between fork and exec and only calls setrlimit, which is
+        // async-signal-safe; it touches no memory shared with other threads.
+        unsafe {
+            command.pre_exec(move || apply_limits(&limits));
+        }
+        Ok(Confined { command, scratch })
+    }
+}
+
+/// The bubblewrap arguments for one engine whose private copy is `copy`.
+fn bubblewrap_args(copy: &Path, read_only: &[PathBuf]) -> Vec<OsString> {
+    let mut args: Vec<OsString> = [
+        "--die-with-parent",
+        "--new-session",
+        "--unshare-user",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-net",
+        "--unshare-cgroup-try",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+    ]
+    .into_iter()
+    .map(OsString::from)
+    .collect();
+    // Merged-/usr systems reach the loader and libraries through these links.
+    for dir in ["bin", "lib", "lib32", "lib64", "sbin"] {
+        let host = Path::new("/").join(dir);
+        if let Ok(target) = std::fs::read_link(&host) {
+            args.extend([OsString::from("--symlink"), target.into_os_string()]);
+            args.push(host.into_os_string());
+        } else if host.is_dir() {
+            args.extend([OsString::from("--ro-bind"), host.clone().into_os_string()]);
+            args.push(host.into_os_string());
+        }
+    }
+    args.extend(["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"].map(OsString::from));
+    args.extend([
+        OsString::from("--ro-bind"),
+        copy.as_os_str().to_owned(),
+        OsString::from(ENGINE_PATH),
+    ]);
+    for path in read_only {
+        args.extend([
+            OsString::from("--ro-bind"),
+            path.as_os_str().to_owned(),
+            path.as_os_str().to_owned(),
+        ]);
+    }
+    args.extend(["--chdir", "/tmp", "--"].map(OsString::from));
+    args
+}
+
+/// A fresh directory (readable by the sandbox user) holding a read-only copy of `binary`.
+///
+/// A file that could not be executed directly is refused here, on the oracle's side: inside
+/// the sandbox the failed `exec` would look like an engine that disconnected.
+fn private_copy(binary: &Path) -> std::io::Result<tempfile::TempDir> {
+    use std::io::Read;
+    use std::os::unix::fs::PermissionsExt;
+    let mut file = std::fs::File::open(binary)?;
+    if file.metadata()?.permissions().mode() & 0o111 == 0 {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            "not executable",
+        ));
+    }
+    let mut magic = [0_u8; 4];
+    let read = file.read(&mut magic)?;
+    if !(magic[..read].starts_with(b"\x7fELF") || magic[..read].starts_with(b"#!")) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "neither an ELF executable nor a script",
+        ));
+    }
+    let scratch = tempfile::Builder::new()
+        .prefix("oracle-engine-")
+        .tempdir()?;
+    let copy = scratch.path().join("engine");
+    std::fs::copy(binary, &copy)?;
+    std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o555))?;
+    std::fs::set_permissions(scratch.path(), std::fs::Permissions::from_mode(0o755))?;
+    Ok(scratch)
+}
+
+fn apply_limits(limits: &EngineLimits) -> std::io::Result<()> {
+    let mut pairs = vec![
+        (libc::RLIMIT_AS, limits.address_space_bytes),
+        (libc::RLIMIT_FSIZE, limits.file_size_bytes),
+        (libc::RLIMIT_CORE, 0),
+    ];
+    if let Some(seconds) = limits.cpu_seconds {
+        pairs.push((libc::RLIMIT_CPU, seconds));
+    }
+    super::set_rlimits(&pairs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sandbox_mounts_only_usr_tmp_and_the_copy() {
+        let args: Vec<String> = bubblewrap_args(Path::new("/s/engine"), &[])
+            .iter()
+            .map(|arg| arg.to_string_lossy().into_owned())
+            .collect();
+        for flag in [
+            "--unshare-user",
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-net",
+            "--die-with-parent",
+            "--new-session",
+        ] {
+            assert!(args.iter().any(|arg| arg == flag), "{flag} missing");
+        }
+        let bound: Vec<&str> = args
+            .windows(2)
+            .filter(|pair| pair[0] == "--ro-bind" || pair[0] == "--bind")
+            .map(|pair| pair[1].as_str())
+            .collect();
+        assert!(
+            bound.iter().all(|path| *path == "/s/engine"
+                || path.starts_with("/usr")
+                || path.starts_with("/lib")
+                || path.starts_with("/bin")
+                || path.starts_with("/sbin")),
+            "{bound:?}"
+        );
+        assert!(
+            !args.iter().any(|arg| arg == "--bind"),
+            "nothing is writable: {args:?}"
+        );
+        assert!(
+            !args
+                .windows(2)
+                .any(|pair| pair[0] == "--ro-bind" && pair[1] == "/")
+        );
+    }
+
+    #[test]
+    fn an_engine_in_the_sandbox_sees_no_other_process_and_no_oracle_file() {
+        if EngineIsolation::detect() != EngineIsolation::Bubblewrap {
+            eprintln!("SKIPPED: bubblewrap cannot create the namespaces on this machine");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("log");
+        let script = "ls /proc | grep -c '^[0-9]'; ls /; ls /tmp | wc -l; id -u";
+        let mut confined = EngineIsolation::Bubblewrap
+            .confine(
+                Path::new("/bin/sh"),
+                &["-c".to_string(), script.to_string()],
+                &[],
+                EngineLimits::PLAY,
+            )
+            .unwrap();
+        confined.command.stdin(Stdio::null());
+        let ending = run_logged(&mut confined.command, &log, Duration::from_secs(30)).unwrap();
+        assert!(
+            matches!(ending, super::super::Ending::Exited(s) if s.success()),
+            "{ending:?}"
+        );
+        let output = std::fs::read_to_string(&log).unwrap();
+        let lines: Vec<&str> = output.lines().collect();
+        // bubblewrap's init, the shell, ls and grep.
+        let processes: u32 = lines[0].parse().unwrap();
+        assert!(processes <= 4, "{output}");
+        assert!(
+            !output.contains("work") && !output.contains("root"),
+            "{output}"
+        );
+        assert!(
+            lines.contains(&"engine") && lines.contains(&"usr"),
+            "{output}"
+        );
+    }
+
+    #[test]
+    fn the_process_limit_stops_a_thread_storm() {
+        if EngineIsolation::detect() != EngineIsolation::Bubblewrap {
+            eprintln!("SKIPPED: bubblewrap cannot create the namespaces on this machine");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("log");
+        let script = "i=0; while [ $i -lt 40 ]; do sleep 5 & i=$((i+1)); done; echo started";
+        let mut confined = EngineIsolation::Bubblewrap
+            .confine(
+                Path::new("/bin/sh"),
+                &["-c".to_string(), script.to_string()],
+                &[],
+                EngineLimits::PLAY,
+            )
+            .unwrap();
+        confined.command.stdin(Stdio::null());
+        let ending = run_logged(&mut confined.command, &log, Duration::from_secs(30)).unwrap();
+        let output = std::fs::read_to_string(&log).unwrap();
+        assert!(
+            !matches!(ending, super::super::Ending::Exited(s) if s.success())
+                || !output.contains("started"),
+            "40 background processes were allowed: {output}"
+        );
+    }
+}
