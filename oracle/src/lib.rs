@@ -1,6 +1,6 @@
 //! The Coherent oracle: the gatekeeper of the engine's main branch.
 //!
-//! Each module is one concept of `ARCHITECTURE.md`; the binary in `main.rs`
+//! Each module is one concept of docs/architecture.md; the binary in `main.rs`
 //! is a thin command line over them.
 
 pub mod book;

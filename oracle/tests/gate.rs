@@ -1,4 +1,5 @@
-//! The build-shape gate and the bench signature on real builds of fixture engines (seed 003).
+//! The build-shape gate and the bench signature on real builds of fixture
+//! engines (docs/architecture.md).
 
 mod build_support;
 

@@ -1,4 +1,4 @@
-//! Opening books A and B (ARCHITECTURE.md §1 `books/`): generation from the engine
+//! Opening books A and B (docs/architecture.md): generation from the engine
 //! itself and validation of any EPD/PGN book.
 
 pub mod check;

@@ -1,4 +1,4 @@
-//! Reproducible builds of the engine from pinned commits (ARCHITECTURE.md §4 "builds").
+//! Reproducible builds of the engine from pinned commits (docs/architecture.md).
 //!
 //! [`build_commit`] reads like its steps: resolve the revision, look in the cache, export the
 //! tree twice into two different directories, build both copies side by side in the sandbox,

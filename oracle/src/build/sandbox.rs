@@ -1,6 +1,6 @@
 //! Running untrusted code (a candidate's `build.rs`, proc-macros, the engine itself).
 //!
-//! Three levels, the strongest the machine offers is taken (ARCHITECTURE.md §2):
+//! Three levels, the strongest the machine offers is taken (docs/architecture.md):
 //! - `bubblewrap`: new network, PID, IPC and UTS namespaces, the whole file system read-only
 //!   except the directories the caller names, the user's home hidden, and — when the oracle runs
 //!   as root — the command itself runs as `nobody`, because the kernel never applies the

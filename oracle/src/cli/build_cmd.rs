@@ -1,5 +1,5 @@
 //! `oracle build`, `oracle gate`, `oracle bench`: reproducible builds, the build-shape gate and
-//! the bench signature (ARCHITECTURE.md §4).
+//! the bench signature (docs/architecture.md).
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -1,4 +1,4 @@
-//! The command-line surface (ARCHITECTURE.md §7): parse, call a library, render.
+//! The command-line surface (README.md, "The oracle's commands"): parse, call a library, render.
 //!
 //! Each area has its own file here with its clap arguments and a `run` that
 //! returns the exit status; errors reaching this level are bad input or
@@ -40,7 +40,7 @@ enum Command {
     Sprt(sprt::SprtArgs),
     /// Opening books: generate from the engine, check any EPD/PGN book.
     Book(book::BookArgs),
-    /// SPSA tuning of the engine's tunables and the seed-000 end-rule model.
+    /// SPSA tuning of the engine's tunables and the end-rule model (docs/spsa.md).
     Tune(tune::TuneArgs),
     /// Play a match between two UCI engines (game pairs, clocks, faults, PGN, live SPRT, shards).
     Match(Box<match_cmd::MatchArgs>),

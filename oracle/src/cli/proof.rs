@@ -1,4 +1,4 @@
-//! `oracle proof`: run a proof spec, or the seed-003 study protocol.
+//! `oracle proof`: run a proof spec, or the KBNK study protocol (docs/randfall.md).
 
 use std::path::PathBuf;
 use std::process::ExitCode;

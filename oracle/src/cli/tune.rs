@@ -1,4 +1,4 @@
-//! `oracle tune`: SPSA runs over the engine's tunables and the seed-000 model.
+//! `oracle tune`: SPSA runs over the engine's tunables and the end-rule model (docs/spsa.md).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -36,7 +36,7 @@ enum TuneCommand {
     Run(RunArgs),
     /// Two independent runs from the same start, then the three end rules and a patch.
     Pair(PairArgs),
-    /// Simulate seed 000's end-rule model (model-Elo, not playing strength).
+    /// Simulate the end-rule model of docs/spsa.md (model-Elo, not playing strength).
     Model(ModelArgs),
 }
 
@@ -523,7 +523,7 @@ fn run_model(a: &ModelArgs) -> anyhow::Result<ExitCode> {
 
 fn print_model_table(r: &ModelReport) {
     println!(
-        "seed-000 model: 30 parameters, 500 duels × 30 pairs, bundles of 15, r_end 0.002; \
+        "end-rule model: 30 parameters, 500 duels × 30 pairs, bundles of 15, r_end 0.002; \
          {} repetitions per row, seed {}",
         r.reps, r.seed
     );

@@ -1,4 +1,4 @@
-//! `oracle verify`: the whole gatekeeper (ARCHITECTURE.md §1, §7).
+//! `oracle verify`: the whole gatekeeper (docs/architecture.md).
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -1,4 +1,4 @@
-//! The build-shape gate (ARCHITECTURE.md §4, seed 003 "Bauform-Tor"): the evaluation's fast
+//! The build-shape gate (docs/architecture.md): the evaluation's fast
 //! variant must run on hardware POPCNT.
 //!
 //! A runtime-dispatched engine contains both the POPCNT variant and the software fallback, so a

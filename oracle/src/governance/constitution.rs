@@ -152,7 +152,7 @@ pub struct Stage {
     pub bounds: PathBounds,
 }
 
-/// The nElo bounds of a stage for each path of ARCHITECTURE.md §3.
+/// The nElo bounds of a stage for each path (standard and Randfall, docs/architecture.md).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PathBounds {

@@ -1,4 +1,4 @@
-//! One register entry (ARCHITECTURE.md §6): the fixed struct the canonical
+//! One register entry (docs/architecture.md): the fixed struct the canonical
 //! YAML is written from, and its consistency rules.
 //!
 //! `id`, `prev_sha256` and `recorded_at` may be `null` in a draft (the entry
@@ -82,7 +82,7 @@ pub struct StageFaults {
     pub predecessor: FaultCounts,
 }
 
-/// The path a change took (ARCHITECTURE.md §3).
+/// The path a change took (docs/architecture.md, "The path of a change").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PathKind {

@@ -1,5 +1,5 @@
 //! Governance: the constitution the oracle enforces, the verdict it derives
-//! and the hash-chained register it writes (ARCHITECTURE.md §3, §6).
+//! and the hash-chained register it writes (docs/architecture.md).
 //!
 //! Pure parts (`verdict`, `canonical`, the checks in `register::audit`) take
 //! data and return data; file access, locking and the clock live in

@@ -1,4 +1,4 @@
-//! The verdict as a pure function of the evidence (ARCHITECTURE.md §3).
+//! The verdict as a pure function of the evidence (docs/architecture.md).
 //!
 //! `oracle verify` calls it to decide, `register verify` to check that a
 //! recorded verdict follows from its recorded stages, and `register replay`

@@ -1,4 +1,4 @@
-//! The match runner (ARCHITECTURE.md §4 "match runner", §5): UCI engines, clocks, books,
+//! The match runner (docs/architecture.md): UCI engines, clocks, books,
 //! game rules, PGN, pairs, live SPRT, resumable state and shards.
 
 pub mod book;

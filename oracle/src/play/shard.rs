@@ -1,4 +1,4 @@
-//! Shard results and their merge (ARCHITECTURE.md §5).
+//! Shard results and their merge (docs/architecture.md, "Scale").
 //!
 //! A shard plays the pairs `i` with `i mod N = K − 1`; its result lists every counted pair with
 //! its global index, so shards can be combined in pair order. The merge refuses shards of

@@ -1,5 +1,5 @@
 //! One conversion game: a strong side (the engine) against the solver's defence, judged by
-//! the criteria of seed 003.
+//! the criteria of docs/randfall.md.
 //!
 //! Converted means mate before the 50-move rule takes effect (a mate delivered on the 100th
 //! half-move of the clock still counts), with no stalemate, no threefold repetition and no

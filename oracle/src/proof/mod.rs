@@ -1,5 +1,6 @@
 //! Machine-checkable proofs of the Randfall path: conversion games against the exact solver,
-//! control comparisons, best-move tests, their YAML specs, and the seed-003 study protocol.
+//! control comparisons, best-move tests, their YAML specs, and the KBNK study
+//! protocol (docs/randfall.md).
 
 mod game;
 mod player;

@@ -29,7 +29,7 @@ mod tests {
 
     #[test]
     fn matches_exact_binomial_values() {
-        // Seed 003: 8 against 47 discordant pairs, p ≈ 8e-8.
+        // The KBNK study (docs/randfall.md): 8 against 47 discordant pairs, p ≈ 8e-8.
         let p = sign_test_p(8, 47);
         assert!((7.5e-8..8.5e-8).contains(&p), "{p}");
         // 0 vs 5: 2 / 32 exactly; 3 vs 3: capped at 1; 1 vs 9: 2 * 11 / 1024.

@@ -1,4 +1,4 @@
-//! The local study protocol of seed 003 as a reproducible, seeded run.
+//! The KBNK study protocol (docs/randfall.md) as a reproducible, seeded run.
 //!
 //! N distinct random legal positions of one ending that the solver rates won for the side to
 //! move (the stronger side, White), half-move clock 0, no history, all drawn from the seed

@@ -50,7 +50,7 @@ pub struct RunReport {
     pub outcome: String,
 }
 
-/// The gate's counts (ARCHITECTURE §4 "build-shape gate").
+/// The gate's counts (docs/architecture.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct GateSummary {
     /// PASS or FAIL.

@@ -3,9 +3,9 @@
 
 use serde::Serialize;
 
-use super::estimate::{logistic_elo, logistic_score};
-use super::sprt::SprtParams;
-use super::{Model, NELO_PER_T, StatsError, finite};
+use super::elo::{Model, NELO_PER_T, logistic_elo, logistic_score};
+use super::error::{StatsError, finite};
+use super::params::SprtParams;
 
 /// Below this |h·(A − B)| the drift is treated as zero (the limit formulas avoid 0/0).
 const ZERO_DRIFT: f64 = 1e-6;

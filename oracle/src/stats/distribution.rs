@@ -1,6 +1,7 @@
 //! Discrete score distributions: the regularized empirical one and its moments.
 
-use super::REGULARIZATION;
+/// Every zero bucket becomes this pseudo-count before anything else (Fishtest's regularization).
+pub const REGULARIZATION: f64 = 1e-3;
 
 /// Most outcome classes a distribution has (five for pentanomial pairs).
 const MAX_POINTS: usize = 5;

@@ -7,12 +7,9 @@ use statrs::distribution::{ContinuousCDF, Normal};
 use super::brownian::{Brownian, phi};
 use super::counts::Counts;
 use super::distribution::Distribution;
+use super::elo::{Model, NELO_PER_T, logistic_elo, logistic_score};
+use super::params::SprtParams;
 use super::roots::brent;
-use super::sprt::SprtParams;
-use super::{Model, NELO_PER_T};
-
-/// Scores are clamped to [ε, 1 − ε] before conversion to Elo so that 10–0 stays finite.
-const SCORE_CLAMP: f64 = 1e-3;
 
 /// The estimate's search range in logistic Elo never exceeds ±this (Fishtest's limit).
 const ELO_SEARCH_LIMIT: f64 = 1000.0;
@@ -23,20 +20,6 @@ const MAX_WIDENINGS: usize = 64;
 /// The 97.5% quantile of the standard normal distribution.
 fn z975() -> f64 {
     Normal::standard().inverse_cdf(0.975)
-}
-
-/// Logistic score of an Elo difference: 1/(1 + 10^(−elo/400)).
-#[must_use]
-pub fn logistic_score(elo: f64) -> f64 {
-    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
-}
-
-/// Logistic Elo of a score, with the score clamped to [0.001, 0.999] (±1200 Elo at most).
-#[must_use]
-pub fn logistic_elo(score: f64) -> f64 {
-    let x = score.clamp(SCORE_CLAMP, 1.0 - SCORE_CLAMP);
-    // Adding 0.0 turns −0.0 (an even score) into 0.0 so it never prints as "-0.00".
-    -400.0 * (1.0 / x - 1.0).log10() + 0.0
 }
 
 /// Normalized Elo with its 95% interval.
@@ -233,9 +216,7 @@ mod tests {
     }
 
     /// Fishtest's `sprt.py` analytics on the same counts (reference run of its Python with scipy),
-    /// and the rounded figures of STATISTICS.md. The document's interval and LOS agree with
-    /// Fishtest's Brownian values only to about 1e-3 and 2e-5 (its interval has the half-width
-    /// of the fixed-games one); we follow Fishtest's code.
+    /// and the rounded figures of worked example 1 in docs/statistics.md.
     #[test]
     fn worked_example_1_sprt_elo() {
         let e = sprt_elo(&EXAMPLE, &params(0.0, 2.0, Model::Normalized));
@@ -243,10 +224,10 @@ mod tests {
         close(e.ci95[0], -0.537_638_856_491_428_1, 1e-8);
         close(e.ci95[1], 4.472_156_478_924_1, 1e-8);
         close(e.los, 0.938_124_434_411_015_5, 1e-10);
-        close(e.elo, 1.96664, 1e-5);
-        close(e.ci95[0], -0.53770, 1e-4);
-        close(e.ci95[1], 4.47118, 1.1e-3);
-        close(e.los, 0.93811, 2e-5);
+        close(e.elo, 1.96664, 5e-6);
+        close(e.ci95[0], -0.53764, 5e-6);
+        close(e.ci95[1], 4.47216, 5e-6);
+        close(e.los, 0.93812, 5e-6);
     }
 
     #[test]
@@ -269,6 +250,45 @@ mod tests {
         close(e.ci95[0], -3.488_492_125_015_159_5, 1e-8);
         close(e.ci95[1], 1.488_586_102_225_239_8, 1e-8);
         close(e.los, 0.188_034_932_900_262_3, 1e-10);
+    }
+
+    /// Small samples and empty buckets, against Fishtest's own `sprt.py` (`LLR_drift_variance_alt2`,
+    /// whose variance under a true score s is the pdf's variance plus (s − μ)², and `lower_cb`)
+    /// and `stat_util.get_elo`, run with scipy on the same counts. Setting the variance to the pdf's
+    /// alone would give LOS 0.94399 and 0.97739 here: that is not Fishtest's model.
+    #[test]
+    fn small_samples_match_fishtest() {
+        let e = sprt_elo(
+            &PentanomialCounts([3, 40, 90, 50, 7]),
+            &params(0.0, 5.0, Model::Normalized),
+        );
+        close(e.elo, 16.469_800_616_208_89, 1e-9);
+        close(e.ci95[0], -3.741_960_128_802_171_3, 1e-8);
+        close(e.ci95[1], 37.433_749_458_016_11, 1e-8);
+        close(e.los, 0.944_960_266_812_153_1, 1e-10);
+        let e = sprt_elo(
+            &PentanomialCounts([0, 1, 3, 4, 1]),
+            &params(0.0, 2.0, Model::Normalized),
+        );
+        close(e.elo, 99.060_350_077_401_4, 1e-9);
+        close(e.ci95[0], 17.517_256_525_149_83, 1e-8);
+        assert_eq!(e.ci95[1], 1000.0);
+        close(e.los, 0.991_874_585_286_112_7, 1e-10);
+        // One empty-bucket case: the Brownian estimate sits at Fishtest's +1000 limit (its
+        // regularized counts leave no crossing in range); the fixed-games Elo is finite.
+        let tens = PentanomialCounts([0, 0, 0, 10, 0]);
+        let e = sprt_elo(&tens, &params(0.0, 2.0, Model::Normalized));
+        assert_eq!((e.elo, e.ci95, e.los), (1000.0, [1000.0, 1000.0], 1.0));
+        close(fixed_games_elo(&tens).elo, 190.732_755_611_296_4, 1e-9);
+        // Trinomial counts with a narrow interval.
+        let e = sprt_elo(
+            &TrinomialCounts([30, 1500, 40]),
+            &params(0.0, 5.0, Model::Normalized),
+        );
+        close(e.elo, 2.212_995_439_984_435, 1e-9);
+        close(e.ci95[0], -1.414_575_074_753_079_6, 1e-8);
+        close(e.ci95[1], 5.849_338_682_416_686, 1e-8);
+        close(e.los, 0.884_162_961_512_136_9, 1e-10);
     }
 
     #[test]

@@ -7,10 +7,10 @@
 
 use super::counts::Counts;
 use super::distribution::Distribution;
-use super::estimate::logistic_score;
+use super::elo::{Model, NELO_PER_T, logistic_score};
+use super::error::StatsError;
+use super::params::SprtParams;
 use super::roots::brent;
-use super::sprt::SprtParams;
-use super::{Model, NELO_PER_T, StatsError};
 
 /// Distance kept from the poles of the secular equation (Fishtest's ε).
 const POLE_MARGIN: f64 = 1e-9;
@@ -180,6 +180,19 @@ mod tests {
         close(
             llr(&tri, &params(-3.0, 1.0, Model::Normalized)).unwrap(),
             0.724_050_940_583_461_4,
+            1e-9,
+        );
+        // Small samples and an empty-bucket sample (regularized before the fit).
+        let small = PentanomialCounts([3, 40, 90, 50, 7]);
+        close(
+            llr(&small, &params(0.0, 5.0, Model::Normalized)).unwrap(),
+            0.405_629_101_428_861_66,
+            1e-9,
+        );
+        let tens = PentanomialCounts([0, 0, 0, 10, 0]);
+        close(
+            llr(&tens, &params(0.0, 2.0, Model::Normalized)).unwrap(),
+            0.057_233_078_627_106_374,
             1e-9,
         );
     }

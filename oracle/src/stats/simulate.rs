@@ -9,10 +9,11 @@ use serde::Serialize;
 use super::calculator::SprtCalculator;
 use super::counts::PentanomialCounts;
 use super::distribution::Distribution;
-use super::estimate::logistic_elo;
+use super::elo::{NELO_PER_T, logistic_elo};
+use super::error::StatsError;
+use super::params::{SprtDecision, SprtParams};
 use super::roots::brent;
-use super::sprt::{SequentialSprt, SprtDecision, SprtParams};
-use super::{NELO_PER_T, StatsError};
+use super::sprt::SequentialSprt;
 
 /// The exponential tilt searched for a target nElo lies within ±this.
 const TILT_LIMIT: f64 = 60.0;

@@ -3,10 +3,11 @@
 use serde::Serialize;
 
 use super::counts::Counts;
+use super::elo::Model;
+use super::error::StatsError;
 use super::estimate::{fixed_games_elo, normalized_elo, sprt_elo};
 use super::llr::llr;
-use super::sprt::{SprtDecision, SprtParams};
-use super::{Model, StatsError};
+use super::params::{SprtDecision, SprtParams};
 
 /// The status of an SPRT on cumulative counts; its JSON is the `oracle sprt status --json` object.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

@@ -1,4 +1,4 @@
-//! SPSA tuning in Fishtest's form and the end-rule model of seed 000 (SPSA.md).
+//! SPSA tuning in Fishtest's form and the end-rule model (docs/spsa.md).
 //!
 //! `schedule` is the arithmetic of one run, `run` plays a run duel by duel and
 //! checkpoints it, `rules` and `pair` turn two runs into adopted values, `model`

@@ -1,4 +1,4 @@
-//! The end-rule model of seed 000 (SPSA.md, "The model"): simulated SPSA runs on a
+//! The end-rule model (docs/spsa.md): simulated SPSA runs on a
 //! quadratic loss, two runs per repetition, judged by each end rule.
 //!
 //! Units: every parameter is measured in c_end (c_end = 1) from its optimum, so

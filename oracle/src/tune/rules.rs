@@ -1,4 +1,4 @@
-//! The end rules of seed 000 and the T statistic (SPSA.md, "Two seeds and the end rules").
+//! The end rules and the T statistic (docs/spsa.md).
 //!
 //! Each tuning runs twice from the same start; per parameter one rule turns
 //! the two end values into the value to adopt.

@@ -1,4 +1,4 @@
-//! Fishtest's SPSA schedule: gains, perturbations and the update rule (SPSA.md).
+//! Fishtest's SPSA schedule: gains, perturbations and the update rule (docs/spsa.md).
 //!
 //! Pure arithmetic over plain data: the tuner (`run`) and the model (`model`)
 //! both drive their θ through these functions, so the real tuning and the

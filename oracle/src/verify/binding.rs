@@ -1,5 +1,6 @@
 //! Step 3's second half: the binding record — which exact binaries will be measured, fixed
-//! before any measurement (seed 003: a test was refused because hashes were bound afterwards).
+//! before any measurement (docs/randfall.md: a study was refused because its hashes were bound
+//! afterwards).
 //!
 //! The record is written to `--out` before the gate, the bench, the proof or any game; before each
 //! later step the bound files are hashed again and must still match.

@@ -1,4 +1,4 @@
-//! `oracle verify`: the whole gatekeeper, step by step (ARCHITECTURE §1).
+//! `oracle verify`: the whole gatekeeper, step by step (docs/architecture.md).
 //!
 //! 1. resolve candidate and predecessor; read the rules from the predecessor; refuse governance changes
 //! 2. read the candidate's trailers

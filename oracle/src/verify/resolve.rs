@@ -1,7 +1,8 @@
 //! Step 1: which two commits are judged, and what the judge reads from the predecessor's side.
 //!
 //! Everything here works on git objects (`git2`), never on the user's work tree: a dirty or
-//! hostile checkout cannot change which rules, books or register entries apply (ARCHITECTURE §2).
+//! hostile checkout cannot change which rules, books or register entries
+//! apply (docs/architecture.md).
 
 use std::path::Path;
 
@@ -11,7 +12,7 @@ use thiserror::Error;
 
 use crate::build::source::{self, SourceError};
 
-/// Paths a candidate may not touch: the judge, its rules and its evidence (ARCHITECTURE §2).
+/// Paths a candidate may not touch: the judge, its rules and its evidence (docs/architecture.md).
 pub const GOVERNANCE_PATHS: [&str; 4] = ["oracle/", "constitution/", "books/", ".github/"];
 
 /// The register directory: new entries may be added by the trusted job, existing ones never change.
