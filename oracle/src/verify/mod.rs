@@ -16,6 +16,7 @@ pub mod binding;
 pub mod out;
 pub mod replay;
 pub mod resolve;
+pub mod scope;
 pub mod stage;
 pub mod steps;
 pub mod trailers;
