@@ -23,7 +23,7 @@ pub use estimate::{
 };
 pub use llr::{llr, llr_normalized_approx};
 pub use simulate::{SimulationSummary, pentanomial_at_nelo, simulate_sprt};
-pub use sprt::{SequentialSprt, SprtDecision, SprtParams};
+pub use sprt::{SequentialSprt, SprtDecision, SprtParams, overshoot_limit};
 pub use status::{SprtStatus, sprt_status};
 
 use serde::{Deserialize, Serialize};

@@ -83,12 +83,26 @@ impl SprtParams {
         ((1.0 - self.beta) / self.alpha).ln()
     }
 
+    /// The decision bounds with overshoot corrections `o0`, `o1`: Wald's, narrowed towards 0.
+    #[must_use]
+    pub fn corrected_bounds(&self, o0: f64, o1: f64) -> (f64, f64) {
+        (self.lower_bound() + o0, self.upper_bound() - o1)
+    }
+
+    /// The overshoot corrections that narrow Wald's bounds to `(lower, upper)`; the inverse of
+    /// [`SprtParams::corrected_bounds`].
+    #[must_use]
+    pub fn corrections_of(&self, lower: f64, upper: f64) -> (f64, f64) {
+        (lower - self.lower_bound(), self.upper_bound() - upper)
+    }
+
     /// The strict decision for `llr` with overshoot corrections `o0`, `o1` (0 for a one-off look).
     #[must_use]
     pub fn decide(&self, llr: f64, o0: f64, o1: f64) -> SprtDecision {
-        if llr < self.lower_bound() + o0 {
+        let (lower, upper) = self.corrected_bounds(o0, o1);
+        if llr < lower {
             SprtDecision::AcceptH0
-        } else if llr > self.upper_bound() - o1 {
+        } else if llr > upper {
             SprtDecision::AcceptH1
         } else {
             SprtDecision::Continue
@@ -124,6 +138,37 @@ impl std::fmt::Display for SprtDecision {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
+}
+
+/// The largest overshoot correction a recorded test can claim at its final `counts`.
+///
+/// A correction is Σδ²/(2·Σδ) over the LLR's steps δ between looks, hence at most half the
+/// largest step. The steps are not recorded, so the limit is the largest change of the LLR that
+/// one batch of `batch_pairs` pairs, all in one bucket, makes at the final counts — doubled, to
+/// leave room for the larger steps of the early looks. A forged entry cannot narrow the bounds
+/// to its liking (an LLR of 0.78 never passes for 2.94), while an honest correction, a few
+/// hundredths at realistic bounds, always fits.
+///
+/// # Errors
+/// A [`StatsError`] when the LLR cannot be computed at these counts.
+pub fn overshoot_limit(
+    counts: &PentanomialCounts,
+    params: &SprtParams,
+    batch_pairs: u64,
+) -> Result<f64, StatsError> {
+    let here = llr(counts, params)?;
+    let mut largest: f64 = 0.0;
+    for bucket in 0..counts.0.len() {
+        let mut more = *counts;
+        more.0[bucket] += batch_pairs;
+        largest = largest.max((llr(&more, params)? - here).abs());
+        if counts.0[bucket] >= batch_pairs {
+            let mut fewer = *counts;
+            fewer.0[bucket] -= batch_pairs;
+            largest = largest.max((here - llr(&fewer, params)?).abs());
+        }
+    }
+    Ok(largest)
 }
 
 /// Siegmund's overshoot bookkeeping (Fishtest's `overshoot` record), sampled at batch boundaries.
@@ -283,6 +328,13 @@ impl SequentialSprt {
     #[must_use]
     pub fn o1(&self) -> f64 {
         self.overshoot.as_ref().map_or(0.0, Overshoot::o1)
+    }
+
+    /// The bounds the last decision was taken against (Wald's, overshoot-corrected); the entry
+    /// records these, so that the recorded state follows from the recorded LLR and bounds.
+    #[must_use]
+    pub fn decision_bounds(&self) -> (f64, f64) {
+        self.params.corrected_bounds(self.o0(), self.o1())
     }
 
     /// Whether the overshoot correction is still valid (whole batches, never decreasing).
