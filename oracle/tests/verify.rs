@@ -950,9 +950,15 @@ fn a_forged_shard_is_refused_naming_file_and_field() {
     );
 }
 
-/// A directory whose `PATH` has the toolchain and `unshare`, but not bubblewrap.
+/// A directory for `PATH` with the toolchain and `unshare`, and a `bwrap` that does not work
+/// (leaving it out is not enough: a bare program name is still found in `/usr/bin` by `execvp`'s
+/// default search path when a job's environment is cleared).
 fn path_without_bubblewrap() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
+    let broken = dir.path().join("bwrap");
+    fs::write(&broken, "#!/bin/sh\nexit 1\n").unwrap();
+    fs::set_permissions(&broken, fs::Permissions::from_mode(0o755)).unwrap();
     for tool in ["rustc", "cargo", "rustup", "unshare", "setpriv"] {
         let found = std::env::split_paths(&std::env::var_os("PATH").unwrap())
             .map(|d| d.join(tool))
@@ -1085,8 +1091,10 @@ fn a_poisoned_build_cache_is_detected_and_never_used() {
             continue;
         }
         assert_ne!(
-            cached_sha256, registered_sha256,
-            "without bubblewrap the build script rewrote the cached predecessor"
+            cached_sha256,
+            registered_sha256,
+            "without bubblewrap the build script rewrote the cached predecessor: {}",
+            String::from_utf8_lossy(&output.stderr)
         );
         // A binding run on an honest candidate: the poisoned predecessor is detected (its sha256
         // is not the register's), rebuilt, and the binding holds the register's binary.

@@ -516,8 +516,10 @@ impl Run<'_> {
             ("candidate", &pair.candidate),
             ("predecessor", &pair.predecessor),
         ] {
-            // A binding candidate is built fresh: no cached binary stands in for it.
-            let mut outcome = self.build_bound(role, commit, rules, sandbox, binding)?;
+            // A binding candidate is built fresh: no cached binary stands in for it. The
+            // predecessor may come from the cache: it is held to the register's record below.
+            let fresh = binding && role == "candidate";
+            let mut outcome = self.build_bound(role, commit, rules, sandbox, fresh)?;
             if let (Some((id, engine)), "predecessor") = (&rules.custody, role) {
                 if outcome.sha256 != engine.binary_sha256.as_str() && outcome.cached {
                     eprintln!(
