@@ -226,6 +226,12 @@ fn complete_draft(
         }
         _ => entry.prev_sha256 = Some(audit.head.clone()),
     }
+    // `now` was read before the lock: an append that landed meanwhile may be newer, and the
+    // clock read under the lock is not older than it.
+    let now = match &last.recorded_at {
+        Some(head) if now < *head => Timestamp::now(),
+        _ => now,
+    };
     let recorded = entry.recorded_at.get_or_insert(now).clone();
     if let Some(newest) = last
         .recorded_at
