@@ -3,6 +3,7 @@
 mod register_fixture;
 
 use oracle::governance::entry::{Entry, StageState, Verdict};
+use oracle::stats::{Model, PentanomialCounts, SprtParams, sprt_status};
 use register_fixture::{Repo, sample_entries, stdout};
 
 #[test]
@@ -82,9 +83,15 @@ fn replay_catches_a_statistic_that_does_not_follow_from_the_counts() {
     // Forged counts: losses and wins swapped (same number of pairs), the LLR and state of a pass kept.
     entries[1].stages[1].pentanomial = [160, 408, 704, 256, 72];
     repo.write_register(&entries);
+    let (code, text) = verify(&repo);
+    assert_eq!(
+        code,
+        Some(1),
+        "verify recomputes the statistics too: {text}"
+    );
     assert!(
-        repo.oracle(&["register", "verify"]).status.success(),
-        "verify checks the record, replay the counts"
+        text.contains("T-0002.yaml") && text.contains("recomputed stage long: llr"),
+        "{text}"
     );
     let output = repo.oracle(&["register", "replay", "T-0002", "--statistics-only"]);
     assert_eq!(output.status.code(), Some(1));
@@ -92,6 +99,41 @@ fn replay_catches_a_statistic_that_does_not_follow_from_the_counts() {
     assert!(
         text.contains("FAIL stage long: llr") && text.contains("FAIL verdict"),
         "{text}"
+    );
+}
+
+#[test]
+fn verify_and_replay_refuse_bounds_narrowed_beyond_any_overshoot() {
+    let repo = Repo::new();
+    let mut entries = sample_entries();
+    let weakened = &mut entries[1].stages[0];
+    weakened.pentanomial = [10, 30, 90, 50, 20];
+    let status = sprt_status(
+        &PentanomialCounts(weakened.pentanomial),
+        &SprtParams::new(0.0, 10.0, 0.05, 0.05, Model::Normalized).unwrap(),
+    )
+    .unwrap();
+    (weakened.pairs, weakened.games) = (status.pairs, status.games);
+    (weakened.llr, weakened.nelo, weakened.nelo_ci95) = (status.llr, status.nelo, status.nelo_ci95);
+    assert!(
+        0.05 < weakened.llr && weakened.llr < 2.5,
+        "{}",
+        weakened.llr
+    );
+    (weakened.lower, weakened.upper) = (-0.05, 0.05);
+    repo.write_register(&entries);
+    let (code, text) = verify(&repo);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("T-0002.yaml") && text.contains("recomputed stage short: bounds"),
+        "{text}"
+    );
+    let output = repo.oracle(&["register", "replay", "T-0002", "--statistics-only"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stdout(&output).contains("FAIL stage short: bounds"),
+        "{}",
+        stdout(&output)
     );
 }
 

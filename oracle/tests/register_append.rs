@@ -5,8 +5,10 @@ mod register_fixture;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use oracle::governance::entry::{Entry, PathKind};
-use register_fixture::{Repo, at, genesis_entry, sample_entries, stage, stdout, tested_entry};
+use oracle::governance::entry::{Entry, PathKind, StageRecord, StageState};
+use register_fixture::{
+    Repo, at, binary, genesis_entry, sample_entries, stage, stdout, tested_entry,
+};
 
 /// A draft Gewinn of the fixture's binding profile: id, prev_sha256 and recorded_at null.
 fn draft() -> Entry {
@@ -28,6 +30,21 @@ fn write_draft(repo: &Repo, name: &str, entry: &Entry) -> String {
     let path = repo.path().join(name);
     std::fs::write(&path, entry.to_canonical().unwrap()).unwrap();
     path.to_string_lossy().into_owned()
+}
+
+/// Stage `short` accepted at an LLR far below Wald's bound, its recorded bounds shrunk to
+/// ±0.05 so that the recorded LLR lies outside them.
+fn weakened_stage() -> StageRecord {
+    let mut weakened = stage(0, PathKind::Standard, Some([10, 30, 90, 50, 20]));
+    assert!(
+        0.05 < weakened.llr && weakened.llr < 2.5,
+        "the fixture needs an LLR between the forged and the real bound: {}",
+        weakened.llr
+    );
+    weakened.lower = -0.05;
+    weakened.upper = 0.05;
+    weakened.state = StageState::AcceptH1;
+    weakened
 }
 
 /// A change made to a valid draft.
@@ -141,6 +158,20 @@ fn append_refuses_what_does_not_belong_in_the_register() {
             Box::new(|e| e.path = PathKind::Genesis),
             "a genesis entry is written by `oracle register genesis`",
         ),
+        (
+            // A forged entry: judged against an engine that never landed.
+            Box::new(|e| e.predecessor = Some(binary('5', 695))),
+            "is not the register's current engine T-0001",
+        ),
+        (
+            Box::new(|e| e.predecessor.as_mut().unwrap().commit = binary('5', 0).commit),
+            "is neither the current engine's commit",
+        ),
+        (
+            // The weakened entry: an LLR short of Wald's bound, passed by bounds of ±0.05.
+            Box::new(|e| e.stages[0] = weakened_stage()),
+            "do not follow from the recorded counts: stage short: bounds",
+        ),
     ];
     for (index, (change, message)) in cases.iter().enumerate() {
         let mut entry = draft();
@@ -200,7 +231,19 @@ fn append_needs_genesis_and_a_sound_register_and_names_bad_input() {
 #[test]
 fn sixteen_concurrent_appends_make_sixteen_contiguous_entries() {
     let repo = repo_with_genesis();
-    let file = write_draft(&repo, "draft.yaml", &draft());
+    // Abgelehnt drafts: they leave the current engine as it is, so every one of them is judged
+    // against it (sixteen Gewinn drafts against one predecessor cannot all land).
+    let mut rejected = tested_entry(
+        PathKind::Standard,
+        vec![
+            stage(0, PathKind::Standard, Some([40, 100, 180, 60, 20])),
+            stage(1, PathKind::Standard, None),
+        ],
+        None,
+        at(10, 0),
+    );
+    rejected.recorded_at = None;
+    let file = write_draft(&repo, "draft.yaml", &rejected);
     let children: Vec<_> = (0..16)
         .map(|_| {
             Command::new(env!("CARGO_BIN_EXE_oracle"))

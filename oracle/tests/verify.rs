@@ -468,43 +468,36 @@ fn much_stronger_candidate_is_a_gewinn_and_much_weaker_is_abgelehnt() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let fixture = Fixture::new();
     fixture.cripple();
-    let (crippled_bench, _) = fixture.bench_of_worktree();
+    let (crippled_bench, crippled_sha256) = fixture.bench_of_worktree();
     let weaker = fixture.commit(&format!(
         "eval: value queens and rooks like pawns\n\nBench: {crippled_bench}\n"
     ));
-    fixture.restore();
-    let (normal_bench, normal_sha256) = fixture.bench_of_worktree();
-    let stronger = fixture.commit(&format!(
-        "eval: restore queen and rook values\n\nBench: {normal_bench}\n"
-    ));
-    let genesis_tree = fixture.repo.revparse_single("HEAD~2^{tree}").unwrap().id();
-    let restored_tree = fixture.repo.revparse_single("HEAD^{tree}").unwrap().id();
-    assert_eq!(
-        restored_tree, genesis_tree,
-        "the revert restores the genesis tree"
-    );
     let out = tempfile::tempdir().unwrap();
     let repo = fixture.path().display().to_string();
-    let genesis = fixture
-        .repo
-        .revparse_single("HEAD~2")
-        .unwrap()
-        .id()
-        .to_string();
+    // The crippled engine is the register's current engine (chain of custody: a binding run
+    // judges a change against it), registered on main before the change that restores it.
+    let weaker_tree = fixture.repo.find_commit(weaker).unwrap().tree_id();
     fixture.oracle(&[
         "register",
         "genesis",
         "--commit",
-        &genesis,
+        &weaker.to_string(),
         "--tree",
-        &genesis_tree.to_string(),
+        &weaker_tree.to_string(),
         "--binary-sha256",
-        &normal_sha256,
+        &crippled_sha256,
         "--bench",
-        &normal_bench.to_string(),
+        &crippled_bench.to_string(),
         "--repo",
         &repo,
     ]);
+    let registered = fixture.commit("register: genesis T-0001");
+    fixture.restore();
+    let (normal_bench, _) = fixture.bench_of_worktree();
+    let stronger = fixture.commit(&format!(
+        "eval: restore queen and rook values\n\nBench: {normal_bench}\n"
+    ));
+    let restored_tree = fixture.repo.revparse_single("HEAD^{tree}").unwrap().id();
 
     // Much stronger than its predecessor (the crippled engine): Gewinn, exit 0, appended under
     // the binding fixture profile.
@@ -517,7 +510,8 @@ fn much_stronger_candidate_is_a_gewinn_and_much_weaker_is_abgelehnt() {
     assert_eq!(code, 0, "{stderr}\n{result:#}");
     assert_eq!(result["status"], "accepted");
     assert_eq!(result["verdict"], "gewinn");
-    assert_eq!(result["predecessor"]["commit"], weaker.to_string());
+    assert_eq!(result["predecessor"]["commit"], registered.to_string());
+    assert_eq!(result["binding"]["predecessor"]["sha256"], crippled_sha256);
     let stages = result["stages"].as_array().unwrap();
     assert_eq!(stages.len(), 2);
     for stage in stages {
@@ -584,7 +578,7 @@ fn much_stronger_candidate_is_a_gewinn_and_much_weaker_is_abgelehnt() {
     // The same restoration declared as a Randfall: the proof fails on the crippled predecessor
     // and passes on the candidate, non-regression holds, the loss tolerance holds: Korrektur.
     let randfall = fixture.commit_on(
-        weaker,
+        registered,
         restored_tree,
         &format!(
             "eval: a queen is worth more than a knight\n\nBench: {normal_bench}\nOracle-Path: randfall\nOracle-Proof: engine/proofs/hanging-queen.yaml\n"
@@ -928,4 +922,320 @@ fn a_binding_profile_without_a_sandbox_stops_before_building() {
         0,
         "the cache was touched"
     );
+}
+
+#[test]
+fn root_build_files_and_engine_build_hooks_are_refused_at_step_1() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    let genesis = fixture.repo.head().unwrap().peel_to_commit().unwrap();
+    let candidates: [(&str, &str, &[&str]); 4] = [
+        (
+            "rust-toolchain.toml",
+            "[toolchain]\npath = \"/tmp/evil-toolchain\"\n",
+            &["rust-toolchain.toml (modified)"],
+        ),
+        (
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"engine\"]\n\n[patch.crates-io]\nlibc = { path = \"vendor/libc\" }\n",
+            &["Cargo.toml (modified)"],
+        ),
+        (
+            "engine/Cargo.toml",
+            "[package]\nname = \"coherent\"\nversion = \"0.1.0\"\nedition = \"2024\"\n\n[dependencies]\nlibc = \"0.2\"\n",
+            &["engine/Cargo.toml (content)", "`dependencies.libc`"],
+        ),
+        (
+            "engine/build.rs",
+            "fn main() {}\n",
+            &["engine/build.rs (added)", "a build script"],
+        ),
+    ];
+    for (path, text, expected) in candidates {
+        let mut update = git2::build::TreeUpdateBuilder::new();
+        let blob = fixture.repo.blob(text.as_bytes()).unwrap();
+        update.upsert(path, blob, git2::FileMode::Blob);
+        let tree = update
+            .create_updated(&fixture.repo, &genesis.tree().unwrap())
+            .unwrap();
+        let candidate = fixture.commit_on(genesis.id(), tree, "engine: faster\n\nBench: 1\n");
+        let out = tempfile::tempdir().unwrap();
+        let (code, result, stderr) = fixture.verify(&candidate.to_string(), out.path());
+        assert_eq!(code, 2, "{stderr}\n{result:#}");
+        assert_eq!(result["failure"]["step"], "resolve");
+        let why = result["failure"]["why"].as_str().unwrap();
+        assert!(why.contains("is not an engine change"), "{why}");
+        for text in expected {
+            assert!(why.contains(text), "`{text}` missing: {why}");
+        }
+        assert!(
+            !out.path().join("binding.json").exists(),
+            "refused before any build"
+        );
+    }
+}
+
+#[test]
+fn an_out_dir_that_is_not_utf8_is_refused_before_any_build() {
+    use std::os::unix::ffi::OsStrExt;
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    fixture.cripple();
+    let candidate = fixture.commit("eval: cheaper pieces\n\nBench: 1\n");
+    let parent = tempfile::tempdir().unwrap();
+    let out = parent.path().join(std::ffi::OsStr::from_bytes(b"out-\xff"));
+    let output = Command::new(ORACLE)
+        .args([
+            "verify",
+            &candidate.to_string(),
+            "--profile",
+            "smoke",
+            "--json",
+        ])
+        .arg("--repo")
+        .arg(fixture.path())
+        .arg("--out")
+        .arg(&out)
+        .arg("--cache-dir")
+        .arg(&fixture.cache)
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let why = result["failure"]["why"].as_str().unwrap();
+    assert!(why.contains("is not valid UTF-8"), "{why}");
+    assert!(!out.exists(), "nothing is written, nothing is built");
+}
+
+#[test]
+fn a_forged_shard_is_refused_naming_file_and_field() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    fixture.cripple();
+    let (crippled_bench, _) = fixture.bench_of_worktree();
+    fixture.commit(&format!(
+        "eval: value queens and rooks like pawns\n\nBench: {crippled_bench}\n"
+    ));
+    fixture.restore();
+    let (normal_bench, _) = fixture.bench_of_worktree();
+    let stronger = fixture
+        .commit(&format!(
+            "eval: restore queen and rook values\n\nBench: {normal_bench}\n"
+        ))
+        .to_string();
+    let out = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str]| {
+        fixture.verify_with(
+            &stronger,
+            out.path(),
+            &[&["--profile", "smoke"][..], extra].concat(),
+        )
+    };
+    let (code, _, stderr) = run(&["--no-play"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = run(&["--shard", "1/1"]);
+    assert_eq!(code, 0, "{stderr}");
+    // Another match's shard, consistent in itself (its tally recomputes from its pairs): other
+    // book, other seed. The merge used to check shards only against each other.
+    let file = out.path().join("shards/stage-1-short/shard-1-of-1.json");
+    let mut shard: Value = serde_json::from_slice(&fs::read(&file).unwrap()).unwrap();
+    shard["fingerprint"]["book_sha256"] = Value::from("0".repeat(64));
+    shard["fingerprint"]["seed"] = Value::from(4);
+    fs::write(&file, serde_json::to_vec_pretty(&shard).unwrap()).unwrap();
+    let (code, result, stderr) = run(&["--no-play"]);
+    assert_eq!(code, 2, "{stderr}\n{result:#}");
+    let why = result["failure"]["why"].as_str().unwrap();
+    assert!(
+        why.contains("shard-1-of-1.json was not played under the plan: its book differs"),
+        "{why}"
+    );
+}
+
+/// A directory for `PATH` with the toolchain and `unshare`, and a `bwrap` that does not work
+/// (leaving it out is not enough: a bare program name is still found in `/usr/bin` by `execvp`'s
+/// default search path when a job's environment is cleared).
+fn path_without_bubblewrap() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let broken = dir.path().join("bwrap");
+    fs::write(&broken, "#!/bin/sh\nexit 1\n").unwrap();
+    fs::set_permissions(&broken, fs::Permissions::from_mode(0o755)).unwrap();
+    for tool in ["rustc", "cargo", "rustup", "unshare", "setpriv"] {
+        let found = std::env::split_paths(&std::env::var_os("PATH").unwrap())
+            .map(|d| d.join(tool))
+            .find(|p| p.is_file())
+            .unwrap_or_else(|| panic!("{tool} is not installed"));
+        std::os::unix::fs::symlink(found, dir.path().join(tool)).unwrap();
+    }
+    dir
+}
+
+/// A build script that rewrites every cached binary under `builds` into a wrapper and its
+/// `entry.json` to the wrapper's sha256, so that the cache's own check still passes.
+fn poisoning_build_script(builds: &Path) -> String {
+    r##"use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::process::Command;
+
+fn main() {
+    let wrapper = "#!/bin/sh\nwhile read line; do case $line in uci) echo uciok;; isready) echo readyok;; go*) echo 'bestmove 0000';; quit) exit 0;; esac; done\n";
+    for dir in fs::read_dir("BUILDS").into_iter().flatten().flatten() {
+        let binary = dir.path().join("coherent");
+        let record = dir.path().join("entry.json");
+        let Ok(text) = fs::read_to_string(&record) else { continue };
+        let _ = fs::set_permissions(&binary, fs::Permissions::from_mode(0o755));
+        if fs::write(&binary, wrapper).is_err() {
+            continue;
+        }
+        let sum = Command::new("sha256sum").arg(&binary).output().unwrap();
+        let sha = String::from_utf8_lossy(&sum.stdout)[..64].to_owned();
+        let key = "\"sha256\": \"";
+        if let Some(at) = text.find(key) {
+            let start = at + key.len();
+            let forged = format!("{}{}{}", &text[..start], sha, &text[start + 64..]);
+            let _ = fs::write(&record, forged);
+        }
+    }
+    panic!("the build script has done its work");
+}
+"##
+    .replace("BUILDS", &builds.display().to_string())
+}
+
+#[test]
+fn a_poisoned_build_cache_is_detected_and_never_used() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    let repo = fixture.path().display().to_string();
+    let (bench, registered_sha256) = fixture.bench_of_worktree();
+    let genesis = fixture.repo.head().unwrap().peel_to_commit().unwrap();
+    fixture.oracle(&[
+        "register",
+        "genesis",
+        "--commit",
+        &genesis.id().to_string(),
+        "--tree",
+        &genesis.tree_id().to_string(),
+        "--binary-sha256",
+        &registered_sha256,
+        "--bench",
+        &bench.to_string(),
+        "--repo",
+        &repo,
+    ]);
+    let registered = fixture.commit("register: genesis T-0001");
+    // The predecessor's build, taken from the shared cache into a private one that may be poisoned.
+    let built = json(&fixture.oracle(&[
+        "build",
+        &registered.to_string(),
+        "--repo",
+        &repo,
+        "--cache-dir",
+        &fixture.cache.display().to_string(),
+        "--json",
+    ]));
+    let shared_entry = Path::new(built["binary"].as_str().unwrap())
+        .parent()
+        .unwrap();
+    let attacker_tree = |builds: &Path| {
+        let script = poisoning_build_script(builds);
+        let blob = fixture.repo.blob(script.as_bytes()).unwrap();
+        let mut update = git2::build::TreeUpdateBuilder::new();
+        update.upsert("engine/build.rs", blob, git2::FileMode::Blob);
+        update
+            .create_updated(
+                &fixture.repo,
+                &fixture
+                    .repo
+                    .find_commit(registered)
+                    .unwrap()
+                    .tree()
+                    .unwrap(),
+            )
+            .unwrap()
+    };
+    let no_bwrap = path_without_bubblewrap();
+    for bubblewrap in [true, false] {
+        let cache = tempfile::tempdir().unwrap();
+        let cached = cache
+            .path()
+            .join("builds")
+            .join(shared_entry.file_name().unwrap());
+        copy_tree(shared_entry, &cached);
+        let attacker = fixture.commit_on(
+            registered,
+            attacker_tree(&cache.path().join("builds")),
+            "engine: a build script",
+        );
+        // Any build of the attacker's commit (here `oracle build`, not refused: it judges nothing).
+        let mut build = Command::new(ORACLE);
+        build
+            .args([
+                "build",
+                &attacker.to_string(),
+                "--repo",
+                &repo,
+                "--cache-dir",
+            ])
+            .arg(cache.path());
+        if !bubblewrap {
+            build.env("PATH", no_bwrap.path());
+        }
+        let output = build.output().unwrap();
+        assert!(!output.status.success(), "the build script fails the build");
+        let cached_sha256 = sha256(&fs::read(cached.join("coherent")).unwrap());
+        if bubblewrap {
+            assert_eq!(
+                cached_sha256, registered_sha256,
+                "under bubblewrap the build script cannot write to the cache"
+            );
+            continue;
+        }
+        assert_ne!(
+            cached_sha256,
+            registered_sha256,
+            "without bubblewrap the build script rewrote the cached predecessor: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        // A binding run on an honest candidate: the poisoned predecessor is detected (its sha256
+        // is not the register's), rebuilt, and the binding holds the register's binary.
+        fixture.write(
+            "engine/src/lib.rs",
+            &format!(
+                "{}\n// A comment: the binary stays the same.\n",
+                fs::read_to_string(fixture.path().join("engine/src/lib.rs")).unwrap()
+            ),
+        );
+        let candidate = fixture.commit(&format!("engine: a comment\n\nBench: {bench}\n"));
+        let out = tempfile::tempdir().unwrap();
+        let output = Command::new(ORACLE)
+            .args(["verify", &candidate.to_string(), "--json", "--no-play"])
+            .args(["--profile", "fixture", "--repo", &repo])
+            .arg("--out")
+            .arg(out.path())
+            .arg("--cache-dir")
+            .arg(cache.path())
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let result: Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|e| panic!("no JSON ({e}): {stderr}"));
+        assert_eq!(
+            result["binding"]["predecessor"]["sha256"], registered_sha256,
+            "{stderr}\n{result:#}"
+        );
+        assert!(
+            stderr.contains("is not the register's") && stderr.contains("rebuilding it"),
+            "{stderr}"
+        );
+        assert_eq!(output.status.code(), Some(0), "{stderr}\n{result:#}");
+        assert_eq!(
+            sha256(&fs::read(cached.join("coherent")).unwrap()),
+            registered_sha256,
+            "the fresh build replaced the poisoned cache entry"
+        );
+    }
 }

@@ -203,14 +203,18 @@ impl Cache {
             .map_err(io(staging.path()))?;
         let final_dir = builds.join(key);
         let staged = staging.keep();
-        if let Err(error) = fs::rename(&staged, &final_dir) {
-            let _ = fs::remove_dir_all(&staged);
-            if !final_dir.join("entry.json").is_file() {
-                return Err(CacheError::Io {
-                    path: final_dir,
-                    source: error,
-                });
+        if fs::rename(&staged, &final_dir).is_err() {
+            // Another build stored the same key first: keep it only if it is this build's binary.
+            let same = matches!(
+                self.lookup(key, binary_name),
+                Ok(Some((_, ref found))) if found.sha256 == entry.sha256
+            );
+            if !same {
+                // An altered entry (or a stale one): the fresh build replaces it.
+                fs::remove_dir_all(&final_dir).map_err(io(&final_dir))?;
+                fs::rename(&staged, &final_dir).map_err(io(&final_dir))?;
             }
+            let _ = fs::remove_dir_all(&staged);
         }
         Ok(final_dir.join(binary_name))
     }

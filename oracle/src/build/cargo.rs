@@ -54,6 +54,19 @@ pub enum CargoError {
         tail: String,
     },
     /// cargo succeeded but the binary is not where the recipe says.
+    /// The sandbox user cannot reach the exported sources (a directory on the way is closed).
+    #[error(
+        "the sandbox runs the build as user {user}, who cannot enter {path} (mode {mode:o}); \
+         choose a --cache-dir whose every parent directory others may enter (`chmod o+x`)"
+    )]
+    Unreachable {
+        /// The sandbox's user id.
+        user: u32,
+        /// The directory it cannot enter.
+        path: PathBuf,
+        /// Its permission bits.
+        mode: u32,
+    },
     #[error("cargo succeeded but produced no binary at {path}")]
     NoBinary {
         /// Where the binary was expected.
@@ -172,6 +185,7 @@ pub fn build(
             source,
         })?;
     }
+    check_reachable(&dirs.source, sandbox)?;
     let mut read_only = vec![
         (toolchain.sysroot.clone(), toolchain.sysroot.clone()),
         (dirs.source.clone(), dirs.source.clone()),
@@ -224,6 +238,40 @@ pub fn build(
 }
 
 /// `cargo build` arguments: locked, offline, the recipe's package and binary, profile overrides.
+/// Fails early, and says why, when bubblewrap will run the build as the unprivileged user and
+/// a directory on the way to the sources is closed to others: cargo would only report that it
+/// "could not find `Cargo.toml`". Directories under `$HOME` are exempt: the sandbox hides the
+/// home and recreates the way to its mounts open.
+fn check_reachable(source: &Path, sandbox: &Sandbox) -> Result<(), CargoError> {
+    use std::os::unix::fs::PermissionsExt;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let as_root = unsafe { libc::geteuid() } == 0;
+    if sandbox.isolation != sandbox::Isolation::Bubblewrap || !as_root {
+        return Ok(());
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    for dir in source.ancestors() {
+        if home.as_ref().is_some_and(|home| dir.starts_with(home)) {
+            continue;
+        }
+        let mode = fs::metadata(dir)
+            .map_err(|source| CargoError::Prepare {
+                path: dir.to_owned(),
+                source,
+            })?
+            .permissions()
+            .mode();
+        if mode & 0o001 == 0 {
+            return Err(CargoError::Unreachable {
+                user: sandbox::UNPRIVILEGED_ID,
+                path: dir.to_owned(),
+                mode: mode & 0o7777,
+            });
+        }
+    }
+    Ok(())
+}
+
 #[must_use]
 pub fn cargo_args(recipe: &BuildRecipe, target: &Path) -> Vec<OsString> {
     let mut args: Vec<OsString> = [

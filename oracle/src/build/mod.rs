@@ -35,6 +35,10 @@ pub struct BuildRequest {
     pub registry: Option<PathBuf>,
     /// The sandbox for the untrusted build.
     pub sandbox: Sandbox,
+    /// Build twice now even when the cache has this build: a cached binary and its record may
+    /// have been written by code the candidate controls (a build script of an earlier build), so
+    /// a binding run trusts only a fresh double build or a register record.
+    pub fresh: bool,
 }
 
 /// A reproduced (or cached) build.
@@ -146,7 +150,9 @@ pub fn build_commit(request: &BuildRequest) -> Result<BuildOutcome, BuildError> 
         cached,
         isolation: (!cached).then_some(request.sandbox.isolation),
     };
-    if let Some((binary, entry)) = cache.lookup(&key, &recipe.binary)? {
+    if !request.fresh
+        && let Some((binary, entry)) = cache.lookup(&key, &recipe.binary)?
+    {
         return Ok(outcome(binary, entry.sha256, true));
     }
     let work = cache.work_dir()?;
@@ -192,6 +198,14 @@ pub fn build_commit(request: &BuildRequest) -> Result<BuildOutcome, BuildError> 
         sha256: first_sha256.clone(),
     };
     let binary = cache.store(&key, &recipe.binary, &first, &entry)?;
+    let stored = cache::sha256_file(&binary)?;
+    if stored != first_sha256 {
+        return Err(cache::CacheError::Corrupt {
+            path: binary,
+            reason: format!("holds {stored} after storing the fresh build {first_sha256}"),
+        }
+        .into());
+    }
     Ok(outcome(binary, first_sha256, false))
 }
 

@@ -84,6 +84,7 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         cache_dir: args.cache_dir.unwrap_or_else(Cache::default_root),
         registry: build::host_registry(),
         sandbox,
+        fresh: false,
     };
     // A spinner on stderr while cargo runs; indicatif hides it when stderr is not a terminal.
     let spinner = indicatif::ProgressBar::new_spinner();

@@ -190,6 +190,10 @@ pub struct StageRecord {
     pub beta: f64,
     /// Game pairs per SPRT look.
     pub batch_size: u32,
+    /// Pairs per look when they differ from `batch_size`: a sharded stage looks once per round,
+    /// one pair per shard. It limits the overshoot correction a replay accepts; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub look_pairs: Option<u64>,
     /// Games after which the stage ends undecided.
     pub max_games: u64,
     /// Pentanomial pair counts `[LL, LD+DL, DD+WL+LW, WD+DW, WW]` from the candidate's side.
@@ -200,9 +204,11 @@ pub struct StageRecord {
     pub games: u64,
     /// Log-likelihood ratio at the end.
     pub llr: f64,
-    /// Lower decision bound (accept H0 below).
+    /// Lower decision bound at the final look (accept H0 below): Wald's, raised by the overshoot
+    /// correction in force then.
     pub lower: f64,
-    /// Upper decision bound (accept H1 above).
+    /// Upper decision bound at the final look (accept H1 above): Wald's, lowered by the overshoot
+    /// correction in force then.
     pub upper: f64,
     /// How the stage ended.
     pub state: StageState,

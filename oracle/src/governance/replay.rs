@@ -5,14 +5,17 @@
 //! The recorded `lower`/`upper` are the bounds in force at the final look:
 //! Wald's bounds narrowed by Fishtest's overshoot correction, which depends on
 //! the path of the LLR and not only on the final counts. Replay therefore
-//! checks that they lie between Wald's bounds and 0, and that the recorded
-//! state follows from the recomputed LLR and those bounds.
+//! checks that each correction is no larger than one look can justify
+//! ([`overshoot_limit`]), and that the recorded state is the stats module's
+//! decision for the recomputed LLR against exactly those bounds.
 
 use serde::Serialize;
 
 use crate::governance::entry::{Entry, StageRecord, StageState};
 use crate::governance::register::audit::decide_recorded;
-use crate::stats::{Model, PentanomialCounts, SprtDecision, SprtParams, sprt_status};
+use crate::stats::{
+    Model, PentanomialCounts, SprtDecision, SprtParams, overshoot_limit, sprt_status,
+};
 
 /// One replay check and its outcome.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -70,6 +73,14 @@ pub fn replay_statistics(entry: &Entry, used_before: f64) -> Vec<Check> {
     checks
 }
 
+/// The checks of one recorded stage alone (a resumed run's `stage.json` is held to them).
+#[must_use]
+pub fn replay_stage_record(stage: &StageRecord) -> Vec<Check> {
+    let mut checks = Vec::new();
+    replay_stage(stage, &mut stage.clone(), &mut checks);
+    checks
+}
+
 /// Checks one stage and writes the recomputed numbers and state into `replayed`.
 fn replay_stage(stage: &StageRecord, replayed: &mut StageRecord, checks: &mut Vec<Check>) {
     let mut check = |what: &str, pass: bool, detail: String| {
@@ -98,16 +109,23 @@ fn replay_stage(stage: &StageRecord, replayed: &mut StageRecord, checks: &mut Ve
         );
         return;
     }
-    let status = SprtParams::new(
+    let params = match SprtParams::new(
         stage.elo0,
         stage.elo1,
         stage.alpha,
         stage.beta,
         Model::Normalized,
-    )
-    .and_then(|params| sprt_status(&counts, &params));
-    let status = match status {
-        Ok(status) => status,
+    ) {
+        Ok(params) => params,
+        Err(error) => return check("statistics", false, error.to_string()),
+    };
+    let look_pairs = stage
+        .look_pairs
+        .unwrap_or_else(|| u64::from(stage.batch_size));
+    let computed = sprt_status(&counts, &params)
+        .and_then(|status| Ok((status, overshoot_limit(&counts, &params, look_pairs)?)));
+    let (status, limit) = match computed {
+        Ok(computed) => computed,
         Err(error) => return check("statistics", false, error.to_string()),
     };
     check(
@@ -115,24 +133,18 @@ fn replay_stage(stage: &StageRecord, replayed: &mut StageRecord, checks: &mut Ve
         close(stage.llr, status.llr),
         format!("recorded {}, recomputed {}", stage.llr, status.llr),
     );
+    let (o0, o1) = params.corrections_of(stage.lower, stage.upper);
+    let within = |o: f64| -TOLERANCE <= o && o <= limit + TOLERANCE;
     check(
         "bounds",
-        status.lower_bound <= stage.lower
-            && stage.lower < 0.0
-            && 0.0 < stage.upper
-            && stage.upper <= status.upper_bound,
+        within(o0) && within(o1) && stage.lower < 0.0 && 0.0 < stage.upper,
         format!(
-            "recorded [{}, {}] within Wald's [{}, {}] narrowed towards 0 by overshoot correction",
+            "recorded [{}, {}]: Wald's [{}, {}] narrowed by overshoot corrections {o0} and {o1}, \
+             each at most {limit} (one look of {look_pairs} pairs moves the LLR at most that far)",
             stage.lower, stage.upper, status.lower_bound, status.upper_bound
         ),
     );
-    let state = if status.llr > stage.upper {
-        SprtDecision::AcceptH1
-    } else if status.llr < stage.lower {
-        SprtDecision::AcceptH0
-    } else {
-        SprtDecision::Continue
-    };
+    let state = params.decide(status.llr, o0.max(0.0), o1.max(0.0));
     let follows = match (state, stage.state) {
         (SprtDecision::AcceptH1, StageState::AcceptH1)
         | (SprtDecision::AcceptH0, StageState::AcceptH0) => true,
@@ -143,8 +155,8 @@ fn replay_stage(stage: &StageRecord, replayed: &mut StageRecord, checks: &mut Ve
         "state",
         follows,
         format!(
-            "recorded {}, the recomputed LLR gives {state} at {} of {} games",
-            stage.state, stage.games, stage.max_games
+            "recorded {}, the recomputed LLR {} against the recorded bounds gives {state} at {} of {} games",
+            stage.state, status.llr, stage.games, stage.max_games
         ),
     );
     check(

@@ -124,6 +124,28 @@ pub struct Fingerprint {
     pub shards: u32,
 }
 
+impl Fingerprint {
+    /// The fingerprint of the match `config` plays with a book whose bytes hash to `book_sha256`
+    /// (the engines' executables are hashed now).
+    pub fn of(config: &MatchConfig, book_sha256: String) -> Result<Fingerprint, RunError> {
+        Ok(Fingerprint {
+            engines: [
+                EngineIdentity::of(&config.engines[0])?,
+                EngineIdentity::of(&config.engines[1])?,
+            ],
+            clock: config.clock,
+            adjudication: config.adjudication,
+            book_sha256,
+            book_format: config.book_format,
+            plies: config.plies,
+            seed: config.seed,
+            opening_offset: config.opening_offset,
+            pairs: config.pairs,
+            shards: config.shard.count,
+        })
+    }
+}
+
 /// One game of a pair, as counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameSummary {
@@ -476,21 +498,7 @@ pub fn run_match(
     let cpu_before = cpu_time(libc::RUSAGE_CHILDREN);
     let runner_cpu_before = cpu_time(libc::RUSAGE_SELF);
     let book = Book::load(&config.book_path, config.book_format, config.plies)?;
-    let fingerprint = Fingerprint {
-        engines: [
-            EngineIdentity::of(&config.engines[0])?,
-            EngineIdentity::of(&config.engines[1])?,
-        ],
-        clock: config.clock,
-        adjudication: config.adjudication,
-        book_sha256: book.sha256.clone(),
-        book_format: config.book_format,
-        plies: config.plies,
-        seed: config.seed,
-        opening_offset: config.opening_offset,
-        pairs: config.pairs,
-        shards: config.shard.count,
-    };
+    let fingerprint = Fingerprint::of(&config, book.sha256.clone())?;
     let mut state = match &config.state {
         Some(path) if path.exists() => load_state(path, &fingerprint, config.shard)?,
         _ => State {

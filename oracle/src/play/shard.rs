@@ -78,6 +78,14 @@ pub enum MergeError {
         /// What differs.
         field: &'static str,
     },
+    /// A shard was not played under the plan it is merged into (other engines, clock, book, …).
+    #[error("{path} was not played under the plan: its {field} differs from the plan's")]
+    NotThePlan {
+        /// The shard at fault.
+        path: PathBuf,
+        /// What differs.
+        field: &'static str,
+    },
     /// Two files are the same shard, or carry the same pair.
     #[error("{path} overlaps {other}: {what}")]
     Overlap {
@@ -148,13 +156,31 @@ pub fn read_shards(paths: &[PathBuf]) -> Result<Vec<(PathBuf, ShardResult)>, Mer
 }
 
 /// Combines shards; with `sprt`, looks at the data after every round and stops at the first decision.
+///
+/// With `plan`, every shard's fingerprint must equal it (the shard count excepted: the plan fixes
+/// the match, the fleet chooses how to cut it; all shards must still agree on it).
 pub fn merge(
     shards: &[(PathBuf, ShardResult)],
+    plan: Option<&Fingerprint>,
     sprt: Option<SprtParams>,
 ) -> Result<Merged, MergeError> {
     let Some((first_path, first)) = shards.first() else {
         return Err(MergeError::Empty);
     };
+    if let Some(plan) = plan {
+        let plan = Fingerprint {
+            shards: first.fingerprint.shards,
+            ..plan.clone()
+        };
+        for (path, shard) in shards {
+            if let Some(field) = fingerprint_difference(&shard.fingerprint, &plan) {
+                return Err(MergeError::NotThePlan {
+                    path: path.clone(),
+                    field,
+                });
+            }
+        }
+    }
     let mut seen_shards: BTreeMap<u32, &Path> = BTreeMap::new();
     let mut by_index: BTreeMap<u64, (&Path, PairOutcome)> = BTreeMap::new();
     let mut games_played = 0;
@@ -323,7 +349,7 @@ mod tests {
 
     #[test]
     fn merge_without_sprt_counts_everything() {
-        let merged = merge(&[losing_shard(2, 2, 9), losing_shard(1, 2, 9)], None).unwrap();
+        let merged = merge(&[losing_shard(2, 2, 9), losing_shard(1, 2, 9)], None, None).unwrap();
         assert_eq!(merged.tally.pentanomial, [9, 0, 0, 0, 0]);
         assert_eq!(
             (
@@ -345,7 +371,7 @@ mod tests {
             losing_shard(2, 3, 300),
             losing_shard(3, 3, 300),
         ];
-        let merged = merge(&shards, Some(params)).unwrap();
+        let merged = merge(&shards, None, Some(params)).unwrap();
         assert_eq!(merged.sprt_decision, Some(SprtDecision::AcceptH0));
         assert!(merged.tally.pairs < 300);
         assert_eq!(
@@ -354,27 +380,51 @@ mod tests {
             "decisions fall on round boundaries"
         );
         // Without shard 2 the gap-free prefix is one pair: no round completes.
-        let merged = merge(&[shards[0].clone(), shards[2].clone()], Some(params)).unwrap();
+        let merged = merge(&[shards[0].clone(), shards[2].clone()], None, Some(params)).unwrap();
         assert_eq!((merged.contiguous_pairs, merged.tally.pairs), (1, 0));
         assert_eq!(merged.sprt_decision, Some(SprtDecision::Continue));
+    }
+
+    #[test]
+    fn merge_refuses_shards_of_another_plan_even_when_they_agree() {
+        let plan = losing_shard(1, 2, 8).1.fingerprint;
+        let forged: Vec<_> = [1, 2]
+            .map(|k| {
+                let (path, mut shard) = losing_shard(k, 2, 8);
+                shard.fingerprint.book_sha256 = "f".repeat(64);
+                (path, shard)
+            })
+            .into();
+        assert!(
+            merge(&forged, None, None).is_ok(),
+            "they agree with each other"
+        );
+        let error = merge(&forged, Some(&plan), None).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "s1.json was not played under the plan: its book differs from the plan's"
+        );
+        let cut_in_four = Fingerprint { shards: 4, ..plan };
+        let honest = [losing_shard(1, 2, 8), losing_shard(2, 2, 8)];
+        assert!(merge(&honest, Some(&cut_in_four), None).is_ok());
     }
 
     #[test]
     fn merge_refuses_foreign_repeated_and_inconsistent_shards() {
         let (path, mut other) = losing_shard(2, 2, 8);
         other.fingerprint.seed = 4;
-        let error = merge(&[losing_shard(1, 2, 8), (path, other)], None).unwrap_err();
+        let error = merge(&[losing_shard(1, 2, 8), (path, other)], None, None).unwrap_err();
         assert_eq!(
             error.to_string(),
             "s2.json belongs to a different match than s1.json: seed differs"
         );
 
-        let error = merge(&[losing_shard(1, 2, 8), losing_shard(1, 2, 8)], None).unwrap_err();
+        let error = merge(&[losing_shard(1, 2, 8), losing_shard(1, 2, 8)], None, None).unwrap_err();
         assert!(error.to_string().contains("both are shard 1/2"), "{error}");
 
         let (path, mut stolen) = losing_shard(2, 2, 8);
         stolen.pairs[0].index = 0;
-        let error = merge(&[(path, stolen)], None).unwrap_err();
+        let error = merge(&[(path, stolen)], None, None).unwrap_err();
         assert!(
             error
                 .to_string()
@@ -384,7 +434,7 @@ mod tests {
 
         let (path, mut edited) = losing_shard(1, 2, 8);
         edited.tally.wins += 1;
-        let error = merge(&[(path, edited)], None).unwrap_err();
+        let error = merge(&[(path, edited)], None, None).unwrap_err();
         assert!(
             error.to_string().contains("tally does not match"),
             "{error}"

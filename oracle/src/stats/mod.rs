@@ -33,5 +33,5 @@ pub use estimate::{
 pub use llr::{llr, llr_normalized_approx};
 pub use params::{SprtDecision, SprtParams};
 pub use simulate::{SimulationSummary, pentanomial_at_nelo, simulate_sprt};
-pub use sprt::SequentialSprt;
+pub use sprt::{SequentialSprt, overshoot_limit};
 pub use status::{SprtStatus, sprt_status};

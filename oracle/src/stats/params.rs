@@ -83,12 +83,26 @@ impl SprtParams {
         ((1.0 - self.beta) / self.alpha).ln()
     }
 
+    /// The decision bounds with overshoot corrections `o0`, `o1`: Wald's, narrowed towards 0.
+    #[must_use]
+    pub fn corrected_bounds(&self, o0: f64, o1: f64) -> (f64, f64) {
+        (self.lower_bound() + o0, self.upper_bound() - o1)
+    }
+
+    /// The overshoot corrections that narrow Wald's bounds to `(lower, upper)`; the inverse of
+    /// [`SprtParams::corrected_bounds`].
+    #[must_use]
+    pub fn corrections_of(&self, lower: f64, upper: f64) -> (f64, f64) {
+        (lower - self.lower_bound(), self.upper_bound() - upper)
+    }
+
     /// The strict decision for `llr` with overshoot corrections `o0`, `o1` (0 for a one-off look).
     #[must_use]
     pub fn decide(&self, llr: f64, o0: f64, o1: f64) -> SprtDecision {
-        if llr < self.lower_bound() + o0 {
+        let (lower, upper) = self.corrected_bounds(o0, o1);
+        if llr < lower {
             SprtDecision::AcceptH0
-        } else if llr > self.upper_bound() - o1 {
+        } else if llr > upper {
             SprtDecision::AcceptH1
         } else {
             SprtDecision::Continue

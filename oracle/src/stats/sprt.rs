@@ -7,6 +7,37 @@ use super::error::StatsError;
 use super::llr::llr;
 use super::params::{SprtDecision, SprtParams};
 
+/// The largest overshoot correction a recorded test can claim at its final `counts`.
+///
+/// A correction is Σδ²/(2·Σδ) over the LLR's steps δ between looks, hence at most half the
+/// largest step. The steps are not recorded, so the limit is the largest change of the LLR that
+/// one batch of `batch_pairs` pairs, all in one bucket, makes at the final counts — doubled, to
+/// leave room for the larger steps of the early looks. A forged entry cannot narrow the bounds
+/// to its liking (an LLR of 0.78 never passes for 2.94), while an honest correction, a few
+/// hundredths at realistic bounds, always fits.
+///
+/// # Errors
+/// A [`StatsError`] when the LLR cannot be computed at these counts.
+pub fn overshoot_limit(
+    counts: &PentanomialCounts,
+    params: &SprtParams,
+    batch_pairs: u64,
+) -> Result<f64, StatsError> {
+    let here = llr(counts, params)?;
+    let mut largest: f64 = 0.0;
+    for bucket in 0..counts.0.len() {
+        let mut more = *counts;
+        more.0[bucket] += batch_pairs;
+        largest = largest.max((llr(&more, params)? - here).abs());
+        if counts.0[bucket] >= batch_pairs {
+            let mut fewer = *counts;
+            fewer.0[bucket] -= batch_pairs;
+            largest = largest.max((here - llr(&fewer, params)?).abs());
+        }
+    }
+    Ok(largest)
+}
+
 /// Siegmund's overshoot bookkeeping (Fishtest's `overshoot` record), sampled at batch boundaries.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 struct Overshoot {
@@ -164,6 +195,13 @@ impl SequentialSprt {
     #[must_use]
     pub fn o1(&self) -> f64 {
         self.overshoot.as_ref().map_or(0.0, Overshoot::o1)
+    }
+
+    /// The bounds the last decision was taken against (Wald's, overshoot-corrected); the entry
+    /// records these, so that the recorded state follows from the recorded LLR and bounds.
+    #[must_use]
+    pub fn decision_bounds(&self) -> (f64, f64) {
+        self.params.corrected_bounds(self.o0(), self.o1())
     }
 
     /// Whether the overshoot correction is still valid (whole batches, never decreasing).

@@ -16,6 +16,7 @@ pub mod binding;
 pub mod out;
 pub mod replay;
 pub mod resolve;
+pub mod scope;
 pub mod stage;
 pub mod steps;
 pub mod trailers;
@@ -177,6 +178,8 @@ struct Rules {
     constitution_sha256: Sha256Hex,
     profile: Profile,
     loss_used_before: f64,
+    /// The register's current engine (id and binary) that a binding run's predecessor must be.
+    custody: Option<(String, BinaryRecord)>,
 }
 
 /// The end of the pipeline: a verdict, or a mode's intermediate status.
@@ -188,6 +191,16 @@ struct Conclusion {
 
 /// Runs `oracle verify`; never panics on bad input, always leaves a report and `result.json`.
 pub fn run(request: &Request, reporter: &mut StepReporter) -> RunResult {
+    if request.out.to_str().is_none() {
+        let failure = StepFailure::error(
+            Step::Resolve,
+            format!(
+                "--out {}: the path is not valid UTF-8; the run's records (binding, result, entry) name their files in JSON and YAML",
+                request.out.to_string_lossy()
+            ),
+        );
+        return failed_early(request, reporter, failure);
+    }
     let out = match OutDir::create(&request.out) {
         Ok(out) => out,
         Err(error) => {
@@ -326,11 +339,26 @@ impl Run<'_> {
         let loss_used_before = audit
             .last()
             .map_or(0.0, |entry| entry.loss_budget.used_after);
+        let custody = match audit.current_engine() {
+            _ if !profile.binding => None,
+            Some(current) => Some((
+                current.id.map_or_else(String::new, |id| id.to_string()),
+                current.candidate.clone(),
+            )),
+            None => {
+                return Err(error(&format!(
+                    "profile `{}` is binding, but the predecessor's register has no current engine \
+                     (no genesis entry) to hold its binary to",
+                    self.request.profile
+                )));
+            }
+        };
         Ok(Rules {
             constitution,
             constitution_sha256,
             profile,
             loss_used_before,
+            custody,
         })
     }
 
@@ -422,16 +450,69 @@ impl Run<'_> {
         }
         let earlier = BindingRecord::read(&path).map_err(|e| StepFailure::error(step, e))?;
         if let Some(earlier) = earlier {
-            let same = earlier.profile == self.request.profile
-                && earlier.constitution_sha256 == rules.constitution_sha256.as_str()
-                && earlier.candidate.commit == pair.candidate.commit
-                && earlier.predecessor.commit == pair.predecessor.commit;
-            if !same {
+            let register_sha256 = rules
+                .custody
+                .as_ref()
+                .map(|(_, engine)| engine.binary_sha256.as_str());
+            let expected = [
+                (
+                    "profile",
+                    earlier.profile.as_str(),
+                    self.request.profile.as_str(),
+                ),
+                (
+                    "constitution_sha256",
+                    &earlier.constitution_sha256,
+                    rules.constitution_sha256.as_str(),
+                ),
+                (
+                    "candidate.commit",
+                    &earlier.candidate.commit,
+                    &pair.candidate.commit,
+                ),
+                (
+                    "candidate.tree",
+                    &earlier.candidate.tree,
+                    &pair.candidate.tree,
+                ),
+                (
+                    "predecessor.commit",
+                    &earlier.predecessor.commit,
+                    &pair.predecessor.commit,
+                ),
+                (
+                    "predecessor.tree",
+                    &earlier.predecessor.tree,
+                    &pair.predecessor.tree,
+                ),
+                (
+                    "predecessor.sha256",
+                    &earlier.predecessor.sha256,
+                    register_sha256.unwrap_or(&earlier.predecessor.sha256),
+                ),
+            ];
+            let engines = [
+                ("candidate.path", &earlier.candidate.path, "candidate"),
+                ("predecessor.path", &earlier.predecessor.path, "predecessor"),
+            ];
+            let wrong_field = expected
+                .iter()
+                .find(|(_, found, wanted)| found != wanted)
+                .map(|(field, found, wanted)| format!("{field} is {found}, this run's is {wanted}"))
+                .or_else(|| {
+                    engines.iter().find_map(|(field, found, role)| {
+                        let wanted = fs::canonicalize(self.out.engine(role)).ok()?;
+                        (**found != wanted).then(|| {
+                            format!("{field} is {}, not {}", found.display(), wanted.display())
+                        })
+                    })
+                });
+            if let Some(wrong) = wrong_field {
                 return Err(StepFailure::error(
                     step,
                     format!(
-                        "--out {} holds a run of other commits, profile or constitution; use a fresh --out",
-                        self.out.root().display()
+                        "{} does not belong to this run: {wrong}; use a fresh --out",
+                        path.display()
                     ),
                 )
                 .evidence(path));
@@ -450,32 +531,41 @@ impl Run<'_> {
         eprintln!("      isolation: builds {}", isolation.build);
         eprintln!("      isolation: engines {}", isolation.play);
         self.report.isolation = Some(isolation.clone());
+        let binding = rules.custody.is_some();
         let mut bound = Vec::new();
         let mut toolchain = String::new();
         for (role, commit) in [
             ("candidate", &pair.candidate),
             ("predecessor", &pair.predecessor),
         ] {
-            let spinner = self
-                .reporter
-                .spinner(&format!("building {role} {} twice", short(&commit.commit)));
-            let outcome = build::build_commit(&BuildRequest {
-                repo: self.request.repo.clone(),
-                rev: commit.commit.clone(),
-                recipe: rules.constitution.build.clone(),
-                cache_dir: self.request.cache_dir.clone(),
-                registry: build::host_registry(),
-                sandbox,
-            });
-            spinner.finish_and_clear();
-            let outcome = outcome.map_err(|e| {
-                let failure = format!("{role} {}: {e}", short(&commit.commit));
-                if role == "candidate" && e.rejects_candidate() {
-                    StepFailure::rejected(step, failure)
-                } else {
-                    StepFailure::error(step, failure)
+            // A binding candidate is built fresh: no cached binary stands in for it. The
+            // predecessor may come from the cache: it is held to the register's record below.
+            let fresh = binding && role == "candidate";
+            let mut outcome = self.build_bound(role, commit, rules, sandbox, fresh)?;
+            if let (Some((id, engine)), "predecessor") = (&rules.custody, role) {
+                if outcome.sha256 != engine.binary_sha256.as_str() && outcome.cached {
+                    eprintln!(
+                        "      the cached predecessor {} is not the register's {}: rebuilding it",
+                        &outcome.sha256[..16],
+                        &engine.binary_sha256.as_str()[..16]
+                    );
+                    outcome = self.build_bound(role, commit, rules, sandbox, true)?;
                 }
-            })?;
+                if outcome.sha256 != engine.binary_sha256.as_str() {
+                    return Err(StepFailure::error(
+                        step,
+                        format!(
+                            "chain of custody: the predecessor {} rebuilds to sha256 {}, but the register's \
+                             current engine {id} (commit {}) is sha256 {}; a binding run judges a change \
+                             against the engine that landed last",
+                            short(&commit.commit),
+                            outcome.sha256,
+                            short(engine.commit.as_str()),
+                            engine.binary_sha256
+                        ),
+                    ));
+                }
+            }
             let copy = self.out.engine(role);
             fs::copy(&outcome.binary, &copy)
                 .map_err(|e| StepFailure::error(step, format!("{}: {e}", copy.display())))?;
@@ -516,6 +606,38 @@ impl Run<'_> {
             .write(&path)
             .map_err(|e| StepFailure::error(step, e))?;
         Ok(record)
+    }
+
+    /// Builds one side twice (or takes it from the cache unless `fresh`), naming it on failure.
+    fn build_bound(
+        &mut self,
+        role: &str,
+        commit: &resolve::ResolvedCommit,
+        rules: &Rules,
+        sandbox: Sandbox,
+        fresh: bool,
+    ) -> Result<build::BuildOutcome, StepFailure> {
+        let spinner = self
+            .reporter
+            .spinner(&format!("building {role} {} twice", short(&commit.commit)));
+        let outcome = build::build_commit(&BuildRequest {
+            repo: self.request.repo.clone(),
+            rev: commit.commit.clone(),
+            recipe: rules.constitution.build.clone(),
+            cache_dir: self.request.cache_dir.clone(),
+            registry: build::host_registry(),
+            sandbox,
+            fresh,
+        });
+        spinner.finish_and_clear();
+        outcome.map_err(|e| {
+            let failure = format!("{role} {}: {e}", short(&commit.commit));
+            if role == "candidate" && e.rejects_candidate() {
+                StepFailure::rejected(Step::Build, failure)
+            } else {
+                StepFailure::error(Step::Build, failure)
+            }
+        })
     }
 
     /// Step 4a: the build-shape gate on the candidate.
@@ -570,33 +692,41 @@ impl Run<'_> {
         let file = self.out.step_file("bench.json");
         let result = (|| {
             rehash(step, binding, &self.out)?;
-            // A resumed run measured these exact (re-hashed) binaries already.
-            let earlier = self
-                .resumed
-                .then(|| fs::read(&file).ok())
-                .flatten()
-                .and_then(|bytes| serde_json::from_slice::<BenchReport>(&bytes).ok());
-            let summary = match earlier {
-                Some(summary) => {
-                    eprintln!("      resuming: bench signatures from {}", file.display());
-                    BenchReport {
-                        trailer: trailers.bench,
-                        ..summary
-                    }
-                }
-                None => {
-                    let isolation = EngineIsolation::detect();
-                    let measure = |role: &str, bound: &BoundBinary| {
-                        build::bench::measure(&bound.path, isolation, 2)
-                            .map_err(|e| StepFailure::error(step, format!("{role}: {e}")))
-                    };
-                    BenchReport {
-                        candidate: measure("candidate", &binding.candidate)?.nodes,
-                        predecessor: measure("predecessor", &binding.predecessor)?.nodes,
-                        trailer: trailers.bench,
-                    }
-                }
+            let isolation = EngineIsolation::detect();
+            let measure = |role: &str, bound: &BoundBinary| {
+                build::bench::measure(&bound.path, isolation, 2)
+                    .map_err(|e| StepFailure::error(step, format!("{role}: {e}")))
             };
+            let summary = BenchReport {
+                candidate: measure("candidate", &binding.candidate)?.nodes,
+                predecessor: measure("predecessor", &binding.predecessor)?.nodes,
+                trailer: trailers.bench,
+            };
+            // A resumed run's file is measured again, never taken as found: it must agree.
+            let earlier = match fs::read(&file) {
+                Ok(bytes) => {
+                    Some(serde_json::from_slice::<BenchReport>(&bytes).map_err(|e| {
+                        StepFailure::error(step, format!("{}: {e}", file.display()))
+                    })?)
+                }
+                Err(_) => None,
+            };
+            if let Some(earlier) = earlier.filter(|_| self.resumed) {
+                let fields = [
+                    ("candidate", earlier.candidate, summary.candidate),
+                    ("predecessor", earlier.predecessor, summary.predecessor),
+                ];
+                if let Some((field, found, measured)) = fields.iter().find(|(_, a, b)| a != b) {
+                    return Err(StepFailure::error(
+                        step,
+                        format!(
+                            "{}: {field} is {found}, the bound binary measures {measured}; use a fresh --out",
+                            file.display()
+                        ),
+                    )
+                    .evidence(&file));
+                }
+            }
             write_json(step, &file, &summary)?;
             let candidate = &summary;
             self.report.bench = Some(summary.clone());
@@ -956,8 +1086,9 @@ fn failed_early(request: &Request, reporter: &mut StepReporter, failure: StepFai
         entry: None,
         appended: None,
         report: ReportFiles {
-            markdown: request.out.join("report.md"),
-            svg: request.out.join("report.svg"),
+            // Lossy: an --out that is not UTF-8 is refused, and its result must still print.
+            markdown: PathBuf::from(request.out.to_string_lossy().into_owned()).join("report.md"),
+            svg: PathBuf::from(request.out.to_string_lossy().into_owned()).join("report.svg"),
         },
     }
 }

@@ -80,6 +80,8 @@ pub fn remeasure(repo_path: &Path, entry: &Entry, cache_dir: &Path) -> Vec<Check
             cache_dir: cache_dir.to_path_buf(),
             registry: build::host_registry(),
             sandbox,
+            // Compared with the register's record below: a poisoned cache shows as a mismatch.
+            fresh: false,
         });
         match outcome {
             Ok(outcome) => {

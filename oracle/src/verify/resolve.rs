@@ -6,17 +6,12 @@
 
 use std::path::Path;
 
-use git2::{Delta, DiffOptions, ObjectType, Oid, Repository, Tree};
+use git2::{DiffOptions, ObjectType, Oid, Repository, Tree};
 use serde::Serialize;
 use thiserror::Error;
 
+use super::scope;
 use crate::build::source::{self, SourceError};
-
-/// Paths a candidate may not touch: the judge, its rules and its evidence (docs/architecture.md).
-pub const GOVERNANCE_PATHS: [&str; 4] = ["oracle/", "constitution/", "books/", ".github/"];
-
-/// The register directory: new entries may be added by the trusted job, existing ones never change.
-pub const REGISTER_DIR: &str = "register/";
 
 /// The directory whose history decides which commit is "the newest engine change".
 pub const ENGINE_DIR: &str = "engine";
@@ -44,13 +39,16 @@ pub struct CommitPair {
     pub predecessor: ResolvedCommit,
 }
 
-/// A path the candidate changed that belongs to governance, and how it changed.
+/// A path the candidate changed that belongs to governance, how it changed, and why it is not
+/// an engine change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct GovernanceTouch {
     /// Repository-relative path.
     pub path: String,
     /// `added`, `modified`, `deleted`, `renamed`, … as git reports it.
     pub change: String,
+    /// Which rule of [`scope`] it breaks.
+    pub reason: String,
 }
 
 /// Why step 1 could not resolve or accept the candidate.
@@ -72,10 +70,11 @@ pub enum ResolveError {
     NoParent(String),
     /// The candidate changes governance paths: it is not an engine change.
     #[error(
-        "candidate {candidate} is not an engine change: it touches {} (governance paths: {}, existing {REGISTER_DIR} entries); \
-         the rules that judge a change cannot be changed by it — governance changes follow the constitution's amendment article (human review)",
+        "candidate {candidate} is not an engine change: {}; \
+         a candidate may change {} only, std-only and without build hooks — everything else reaches the build or the judge \
+         and is a governance change under the constitution's amendment article (human review)",
         list_touches(.touched),
-        GOVERNANCE_PATHS.join(", ")
+        scope::ENGINE_PREFIX
     )]
     TouchesGovernance {
         /// The candidate commit.
@@ -104,7 +103,7 @@ pub enum ResolveError {
 fn list_touches(touched: &[GovernanceTouch]) -> String {
     touched
         .iter()
-        .map(|t| format!("{} ({})", t.path, t.change))
+        .map(|t| format!("{} ({}): {}", t.path, t.change, t.reason))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -241,7 +240,9 @@ fn engine_tree_id(tree: &Tree<'_>) -> Option<Oid> {
     tree.get_name(ENGINE_DIR).map(|entry| entry.id())
 }
 
-/// Every governance path the candidate changed relative to the predecessor (empty: an engine change).
+/// Every change of the candidate relative to the predecessor that is not an engine change
+/// (empty: an engine change): paths outside `engine/`, build hooks inside it, and refused keys in
+/// the candidate's `engine/Cargo.toml`.
 pub fn governance_touches(
     repo: &Repository,
     pair: &CommitPair,
@@ -256,23 +257,35 @@ pub fn governance_touches(
     )?;
     let mut touched = Vec::new();
     for delta in diff.deltas() {
+        let change = format!("{:?}", delta.status()).to_lowercase();
         let paths = [delta.old_file().path(), delta.new_file().path()];
-        let path = paths
+        let found = paths
             .iter()
             .flatten()
             .map(|p| p.to_string_lossy().replace('\\', "/"))
-            .find(|p| is_governance(p, delta.status()));
-        if let Some(path) = path {
+            .find_map(|path| scope::path_violation(&path).map(|reason| (path, reason)));
+        if let Some((path, reason)) = found {
             touched.push(GovernanceTouch {
                 path,
-                change: format!("{:?}", delta.status()).to_lowercase(),
+                change,
+                reason,
             });
         }
+    }
+    if let Ok(manifest) = read_file(repo, &pair.candidate, scope::ENGINE_MANIFEST) {
+        let text = String::from_utf8_lossy(&manifest);
+        touched.extend(scope::manifest_violations(&text).into_iter().map(|reason| {
+            GovernanceTouch {
+                path: scope::ENGINE_MANIFEST.to_owned(),
+                change: "content".to_owned(),
+                reason,
+            }
+        }));
     }
     Ok(touched)
 }
 
-/// Step 1's refusal: an error unless the candidate leaves every governance path alone.
+/// Step 1's refusal: an error unless the candidate is an engine change.
 pub fn refuse_governance_changes(repo: &Repository, pair: &CommitPair) -> Result<(), ResolveError> {
     let touched = governance_touches(repo, pair)?;
     if touched.is_empty() {
@@ -283,11 +296,6 @@ pub fn refuse_governance_changes(repo: &Repository, pair: &CommitPair) -> Result
             touched,
         })
     }
-}
-
-fn is_governance(path: &str, change: Delta) -> bool {
-    let existing_entry = path.starts_with(REGISTER_DIR) && change != Delta::Added;
-    existing_entry || GOVERNANCE_PATHS.iter().any(|dir| path.starts_with(dir))
 }
 
 fn tree_of<'r>(repo: &'r Repository, commit: &ResolvedCommit) -> Result<Tree<'r>, ResolveError> {
@@ -441,14 +449,19 @@ mod tests {
     }
 
     #[test]
-    fn governance_paths_and_existing_register_entries_are_refused() {
+    fn anything_but_an_engine_change_is_refused() {
         let s = Scratch::new();
         let root = s.commit(
             &[],
             &[
                 ("engine/src/lib.rs", Some("v1")),
+                (
+                    "engine/Cargo.toml",
+                    Some("[package]\nname = \"coherent\"\n"),
+                ),
                 ("register/T-0001.yaml", Some("genesis")),
                 ("constitution/constitution.yaml", Some("rules")),
+                ("Cargo.toml", Some("[workspace]\n")),
             ],
             "root",
         );
@@ -458,19 +471,26 @@ mod tests {
                 .unwrap()
                 .is_empty()
         );
-        let new_entry = s.commit(&[root], &[("register/T-0002.yaml", Some("next"))], "e");
-        assert!(
-            governance_touches(&s.repo, &s.pair(new_entry))
-                .unwrap()
-                .is_empty()
-        );
         for (path, content, change) in [
+            ("register/T-0002.yaml", Some("next"), "added"),
             ("register/T-0001.yaml", Some("edited"), "modified"),
             ("register/T-0001.yaml", None, "deleted"),
             ("constitution/constitution.yaml", Some("looser"), "modified"),
             ("books/book-a.epd", Some("x"), "added"),
             ("oracle/src/main.rs", Some("x"), "added"),
             (".github/workflows/verify.yml", Some("x"), "added"),
+            (
+                "rust-toolchain.toml",
+                Some("[toolchain]\npath = \"/x\"\n"),
+                "added",
+            ),
+            ("Cargo.toml", Some("[patch.crates-io]\n"), "modified"),
+            ("engine/build.rs", Some("fn main() {}"), "added"),
+            (
+                "engine/Cargo.toml",
+                Some("[package]\nname = \"coherent\"\n[dependencies]\nlibc = \"0.2\"\n"),
+                "content",
+            ),
         ] {
             let candidate = s.commit(
                 &[root],

@@ -23,12 +23,13 @@ use super::steps::StepReporter;
 use crate::governance::constitution::{self, FaultLimits, Profile, Stage};
 use crate::governance::entry::{PathKind, StageFaults, StageRecord, StageState};
 use crate::governance::hash::Sha256Hex;
+use crate::governance::replay::replay_stage_record;
 use crate::play::book::BookFormat;
 use crate::play::clock::{ClockRules, TimeControl};
 use crate::play::game::{Adjudication, DrawRule, ResignRule};
 use crate::play::runner::{
-    FaultCounts, MatchConfig, MatchReport, PairOutcome, Progress as MatchProgress, Shard, StopRule,
-    run_match,
+    FaultCounts, Fingerprint, MatchConfig, MatchReport, PairOutcome, Progress as MatchProgress,
+    Shard, StopRule, run_match,
 };
 use crate::play::shard::{ShardResult, merge, read_shards};
 use crate::play::uci::EngineConfig;
@@ -64,6 +65,8 @@ pub struct StagePlan {
     pub shards_dir: PathBuf,
     adjudication: Adjudication,
     engines: [EngineConfig; 2],
+    /// The bound sha256 of the candidate and the predecessor.
+    engine_sha256: [String; 2],
     concurrency: usize,
     fault_limits: Option<FaultLimits>,
 }
@@ -79,6 +82,8 @@ pub struct StageOutcome {
     pub started_at_unix_ms: u64,
     /// Games played, including those of pairs discarded at an early stop.
     pub games_played: u64,
+    /// sha256 of the candidate and the predecessor that played it (a resumed run checks them).
+    pub engines: [String; 2],
 }
 
 /// Where a stage stands after this invocation.
@@ -188,6 +193,10 @@ impl StagePlan {
             engines: [
                 engine("candidate", &binding.candidate.path),
                 engine("predecessor", &binding.predecessor.path),
+            ],
+            engine_sha256: [
+                binding.candidate.sha256.clone(),
+                binding.predecessor.sha256.clone(),
             ],
             concurrency: (stage.concurrency.get() as usize).clamp(1, cores),
             fault_limits: profile.fault_limits,
@@ -307,6 +316,7 @@ fn play_local(plan: &StagePlan, reporter: &StepReporter) -> Result<StageOutcome,
     let outcome = finish(
         plan,
         state,
+        (sprt.sequential.decision_bounds(), plan.batch),
         &report.pairs,
         sprt.path,
         report.pgn_sha256.clone(),
@@ -423,7 +433,9 @@ fn merged_progress(plan: &StagePlan) -> Result<Option<Progress>, StageError> {
         return Ok(None);
     }
     let shards = read_shards(&files).map_err(fail)?;
-    let merged = merge(&shards, Some(plan.params)).map_err(fail)?;
+    let config = plan.match_config(Shard::WHOLE, plan.dir.join("state.json"), plan.pgn());
+    let expected = Fingerprint::of(&config, plan.book_sha256.to_string()).map_err(fail)?;
+    let merged = merge(&shards, Some(&expected), Some(plan.params)).map_err(fail)?;
     let decision = merged.sprt_decision.unwrap_or(SprtDecision::Continue);
     let pairs = merged.tally.pairs;
     let state = match decision {
@@ -456,9 +468,14 @@ fn merged_progress(plan: &StagePlan) -> Result<Option<Progress>, StageError> {
         .filter_map(|(_, s)| s.pgn_sha256.clone())
         .collect();
     let pgn_sha256 = Some(Sha256Hex::of(digests.join("\n").as_bytes()).to_string());
+    let bounds = merged.sprt.as_ref().map_or(
+        (plan.params.lower_bound(), plan.params.upper_bound()),
+        SequentialSprt::decision_bounds,
+    );
     let outcome = finish(
         plan,
         state,
+        (bounds, u64::from(merged.fingerprint.shards)),
         &merged.pairs,
         path,
         pgn_sha256,
@@ -491,6 +508,7 @@ fn llr_path(
 fn finish(
     plan: &StagePlan,
     state: StageState,
+    ((lower, upper), look_pairs): ((f64, f64), u64),
     pairs: &[PairOutcome],
     llr_path: Vec<(u64, f64)>,
     pgn_sha256: Option<String>,
@@ -520,13 +538,14 @@ fn finish(
         alpha: plan.params.alpha,
         beta: plan.params.beta,
         batch_size: u32::try_from(plan.batch).unwrap_or(u32::MAX),
+        look_pairs: (look_pairs != plan.batch).then_some(look_pairs),
         max_games: plan.max_pairs * 2,
         pentanomial: counts.0,
         pairs: counts.pairs(),
         games: counts.pairs() * 2,
         llr: status.llr,
-        lower: status.lower_bound,
-        upper: status.upper_bound,
+        lower,
+        upper,
         state,
         nelo: status.nelo,
         nelo_ci95: status.nelo_ci95,
@@ -553,6 +572,7 @@ fn finish(
         report,
         started_at_unix_ms,
         games_played,
+        engines: plan.engine_sha256.clone(),
     };
     let json = serde_json::to_vec_pretty(&outcome).expect("stage outcomes serialize");
     let file = plan.outcome_file();
@@ -563,13 +583,45 @@ fn finish(
 /// A finished stage of an earlier invocation (merge mode reads it instead of merging again).
 fn read_finished(plan: &StagePlan) -> Result<Option<StageOutcome>, StageError> {
     let file = plan.outcome_file();
-    match std::fs::read(&file) {
-        Ok(bytes) => serde_json::from_slice(&bytes)
-            .map(Some)
-            .map_err(|e| fail(format!("{}: {e}", file.display()))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(fail(format!("{}: {e}", file.display()))),
+    let outcome: StageOutcome = match std::fs::read(&file) {
+        Ok(bytes) => {
+            serde_json::from_slice(&bytes).map_err(|e| fail(format!("{}: {e}", file.display())))?
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(fail(format!("{}: {e}", file.display()))),
+    };
+    let record = &outcome.record;
+    let same = |a: f64, b: f64| a.to_bits() == b.to_bits();
+    let fields = [
+        ("engines", outcome.engines == plan.engine_sha256),
+        ("record.name", record.name == plan.stage.name),
+        ("record.tc", record.tc == plan.stage.tc),
+        ("record.book_sha256", record.book_sha256 == plan.book_sha256),
+        ("record.elo0", same(record.elo0, plan.params.elo0)),
+        ("record.elo1", same(record.elo1, plan.params.elo1)),
+        ("record.alpha", same(record.alpha, plan.params.alpha)),
+        ("record.beta", same(record.beta, plan.params.beta)),
+        (
+            "record.batch_size",
+            u64::from(record.batch_size) == plan.batch,
+        ),
+        ("record.max_games", record.max_games == plan.max_pairs * 2),
+    ];
+    if let Some((field, _)) = fields.iter().find(|(_, equal)| !equal) {
+        return Err(fail(format!(
+            "{}: {field} is not this run's (the binding's engines and the stage's plan); use a fresh --out",
+            file.display()
+        )));
     }
+    if let Some(check) = replay_stage_record(record).into_iter().find(|c| !c.pass) {
+        return Err(fail(format!(
+            "{}: {} does not follow from its counts: {}",
+            file.display(),
+            check.name,
+            check.detail
+        )));
+    }
+    Ok(Some(outcome))
 }
 
 /// Writes the stage's start time once, before its first game; returns it.
@@ -638,6 +690,7 @@ pub fn not_run(
         alpha: params.alpha,
         beta: params.beta,
         batch_size: profile.batch_size.get(),
+        look_pairs: None,
         max_games: stage.max_games.get(),
         pentanomial: [0; 5],
         pairs: 0,

@@ -50,6 +50,10 @@ pub enum TrailerError {
 const PATH: &str = "Oracle-Path";
 const PROOF: &str = "Oracle-Proof";
 
+/// Where every proof spec lives: a fixed place, inside what a candidate may change and reviewed
+/// with it, so that a trailer cannot point the proof at another file of the tree.
+pub const PROOF_DIR: &str = "engine/proofs/";
+
 /// Reads the candidate's trailers from its full commit message.
 pub fn parse(message: &str) -> Result<Trailers, TrailerError> {
     let trailers = message_trailers(message).map_err(TrailerError::Parse)?;
@@ -73,11 +77,12 @@ pub fn parse(message: &str) -> Result<Trailers, TrailerError> {
             };
             set_once(&mut path, PATH, declared)?;
         } else if key.eq_ignore_ascii_case(PROOF) {
-            if value.is_empty() || value.starts_with('/') || value.split('/').any(|c| c == "..") {
+            let inside = value.strip_prefix(PROOF_DIR).unwrap_or_default();
+            if inside.is_empty() || inside.split('/').any(|c| c.is_empty() || c == "..") {
                 return Err(TrailerError::Invalid {
                     key: PROOF,
                     value: value.clone(),
-                    expected: "a relative path inside the candidate's tree",
+                    expected: "a proof spec under `engine/proofs/` (Annex A3.2: a fixed place)",
                 });
             }
             set_once(&mut proof, PROOF, value.clone())?;
@@ -157,6 +162,24 @@ mod tests {
                 ..
             })
         ));
+        for elsewhere in [
+            "books/book-a.epd",
+            "engine/proofs/",
+            "engine/proofs/../x.yaml",
+        ] {
+            assert!(
+                matches!(
+                    parse(&format!(
+                        "x\n\nBench: 1\nOracle-Path: randfall\nOracle-Proof: {elsewhere}\n"
+                    )),
+                    Err(TrailerError::Invalid {
+                        key: "Oracle-Proof",
+                        ..
+                    })
+                ),
+                "{elsewhere}"
+            );
+        }
         assert!(matches!(
             parse("x\n\nBench: 1\nOracle-Path: maybe\n"),
             Err(TrailerError::Invalid {

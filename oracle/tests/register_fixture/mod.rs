@@ -303,6 +303,7 @@ pub fn stage(index: usize, path: PathKind, penta: Option<[u64; 5]>) -> StageReco
         alpha: 0.05,
         beta: 0.05,
         batch_size: 4,
+        look_pairs: None,
         max_games: 20000,
         pentanomial: [0; 5],
         pairs: 0,

@@ -5,6 +5,7 @@
 use crate::governance::constitution::LossTolerance;
 use crate::governance::entry::{Entry, EntryId, PathKind, ProofOutcome, StageState, Verdict};
 use crate::governance::hash::Sha256Hex;
+use crate::governance::replay::replay_statistics;
 use crate::governance::verdict::{Decision, Evidence, decide};
 
 /// One file found in `register/`.
@@ -49,6 +50,17 @@ impl Audit {
     #[must_use]
     pub fn last(&self) -> Option<&Entry> {
         self.entries.last().map(|(entry, _)| entry)
+    }
+
+    /// The entry of the current engine: the newest whose verdict let its candidate land
+    /// (genesis, Gewinn, Korrektur); an Abgelehnt entry leaves the engine as it was.
+    #[must_use]
+    pub fn current_engine(&self) -> Option<&Entry> {
+        self.entries
+            .iter()
+            .rev()
+            .map(|(entry, _)| entry)
+            .find(|entry| entry.verdict != Verdict::Abgelehnt)
     }
 }
 
@@ -106,6 +118,11 @@ pub fn audit(files: &[RegisterFile]) -> Audit {
                     .last()
                     .map_or(0.0, |(e, _)| e.loss_budget.used_after);
                 check_verdict(&entry, used_before, &mut report);
+                for check in replay_statistics(&entry, used_before) {
+                    if !check.pass {
+                        report(format!("recomputed {}: {}", check.name, check.detail));
+                    }
+                }
                 if let Some(prev) = &entry.prev_sha256 {
                     seen_prevs.push((prev.clone(), file.name.clone()));
                 }

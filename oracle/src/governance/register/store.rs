@@ -18,6 +18,7 @@ use crate::governance::entry::{
 };
 use crate::governance::hash::{GitId, Sha256Hex};
 use crate::governance::register::audit::{Audit, RegisterFile, audit, decide_recorded};
+use crate::governance::replay::replay_statistics;
 use crate::governance::timestamp::Timestamp;
 
 /// The register's directory inside a repository.
@@ -126,7 +127,15 @@ pub fn append(
         let last = audit
             .last()
             .ok_or_else(|| refuse("the register is empty: create its genesis entry first"))?;
-        complete_draft(draft, audit, last, constitution, constitution_sha256, now)
+        complete_draft(
+            draft,
+            audit,
+            last,
+            repo,
+            constitution,
+            constitution_sha256,
+            now,
+        )
     })
 }
 
@@ -189,6 +198,7 @@ fn complete_draft(
     mut entry: Entry,
     audit: &Audit,
     last: &Entry,
+    repo: &Path,
     constitution: &Constitution,
     constitution_sha256: &Sha256Hex,
     now: Timestamp,
@@ -217,6 +227,12 @@ fn complete_draft(
         }
         _ => entry.prev_sha256 = Some(audit.head.clone()),
     }
+    // `now` was read before the lock: an append that landed meanwhile may be newer, and the
+    // clock read under the lock is not older than it.
+    let now = match &last.recorded_at {
+        Some(head) if now < *head => Timestamp::now(),
+        _ => now,
+    };
     let recorded = entry.recorded_at.get_or_insert(now).clone();
     if let Some(newest) = last
         .recorded_at
@@ -244,10 +260,20 @@ fn complete_draft(
         )));
     }
     check_stages_follow_profile(&entry, profile, &name)?;
+    check_custody(&entry, audit, repo)?;
     // The loss budget is a ledger position like prev_sha256: carried from the head.
     entry.loss_budget.used_before = last.loss_budget.used_after;
     entry.loss_budget.booking = constitution.loss_tolerance.booking;
     entry.loss_budget.limit = constitution.loss_tolerance.limit_nelo;
+    if let Some(failed) = replay_statistics(&entry, entry.loss_budget.used_before)
+        .into_iter()
+        .find(|check| !check.pass && check.name.starts_with("stage "))
+    {
+        return Err(AppendError::Refused(format!(
+            "the recorded statistics do not follow from the recorded counts: {}: {}",
+            failed.name, failed.detail
+        )));
+    }
     let decision = decide_recorded(&entry, entry.loss_budget.used_before);
     if decision.verdict != entry.verdict {
         return Err(AppendError::Refused(format!(
@@ -261,6 +287,49 @@ fn complete_draft(
     entry.loss_budget.booked = decision.loss_booked;
     entry.loss_budget.used_after = decision.loss_used_after;
     Ok(entry)
+}
+
+/// The entry's predecessor is the register's current engine: the same binary (by sha256), built
+/// from the current engine's commit or from a descendant of it (main may have moved by commits
+/// that leave the binary as it is).
+fn check_custody(entry: &Entry, audit: &Audit, repo: &Path) -> Result<(), AppendError> {
+    let current = audit
+        .current_engine()
+        .ok_or_else(|| refuse("the register has no current engine"))?;
+    let engine = &current.candidate;
+    let id = current.id.map_or_else(String::new, |id| id.to_string());
+    let predecessor = entry
+        .predecessor
+        .as_ref()
+        .ok_or_else(|| refuse("field `predecessor` is null: only genesis has none"))?;
+    if predecessor.binary_sha256 != engine.binary_sha256 {
+        return Err(AppendError::Refused(format!(
+            "the predecessor's binary {} is not the register's current engine {id} (binary {}): \
+             a change is judged against the engine that landed last",
+            predecessor.binary_sha256, engine.binary_sha256
+        )));
+    }
+    if predecessor.commit != engine.commit
+        && !descends_from(repo, predecessor.commit.as_str(), engine.commit.as_str())
+    {
+        return Err(AppendError::Refused(format!(
+            "the predecessor commit {} is neither the current engine's commit {} ({id}) nor a descendant of it",
+            predecessor.commit, engine.commit
+        )));
+    }
+    Ok(())
+}
+
+/// Whether `commit` is a descendant of `ancestor` in the repository at `repo` (false when
+/// either is unknown there).
+fn descends_from(repo: &Path, commit: &str, ancestor: &str) -> bool {
+    let ids = (git2::Oid::from_str(commit), git2::Oid::from_str(ancestor));
+    match (git2::Repository::discover(repo), ids) {
+        (Ok(git), (Ok(commit), Ok(ancestor))) => {
+            git.graph_descendant_of(commit, ancestor).unwrap_or(false)
+        }
+        _ => false,
+    }
 }
 
 /// The entry's stages are the profile's, with the bounds of its path.
