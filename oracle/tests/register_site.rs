@@ -31,7 +31,7 @@ const FORGE: &str = "https://github.com/coherent/engine";
 
 /// A git repository with the fixture constitution and the five sample entries (genesis,
 /// Gewinn, Korrektur, two Abgelehnt), the Gewinn's candidate a real commit; `tampered` turns
-/// T-0004's Abgelehnt into a Gewinn after it was chained.
+/// T-0004's Abgelehnt into a Gewinn after it was chained and adds an unreadable T-0006.
 fn fixture(tampered: bool) -> (FixtureRepo, String) {
     let repo = FixtureRepo::new();
     let commit = repo
@@ -57,6 +57,7 @@ fn fixture(tampered: bool) -> (FixtureRepo, String) {
             text.replace("verdict: abgelehnt\n", "verdict: gewinn\n"),
         )
         .unwrap();
+        std::fs::write(dir.join("T-0006.yaml"), "id: T-0006\nverdict: [<b>broken\n").unwrap();
     }
     (repo, commit)
 }
@@ -94,18 +95,23 @@ fn exit_status_is_0_for_a_sound_register_and_1_for_a_broken_one() {
     let output = site(broken.path(), &out, &["--json"]);
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!((&report["ok"], &report["n"]), (&json!(false), &json!(5)));
+    assert_eq!((&report["ok"], &report["n"]), (&json!(false), &json!(6)));
     let files: BTreeSet<&str> = report["errors"]
         .as_array()
         .unwrap()
         .iter()
         .map(|finding| finding["file"].as_str().unwrap())
         .collect();
-    assert_eq!(files, BTreeSet::from(["T-0004.yaml", "T-0005.yaml"]));
+    assert_eq!(
+        files,
+        BTreeSet::from(["T-0004.yaml", "T-0005.yaml", "T-0006.yaml"])
+    );
     let page = std::fs::read_to_string(out.join("T-0004.html")).unwrap();
     assert!(
         page.contains("Fails verification") && page.contains("does not follow from the evidence")
     );
+    let unreadable = std::fs::read_to_string(out.join("T-0006.html")).unwrap();
+    assert!(unreadable.contains("Cannot be read") && unreadable.contains("[&lt;b&gt;broken"));
 }
 
 #[test]
@@ -243,10 +249,12 @@ fn the_site_works_in_a_real_browser() {
         .iter()
         .map(|page| page.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
-    let expected: BTreeSet<String> = ["index", "T-0001", "T-0002", "T-0003", "T-0004", "T-0005"]
-        .iter()
-        .map(|name| format!("{name}.html"))
-        .collect();
+    let expected: BTreeSet<String> = [
+        "index", "T-0001", "T-0002", "T-0003", "T-0004", "T-0005", "T-0006",
+    ]
+    .iter()
+    .map(|name| format!("{name}.html"))
+    .collect();
     assert_eq!(pages, expected);
 
     // The index: every entry newest first, the tampered ones marked, the subject as text.
@@ -257,6 +265,7 @@ fn the_site_works_in_a_real_browser() {
     assert_eq!(
         rows,
         json!([
+            ["T-0006", "false"],
             ["T-0005", "false"],
             ["T-0004", "false"],
             ["T-0003", "true"],
