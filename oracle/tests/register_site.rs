@@ -1,8 +1,10 @@
 //! `oracle register site`: its exit statuses, and the site it writes opened in a real headless
 //! browser (Debian's `chromium`, driven by `chromedriver` over its plain HTTP JSON API).
 //!
-//! The browser test skips with a loud message when chromium or chromedriver is missing, and
-//! fails instead under CI (`CI` set), where `.ci/run` installs them. With
+//! The browser is `$ORACLE_CHROMIUM` or the first of chromium, chromium-browser, google-chrome on
+//! `PATH`; the driver `$ORACLE_CHROMEDRIVER`, chromedriver on `PATH` or in `$CHROMEWEBDRIVER`.
+//! The browser test skips with a loud message when either is missing, and fails instead under
+//! CI (`CI` set), where `.ci/run` installs them. With
 //! `ORACLE_SITE_SCREENSHOTS=DIR` it also copies its screenshots there:
 //! `ORACLE_SITE_SCREENSHOTS=$PWD/docs cargo test -p oracle --test register_site` refreshes
 //! `docs/site-index.png` and `docs/site-entry.png`.
@@ -352,15 +354,25 @@ impl Driver {
     /// Starts chromedriver and a session, or explains loudly why the browser test is skipped
     /// (and fails under CI, which installs both).
     fn start() -> Option<Self> {
-        let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
-            .into_iter()
-            .find(|path| Path::new(path).is_file());
-        let chromedriver = Path::new("/usr/bin/chromedriver");
-        let (Some(chromium), true) = (chromium, chromedriver.is_file()) else {
+        let chromium = program(
+            "ORACLE_CHROMIUM",
+            &["chromium", "chromium-browser", "google-chrome"],
+        );
+        // GitHub's runner images keep their driver in $CHROMEWEBDRIVER.
+        let chromedriver = program("ORACLE_CHROMEDRIVER", &["chromedriver"]).or_else(|| {
+            std::env::var_os("CHROMEWEBDRIVER")
+                .map(|dir| PathBuf::from(dir).join("chromedriver"))
+                .filter(|path| path.is_file())
+        });
+        let (Some(chromium), Some(chromedriver)) = (chromium, chromedriver) else {
             let message = "chromium and chromedriver are needed for the browser test of the \
                            register site (apt-get install chromium chromium-driver)";
             assert!(std::env::var_os("CI").is_none(), "{message}");
-            eprintln!("\n*** SKIPPED the_site_works_in_a_real_browser: {message} ***\n");
+            // Written to the stream itself: the test harness captures `eprintln!`.
+            let _ = writeln!(
+                std::io::stderr(),
+                "\n*** SKIPPED the_site_works_in_a_real_browser: {message} ***\n"
+            );
             return None;
         };
         let port = TcpListener::bind("127.0.0.1:0")
@@ -368,7 +380,7 @@ impl Driver {
             .local_addr()
             .unwrap()
             .port();
-        let process = Command::new(chromedriver)
+        let process = Command::new(&chromedriver)
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -519,6 +531,19 @@ impl Drop for Driver {
         let _ = self.process.kill();
         let _ = self.process.wait();
     }
+}
+
+/// The program named by environment variable `variable`, else the first of `names` on `PATH`.
+fn program(variable: &str, names: &[&str]) -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os(variable) {
+        return Some(PathBuf::from(path));
+    }
+    let path = std::env::var_os("PATH")?;
+    names.iter().find_map(|name| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(name))
+            .find(|candidate| candidate.is_file())
+    })
 }
 
 /// Decodes standard base64 (as WebDriver returns screenshots).
