@@ -34,6 +34,8 @@ const SHOWN_FIELDS: &[&str] = &[
     "proof",
     "stages",
     "loss_budget",
+    // Shown in the binding section when an entry records it.
+    "isolation",
 ];
 
 /// Stage fields the stage table shows; others are listed after it.
@@ -374,9 +376,25 @@ fn entry_sections(html: &mut String, site: &Site, view: &EntryView, entry: &Entr
             format!("<code>{}</code>", entry.constitution_sha256),
         ),
     ];
-    rows.extend(binary_rows(site, "candidate", &entry.candidate));
+    rows.extend(binary_rows(
+        site,
+        [
+            "candidate commit",
+            "candidate tree",
+            "candidate binary sha256",
+        ],
+        &entry.candidate,
+    ));
     if let Some(predecessor) = &entry.predecessor {
-        rows.extend(binary_rows(site, "predecessor", predecessor));
+        rows.extend(binary_rows(
+            site,
+            [
+                "predecessor commit",
+                "predecessor tree",
+                "predecessor binary sha256",
+            ],
+            predecessor,
+        ));
     }
     if let Some(isolation) = field("isolation") {
         rows.push(("isolation", value_html(isolation)));
@@ -451,48 +469,22 @@ fn entry_sections(html: &mut String, site: &Site, view: &EntryView, entry: &Entr
             ("limit", format!("{:.4} nElo", budget.limit)),
         ],
     );
-    if let Some(Value::Mapping(map)) = &raw {
-        let extra: Vec<(String, String)> = map
-            .iter()
-            .filter_map(|(key, value)| {
-                let key = key.as_str()?;
-                (!SHOWN_FIELDS.contains(&key) && key != "isolation")
-                    .then(|| (esc(key), value_html(value)))
-            })
-            .collect();
-        if !extra.is_empty() {
-            let rows: Vec<(&str, String)> = extra
-                .iter()
-                .map(|(key, value)| (key.as_str(), value.clone()))
-                .collect();
-            table(html, "Further fields", &rows);
-        }
+    let further = unshown_fields(raw.as_ref(), SHOWN_FIELDS);
+    if !further.is_empty() {
+        table(html, "Further fields", &further);
     }
 }
 
 /// Rows for one engine binary.
 fn binary_rows(
     site: &Site,
-    role: &'static str,
+    [commit, tree, sha256]: [&'static str; 3],
     binary: &BinaryRecord,
-) -> Vec<(&'static str, String)> {
-    let label = |what: &'static str| -> &'static str {
-        match (role, what) {
-            ("candidate", "commit") => "candidate commit",
-            ("candidate", "tree") => "candidate tree",
-            ("candidate", _) => "candidate binary sha256",
-            (_, "commit") => "predecessor commit",
-            (_, "tree") => "predecessor tree",
-            _ => "predecessor binary sha256",
-        }
-    };
-    vec![
-        (label("commit"), commit_link(site, binary.commit.as_str())),
-        (label("tree"), format!("<code>{}</code>", binary.tree)),
-        (
-            label("sha256"),
-            format!("<code>{}</code>", binary.binary_sha256),
-        ),
+) -> [(&'static str, String); 3] {
+    [
+        (commit, commit_link(site, binary.commit.as_str())),
+        (tree, format!("<code>{}</code>", binary.tree)),
+        (sha256, format!("<code>{}</code>", binary.binary_sha256)),
     ]
 }
 
@@ -511,7 +503,7 @@ fn stage_section(html: &mut String, number: usize, stage: &StageRecord, raw: Opt
         let figure = render_stage_svg(number, &stage_report(stage));
         let _ = writeln!(html, "<figure class=\"chart\">{figure}</figure>");
     }
-    let mut rows = vec![
+    let rows = [
         ("time control", esc(&stage.tc.to_string())),
         (
             "book",
@@ -557,23 +549,25 @@ fn stage_section(html: &mut String, number: usize, stage: &StageRecord, raw: Opt
                 .map_or_else(|| "—".to_owned(), |hash| format!("<code>{hash}</code>")),
         ),
     ];
-    let extra: Vec<(String, String)> = raw
-        .and_then(Value::as_mapping)
-        .map(|map| {
-            map.iter()
-                .filter_map(|(key, value)| {
-                    let key = key.as_str()?;
-                    (!SHOWN_STAGE_FIELDS.contains(&key)).then(|| (esc(key), value_html(value)))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    rows.extend(
-        extra
-            .iter()
-            .map(|(key, value)| (key.as_str(), value.clone())),
-    );
+    let rows: Vec<(String, String)> = rows
+        .into_iter()
+        .map(|(label, value)| (label.to_owned(), value))
+        .chain(unshown_fields(raw, SHOWN_STAGE_FIELDS))
+        .collect();
     let _ = writeln!(html, "{}</section>", rows_table(&rows));
+}
+
+/// The fields of a mapping that no section shows (ones a newer oracle records), generically.
+fn unshown_fields(value: Option<&Value>, shown: &[&str]) -> Vec<(String, String)> {
+    value
+        .and_then(Value::as_mapping)
+        .into_iter()
+        .flatten()
+        .filter_map(|(key, value)| {
+            let key = key.as_str()?;
+            (!shown.contains(&key)).then(|| (esc(key), value_html(value)))
+        })
+        .collect()
 }
 
 /// The report's view of a recorded stage: the register keeps the final LLR only, so that is
@@ -627,8 +621,6 @@ fn value_html(value: &Value) -> String {
                     )
                 })
                 .collect();
-            let rows: Vec<(&str, String)> =
-                rows.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
             rows_table(&rows)
         }
         Value::Tagged(tagged) => format!(
@@ -640,7 +632,7 @@ fn value_html(value: &Value) -> String {
 }
 
 /// A section with a heading and a two-column table (values are already HTML).
-fn table(html: &mut String, title: &str, rows: &[(&str, String)]) {
+fn table(html: &mut String, title: &str, rows: &[(impl AsRef<str>, String)]) {
     let _ = writeln!(
         html,
         "<section><h2>{title}</h2>{}</section>",
@@ -649,10 +641,14 @@ fn table(html: &mut String, title: &str, rows: &[(&str, String)]) {
 }
 
 /// A two-column table of (label, HTML value).
-fn rows_table(rows: &[(&str, String)]) -> String {
+fn rows_table(rows: &[(impl AsRef<str>, String)]) -> String {
     let mut table = String::from("<div class=\"scroll\"><table class=\"kv\">");
     for (label, value) in rows {
-        let _ = write!(table, "<tr><th>{label}</th><td>{value}</td></tr>");
+        let _ = write!(
+            table,
+            "<tr><th>{}</th><td>{value}</td></tr>",
+            label.as_ref()
+        );
     }
     table.push_str("</table></div>");
     table
@@ -698,6 +694,22 @@ mod tests {
     fn intervals_are_plus_minus_when_symmetric() {
         assert_eq!(nelo_interval(2.0, [-1.0, 5.0]), "+2.0 ± 3.0");
         assert_eq!(nelo_interval(2.0, [-1.0, 9.0]), "+2.0 [-1.0, +9.0]");
+    }
+
+    #[test]
+    fn fields_no_section_shows_are_listed() {
+        let value: Value =
+            serde_norway::from_str("name: short\nfaults: [0, 2]\nllr: 1.5\nconfirmation: null")
+                .unwrap();
+        let further = unshown_fields(Some(&value), SHOWN_STAGE_FIELDS);
+        assert_eq!(
+            further,
+            [
+                ("faults".to_owned(), "[0, 2]".to_owned()),
+                ("confirmation".to_owned(), "—".to_owned())
+            ]
+        );
+        assert!(unshown_fields(None, SHOWN_FIELDS).is_empty());
     }
 
     #[test]
