@@ -10,6 +10,7 @@ pub mod governance;
 pub mod play;
 pub mod proof;
 pub mod report;
+pub mod site;
 pub mod stats;
 pub mod tablebase;
 pub mod tune;

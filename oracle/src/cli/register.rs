@@ -1,4 +1,4 @@
-//! `oracle register verify | show | append | replay | genesis`: the audit tools.
+//! `oracle register verify | show | append | replay | genesis | site`: the audit tools.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -15,6 +15,7 @@ use oracle::governance::hash::{GitId, Sha256Hex};
 use oracle::governance::register::{self, AppendError, Audit, GenesisRecord};
 use oracle::governance::replay::replay_statistics;
 use oracle::governance::timestamp::Timestamp;
+use oracle::site::SiteOptions;
 
 /// Arguments of `oracle register`.
 #[derive(Debug, Args)]
@@ -56,6 +57,18 @@ enum RegisterCommand {
         /// Only recompute the statistics and the verdict (no rebuild, no engine runs).
         #[arg(long)]
         statistics_only: bool,
+        #[command(flatten)]
+        repo: RepoArgs,
+    },
+    /// Write the register as a static web site (index, progress chart, a page per entry);
+    /// exit 1 when the register does not verify (the site is written all the same).
+    Site {
+        /// Directory of the site; replaced as a whole when it holds an earlier site.
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// URL the site is served at, for canonical links (links between pages stay relative).
+        #[arg(long, value_name = "URL")]
+        base_url: Option<String>,
         #[command(flatten)]
         repo: RepoArgs,
     },
@@ -109,6 +122,11 @@ pub fn run(args: RegisterArgs) -> anyhow::Result<ExitCode> {
             statistics_only,
             repo,
         } => replay(&repo, &id, statistics_only),
+        RegisterCommand::Site {
+            out,
+            base_url,
+            repo,
+        } => site(&repo, out, base_url),
         RegisterCommand::Genesis {
             commit,
             tree,
@@ -291,6 +309,46 @@ fn replay(repo: &RepoArgs, id: &str, statistics_only: bool) -> anyhow::Result<Ex
         );
     }
     Ok(status(ok))
+}
+
+/// `register site`.
+fn site(repo: &RepoArgs, out: PathBuf, base_url: Option<String>) -> anyhow::Result<ExitCode> {
+    let summary = oracle::site::build(&SiteOptions {
+        repo: repo.repo.clone(),
+        out: out.clone(),
+        base_url,
+    })?;
+    if repo.json {
+        let report = json!({
+            "ok": summary.verified(),
+            "n": summary.count,
+            "head": summary.head,
+            "errors": summary.findings,
+            "out": out,
+            "files": summary.files,
+        });
+        println!("{report}");
+    } else {
+        for finding in &summary.findings {
+            println!("{}: {}", finding.file, finding.message);
+        }
+        println!(
+            "site {}: {} files, head={} n={}{}",
+            out.display(),
+            summary.files,
+            summary.head,
+            summary.count,
+            if summary.verified() {
+                String::new()
+            } else {
+                format!(
+                    " (register verify: {} problem(s), marked on the site)",
+                    summary.findings.len()
+                )
+            }
+        );
+    }
+    Ok(status(summary.verified()))
 }
 
 /// `register genesis`.

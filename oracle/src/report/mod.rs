@@ -9,7 +9,7 @@ mod svg;
 
 pub use markdown::render_markdown;
 use serde::{Deserialize, Serialize};
-pub use svg::render_svg;
+pub use svg::{render_stage_svg, render_svg};
 
 use crate::governance::entry::{IsolationRecord, StageFaults};
 
@@ -126,6 +126,15 @@ impl StageReport {
     pub fn pairs(&self) -> u64 {
         self.pentanomial.iter().sum()
     }
+}
+
+/// Escapes text for HTML or SVG content and double-quoted attribute values.
+#[must_use]
+pub fn escape_markup(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// Shortens a commit id for display.

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::markdown::state_text;
-use super::{RunReport, StageReport, short};
+use super::{RunReport, StageReport, escape_markup as escape, short};
 
 const WIDTH: f64 = 760.0;
 const PANEL: f64 = 230.0;
@@ -59,12 +59,7 @@ impl Scale {
 /// Renders the whole report's figures as one SVG document.
 pub fn render_svg(report: &RunReport) -> String {
     let height = HEADER + PANEL * report.stages.len().max(1) as f64;
-    let mut svg = String::new();
-    let _ = writeln!(
-        svg,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="11">"#
-    );
-    let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    let mut svg = open_svg(height);
     let verdict = report.verdict.as_deref().unwrap_or("no verdict");
     let _ = writeln!(
         svg,
@@ -89,6 +84,26 @@ pub fn render_svg(report: &RunReport) -> String {
         svg.push_str("</g>\n");
     }
     svg.push_str("</svg>\n");
+    svg
+}
+
+/// Renders one stage's panel (LLR against its bounds, nElo interval, pentanomial bars) as a
+/// standalone SVG document, for pages that show stages one by one.
+pub fn render_stage_svg(number: usize, stage: &StageReport) -> String {
+    let mut svg = open_svg(PANEL);
+    stage_panel(&mut svg, number, stage);
+    svg.push_str("</svg>\n");
+    svg
+}
+
+/// The opening tag and white background of an SVG document `height` pixels tall.
+fn open_svg(height: f64) -> String {
+    let mut svg = String::new();
+    let _ = writeln!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="11">"#
+    );
+    let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
     svg
 }
 
@@ -136,22 +151,34 @@ fn llr_chart(svg: &mut String, s: &StageReport) {
             yy + 4.0
         );
     }
-    let points: Vec<String> = s
-        .llr_path
-        .iter()
-        .map(|&(pairs, llr)| format!("{:.1},{:.1}", x.at(pairs as f64), y.at(llr)))
-        .collect();
+    // A single point is a final LLR without the looks that led to it (the register keeps only
+    // the end): drawn as a dot, never as a line that would invent a path.
+    let caption = if let [(pairs, llr)] = s.llr_path[..] {
+        let _ = writeln!(
+            svg,
+            r##"<circle cx="{:.1}" cy="{:.1}" r="4" fill="#1f5fbf"/>"##,
+            x.at(pairs as f64),
+            y.at(llr)
+        );
+        format!("final LLR {llr:.2} after {pairs} pairs (no path recorded)")
+    } else {
+        let points: Vec<String> = s
+            .llr_path
+            .iter()
+            .map(|&(pairs, llr)| format!("{:.1},{:.1}", x.at(pairs as f64), y.at(llr)))
+            .collect();
+        let _ = writeln!(
+            svg,
+            r##"<polyline points="{}" fill="none" stroke="#1f5fbf" stroke-width="2"/>"##,
+            points.join(" ")
+        );
+        format!("LLR over {} pairs", s.pairs())
+    };
     let _ = writeln!(
         svg,
-        r##"<polyline points="{}" fill="none" stroke="#1f5fbf" stroke-width="2"/>"##,
-        points.join(" ")
-    );
-    let _ = writeln!(
-        svg,
-        r#"<text x="{}" y="{}" text-anchor="middle">LLR over {} pairs</text>"#,
+        r#"<text x="{}" y="{}" text-anchor="middle">{caption}</text>"#,
         b.x + b.w / 2.0,
         b.y + b.h + 16.0,
-        s.pairs()
     );
 }
 
@@ -253,13 +280,6 @@ fn frame(svg: &mut String, b: Box2) {
     );
 }
 
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,6 +299,19 @@ mod tests {
         // The path ends above the upper bound: it crossed H1.
         assert!(y.at(3.1) < y.at(stage.upper));
         assert!((y.at(-2.944 - pad) - (b.y + b.h)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_final_llr_alone_is_a_dot_not_a_path() {
+        let mut stage = fixtures::accepted().stages[0].clone();
+        stage.llr_path = vec![(24, 3.1)];
+        let svg = render_stage_svg(1, &stage);
+        assert!(
+            svg.contains("<circle") && !svg.contains("<polyline"),
+            "{svg}"
+        );
+        assert!(svg.contains("final LLR 3.10 after 24 pairs"), "{svg}");
+        assert!(svg.contains(r#"height="230""#), "{svg}");
     }
 
     #[test]

@@ -1,0 +1,573 @@
+//! `oracle register site`: its exit statuses, and the site it writes opened in a real headless
+//! browser (Debian's `chromium`, driven by `chromedriver` over its plain HTTP JSON API).
+//!
+//! The browser is `$ORACLE_CHROMIUM` or the first of chromium, chromium-browser, google-chrome on
+//! `PATH`; the driver `$ORACLE_CHROMEDRIVER`, chromedriver on `PATH` or in `$CHROMEWEBDRIVER`.
+//! The browser test skips with a loud message when either is missing, and fails instead under
+//! CI (`CI` set), where `.ci/run` installs them. With
+//! `ORACLE_SITE_SCREENSHOTS=DIR` it also copies its screenshots there:
+//! `ORACLE_SITE_SCREENSHOTS=$PWD/docs cargo test -p oracle --test register_site` refreshes
+//! `docs/site-index.png` and `docs/site-entry.png`.
+
+mod build_support;
+mod register_fixture;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use build_support::FixtureRepo;
+use oracle::governance::hash::GitId;
+use register_fixture::{chain, oracle_at, sample_entries, stdout, write_fixture};
+use serde_json::{Value, json};
+
+/// The Gewinn's commit subject: markup that must reach the page as text, never as markup.
+const HOSTILE_SUBJECT: &str =
+    "search: <script>alert(\"x\")</script> & <img src=x onerror=alert(1)> LMR";
+
+/// The fixture's `origin`, whose web form commits link to.
+const FORGE: &str = "https://github.com/coherent/engine";
+
+/// A git repository with the fixture constitution and the five sample entries (genesis,
+/// Gewinn, Korrektur, two Abgelehnt), the Gewinn's candidate a real commit; `tampered` turns
+/// T-0004's Abgelehnt into a Gewinn after it was chained and adds an unreadable T-0006.
+fn fixture(tampered: bool) -> (FixtureRepo, String) {
+    let repo = FixtureRepo::new();
+    let commit = repo
+        .commit(&[("README", "the engine\n")], HOSTILE_SUBJECT)
+        .to_string();
+    repo.repo
+        .remote("origin", "git@github.com:coherent/engine.git")
+        .unwrap();
+    write_fixture(repo.path());
+    let mut entries = sample_entries();
+    entries[1].candidate.commit = GitId::try_from(commit.clone()).unwrap();
+    let dir = repo.path().join("register");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, bytes) in chain(&entries) {
+        std::fs::write(dir.join(name), bytes).unwrap();
+    }
+    if tampered {
+        let file = dir.join("T-0004.yaml");
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains("verdict: abgelehnt\n"));
+        std::fs::write(
+            &file,
+            text.replace("verdict: abgelehnt\n", "verdict: gewinn\n"),
+        )
+        .unwrap();
+        std::fs::write(dir.join("T-0006.yaml"), "id: T-0006\nverdict: [<b>broken\n").unwrap();
+    }
+    (repo, commit)
+}
+
+/// `oracle register site --out OUT ARGS… --repo ROOT`.
+fn site(root: &Path, out: &Path, args: &[&str]) -> Output {
+    let mut all = vec!["register", "site", "--out", out.to_str().unwrap()];
+    all.extend_from_slice(args);
+    oracle_at(root, &all)
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn exit_status_is_0_for_a_sound_register_and_1_for_a_broken_one() {
+    let (sound, commit) = fixture(false);
+    let out = sound.path().join("public/site");
+    let output = site(sound.path(), &out, &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stdout(&output).contains("n=5"), "{}", stdout(&output));
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(index.contains("data-verified=\"true\""));
+    // The subject is text on the page: escaped, no element of its own.
+    assert!(
+        index.contains("search: &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;img"),
+        "{index}"
+    );
+    assert!(!index.contains("<script") && !index.contains("<img"));
+    assert!(index.contains(&format!("href=\"{FORGE}/commit/{commit}\"")));
+
+    let (broken, _) = fixture(true);
+    let out = broken.path().join("site");
+    let output = site(broken.path(), &out, &["--json"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!((&report["ok"], &report["n"]), (&json!(false), &json!(6)));
+    let files: BTreeSet<&str> = report["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|finding| finding["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        BTreeSet::from(["T-0004.yaml", "T-0005.yaml", "T-0006.yaml"])
+    );
+    let page = std::fs::read_to_string(out.join("T-0004.html")).unwrap();
+    assert!(
+        page.contains("Fails verification") && page.contains("does not follow from the evidence")
+    );
+    let unreadable = std::fs::read_to_string(out.join("T-0006.html")).unwrap();
+    assert!(unreadable.contains("Cannot be read") && unreadable.contains("[&lt;b&gt;broken"));
+}
+
+#[test]
+fn bad_arguments_exit_2_and_leave_out_untouched() {
+    let (repo, _) = fixture(false);
+    let missing_out = oracle_at(repo.path(), &["register", "site"]);
+    assert_eq!(missing_out.status.code(), Some(2));
+    assert!(stderr(&missing_out).contains("--out"));
+
+    let plain = tempfile::tempdir().unwrap();
+    write_fixture(plain.path());
+    let output = site(plain.path(), &plain.path().join("site"), &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("not a git repository"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!plain.path().join("site").exists());
+
+    // Under a regular file nothing can be created, even by root.
+    let file = repo.path().join("constitution/constitution.yaml");
+    let output = site(repo.path(), &file.join("site"), &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("--out"), "{}", stderr(&output));
+
+    let foreign = repo.path().join("notes");
+    std::fs::create_dir(&foreign).unwrap();
+    std::fs::write(foreign.join("todo.txt"), "keep me").unwrap();
+    let output = site(repo.path(), &foreign, &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("not a site"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(
+        std::fs::read_to_string(foreign.join("todo.txt")).unwrap(),
+        "keep me"
+    );
+
+    let output = site(
+        repo.path(),
+        &repo.path().join("site"),
+        &["--base-url", "javascript:alert(1)"],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("--base-url"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!repo.path().join("site").exists());
+}
+
+#[test]
+fn the_site_works_in_a_real_browser() {
+    let Some(driver) = Driver::start() else {
+        return;
+    };
+    let (repo, _) = fixture(true);
+    let out = repo.path().join("site");
+    let output = site(
+        repo.path(),
+        &out,
+        &["--base-url", "https://coherent.example/register"],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let out = out.canonicalize().unwrap();
+
+    // Crawl every page reachable from the index; each must load without a console error and
+    // every link must resolve to a file of the site (with its anchor) or to the forge.
+    let mut queue = vec![out.join("index.html")];
+    let mut visited = BTreeSet::new();
+    let mut anchors: BTreeMap<PathBuf, BTreeSet<String>> = BTreeMap::new();
+    let mut wanted: Vec<(PathBuf, String, PathBuf)> = Vec::new();
+    while let Some(page) = queue.pop() {
+        if !visited.insert(page.clone()) {
+            continue;
+        }
+        driver.open(&page);
+        let errors: Vec<Value> = driver
+            .logs()
+            .into_iter()
+            .filter(|entry| entry["level"] == "SEVERE")
+            .collect();
+        assert!(errors.is_empty(), "{}: {errors:?}", page.display());
+        assert_eq!(
+            driver.script("return document.scripts.length"),
+            json!(0),
+            "{}: the site has no scripts",
+            page.display()
+        );
+        let ids = driver.script("return Array.from(document.querySelectorAll('[id]'), e => e.id)");
+        anchors.insert(
+            page.clone(),
+            strings(&ids).into_iter().collect::<BTreeSet<_>>(),
+        );
+        let links = driver.script(
+            "return Array.from(document.querySelectorAll('[href],[src]'), e => e.href || e.src)",
+        );
+        for link in strings(&links) {
+            if let Some(local) = link.strip_prefix("file://") {
+                let (path, fragment) = local.split_once('#').unwrap_or((local, ""));
+                let target = PathBuf::from(path);
+                assert!(target.is_file(), "{}: broken link {link}", page.display());
+                assert!(
+                    target.starts_with(&out),
+                    "{}: link out of the site {link}",
+                    page.display()
+                );
+                if !fragment.is_empty() {
+                    wanted.push((target.clone(), fragment.to_owned(), page.clone()));
+                }
+                if target.extension().is_some_and(|ext| ext == "html") {
+                    queue.push(target);
+                }
+            } else {
+                let known = link.starts_with(FORGE)
+                    || link.starts_with("https://coherent.example/register/")
+                    || link == "data:,";
+                assert!(known, "{}: unexpected link {link}", page.display());
+            }
+        }
+    }
+    for (target, fragment, from) in wanted {
+        assert!(
+            anchors[&target].contains(&fragment),
+            "{}: no #{fragment} in {}",
+            from.display(),
+            target.display()
+        );
+    }
+    let pages: BTreeSet<String> = visited
+        .iter()
+        .map(|page| page.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let expected: BTreeSet<String> = [
+        "index", "T-0001", "T-0002", "T-0003", "T-0004", "T-0005", "T-0006",
+    ]
+    .iter()
+    .map(|name| format!("{name}.html"))
+    .collect();
+    assert_eq!(pages, expected);
+
+    // The index: every entry newest first, the tampered ones marked, the subject as text.
+    driver.open(&out.join("index.html"));
+    let rows = driver.script(
+        "return Array.from(document.querySelectorAll('tr[data-entry]'), r => [r.dataset.entry, r.dataset.verified])",
+    );
+    assert_eq!(
+        rows,
+        json!([
+            ["T-0006", "false"],
+            ["T-0005", "false"],
+            ["T-0004", "false"],
+            ["T-0003", "true"],
+            ["T-0002", "true"],
+            ["T-0001", "true"]
+        ])
+    );
+    assert_eq!(
+        driver.script("return document.getElementById('status').dataset.verified"),
+        json!("false")
+    );
+    assert_eq!(
+        driver.script("return document.querySelector('#row-T-0002 .subject').textContent"),
+        json!(HOSTILE_SUBJECT)
+    );
+    assert_nonzero(&driver, "svg.progress", 1);
+    let index_png = driver.screenshot_page(1280);
+
+    // An entry page: one figure per stage, drawn with a real size.
+    driver.open(&out.join("T-0002.html"));
+    assert_nonzero(&driver, "figure.chart svg", 2);
+    assert_eq!(
+        driver.script(
+            "return document.querySelector('pre.yaml').textContent.startsWith('id: T-0002')"
+        ),
+        json!(true)
+    );
+    let entry_png = driver.screenshot_page(1000);
+
+    driver.open(&out.join("T-0004.html"));
+    assert_eq!(
+        driver.script("return document.querySelector('h1').dataset.verified"),
+        json!("false")
+    );
+    let problems = driver.script("return document.getElementById('problems').textContent");
+    assert!(
+        problems
+            .as_str()
+            .unwrap()
+            .contains("does not follow from the evidence"),
+        "{problems}"
+    );
+
+    if let Some(dir) = std::env::var_os("ORACLE_SITE_SCREENSHOTS") {
+        let dir = PathBuf::from(dir);
+        std::fs::write(dir.join("site-index.png"), &index_png).unwrap();
+        std::fs::write(dir.join("site-entry.png"), &entry_png).unwrap();
+    }
+}
+
+/// Asserts that `count` elements match `selector` and each is laid out with a non-zero size.
+fn assert_nonzero(driver: &Driver, selector: &str, count: usize) {
+    let sizes = driver.script(&format!(
+        "return Array.from(document.querySelectorAll('{selector}'), e => {{ const r = e.getBoundingClientRect(); return [r.width, r.height]; }})"
+    ));
+    let sizes = sizes.as_array().unwrap();
+    assert_eq!(sizes.len(), count, "{selector}: {sizes:?}");
+    for size in sizes {
+        assert!(
+            size[0].as_f64().unwrap() > 50.0 && size[1].as_f64().unwrap() > 50.0,
+            "{selector}: {size}"
+        );
+    }
+}
+
+/// The strings of a JSON array.
+fn strings(value: &Value) -> Vec<String> {
+    value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item.as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// A chromedriver process with one headless chromium session.
+struct Driver {
+    process: Child,
+    port: u16,
+    session: String,
+}
+
+impl Driver {
+    /// Starts chromedriver and a session, or explains loudly why the browser test is skipped
+    /// (and fails under CI, which installs both).
+    fn start() -> Option<Self> {
+        let chromium = program(
+            "ORACLE_CHROMIUM",
+            &["chromium", "chromium-browser", "google-chrome"],
+        );
+        // GitHub's runner images keep their driver in $CHROMEWEBDRIVER.
+        let chromedriver = program("ORACLE_CHROMEDRIVER", &["chromedriver"]).or_else(|| {
+            std::env::var_os("CHROMEWEBDRIVER")
+                .map(|dir| PathBuf::from(dir).join("chromedriver"))
+                .filter(|path| path.is_file())
+        });
+        let (Some(chromium), Some(chromedriver)) = (chromium, chromedriver) else {
+            let message = "chromium and chromedriver are needed for the browser test of the \
+                           register site (apt-get install chromium chromium-driver)";
+            assert!(std::env::var_os("CI").is_none(), "{message}");
+            // Written to the stream itself: the test harness captures `eprintln!`.
+            let _ = writeln!(
+                std::io::stderr(),
+                "\n*** SKIPPED the_site_works_in_a_real_browser: {message} ***\n"
+            );
+            return None;
+        };
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let process = Command::new(&chromedriver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut driver = Self {
+            process,
+            port,
+            session: String::new(),
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "chromedriver did not start");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let created = driver.call(
+            "POST",
+            "/session",
+            &json!({ "capabilities": { "alwaysMatch": {
+                "goog:chromeOptions": {
+                    "binary": chromium,
+                    // Tests run as root in CI containers, where chromium refuses to start
+                    // with its sandbox: --no-sandbox is required there.
+                    "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                             "--disable-dev-shm-usage", "--hide-scrollbars",
+                             "--force-color-profile=srgb", "--window-size=1280,900"]
+                },
+                "goog:loggingPrefs": { "browser": "ALL" }
+            }}}),
+        );
+        driver.session = created["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no chromium session: {created}"))
+            .to_owned();
+        Some(driver)
+    }
+
+    /// One WebDriver command; returns its `value`.
+    fn call(&self, method: &str, path: &str, body: &Value) -> Value {
+        let body = if method == "GET" || method == "DELETE" {
+            String::new()
+        } else {
+            body.to_string()
+        };
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(120)))
+            .unwrap();
+        write!(
+            stream,
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            self.port,
+            body.len()
+        )
+        .unwrap();
+        // chromedriver keeps the connection open: read exactly Content-Length bytes.
+        let mut reader = BufReader::new(stream);
+        let mut length = 0;
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some((name, value)) = line.split_once(':')
+                && name.eq_ignore_ascii_case("content-length")
+            {
+                length = value.trim().parse().unwrap();
+            }
+        }
+        let mut payload = vec![0; length];
+        reader.read_exact(&mut payload).unwrap();
+        let reply: Value = serde_json::from_slice(&payload).unwrap();
+        assert!(
+            reply["value"]["error"].is_null(),
+            "{method} {path}: {reply}"
+        );
+        reply["value"].clone()
+    }
+
+    /// A session command.
+    fn session_call(&self, method: &str, path: &str, body: &Value) -> Value {
+        self.call(method, &format!("/session/{}{path}", self.session), body)
+    }
+
+    /// Loads a local file.
+    fn open(&self, file: &Path) {
+        self.session_call(
+            "POST",
+            "/url",
+            &json!({ "url": format!("file://{}", file.display()) }),
+        );
+    }
+
+    /// Runs `script` in the page and returns its result.
+    fn script(&self, script: &str) -> Value {
+        self.session_call(
+            "POST",
+            "/execute/sync",
+            &json!({ "script": script, "args": [] }),
+        )
+    }
+
+    /// The browser log since the last call (console messages and failed loads).
+    fn logs(&self) -> Vec<Value> {
+        self.session_call("POST", "/se/log", &json!({ "type": "browser" }))
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// A PNG of the whole page at `width` pixels.
+    fn screenshot_page(&self, width: u64) -> Vec<u8> {
+        self.session_call(
+            "POST",
+            "/window/rect",
+            &json!({ "width": width, "height": 900 }),
+        );
+        let height = self
+            .script("return document.documentElement.scrollHeight")
+            .as_u64()
+            .unwrap();
+        self.session_call(
+            "POST",
+            "/window/rect",
+            &json!({ "width": width, "height": height + 20 }),
+        );
+        let encoded = self.session_call("GET", "/screenshot", &Value::Null);
+        let png = base64_decode(encoded.as_str().unwrap());
+        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 10_000);
+        png
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        if !self.session.is_empty() {
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                self.call(
+                    "DELETE",
+                    &format!("/session/{}", self.session),
+                    &Value::Null,
+                )
+            }));
+        }
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+/// The program named by environment variable `variable`, else the first of `names` on `PATH`.
+fn program(variable: &str, names: &[&str]) -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os(variable) {
+        return Some(PathBuf::from(path));
+    }
+    let path = std::env::var_os("PATH")?;
+    names.iter().find_map(|name| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(name))
+            .find(|candidate| candidate.is_file())
+    })
+}
+
+/// Decodes standard base64 (as WebDriver returns screenshots).
+fn base64_decode(text: &str) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(text.len() / 4 * 3);
+    let (mut buffer, mut bits) = (0_u32, 0);
+    for c in text
+        .bytes()
+        .filter(|&c| c != b'=' && !c.is_ascii_whitespace())
+    {
+        let value = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => panic!("not base64: {c}"),
+        };
+        buffer = (buffer << 6) | u32::from(value);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            bytes.push((buffer >> bits) as u8);
+        }
+    }
+    bytes
+}
