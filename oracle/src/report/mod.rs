@@ -11,7 +11,7 @@ pub use markdown::render_markdown;
 use serde::{Deserialize, Serialize};
 pub use svg::{render_stage_svg, render_svg};
 
-use crate::governance::entry::{IsolationRecord, StageFaults};
+use crate::governance::entry::{IsolationRecord, StageFaults, StageRecord};
 
 /// Everything a report shows about one run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -102,9 +102,9 @@ pub struct StageReport {
     pub elo0: f64,
     /// Upper nElo bound of the test.
     pub elo1: f64,
-    /// Wald's lower LLR bound, ln(β/(1−α)).
+    /// The lower LLR bound the decision was taken against (Wald's, overshoot-corrected).
     pub lower: f64,
-    /// Wald's upper LLR bound, ln((1−β)/α).
+    /// The upper LLR bound the decision was taken against (Wald's, overshoot-corrected).
     pub upper: f64,
     /// (pairs counted, LLR) after each batch or pair, in order.
     pub llr_path: Vec<(u64, f64)>,
@@ -122,6 +122,27 @@ pub struct StageReport {
 }
 
 impl StageReport {
+    /// The report's view of a recorded stage, with the LLR path where one was kept (the register
+    /// keeps only the final LLR: then the path is that one point).
+    #[must_use]
+    pub fn from_record(record: &StageRecord, llr_path: Vec<(u64, f64)>) -> Self {
+        Self {
+            name: record.name.clone(),
+            limit: record.tc.to_string(),
+            book: record.book.clone(),
+            elo0: record.elo0,
+            elo1: record.elo1,
+            lower: record.lower,
+            upper: record.upper,
+            llr_path,
+            pentanomial: record.pentanomial,
+            nelo: record.nelo,
+            nelo_ci95: (record.nelo_ci95[0], record.nelo_ci95[1]),
+            state: record.state.to_string(),
+            faults: record.faults.unwrap_or_default(),
+        }
+    }
+
     /// Pairs counted.
     pub fn pairs(&self) -> u64 {
         self.pentanomial.iter().sum()

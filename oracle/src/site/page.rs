@@ -500,7 +500,10 @@ fn stage_section(html: &mut String, number: usize, stage: &StageRecord, raw: Opt
     if stage.state == StageState::NotRun {
         let _ = writeln!(html, "<p>Not run: an earlier step did not pass.</p>");
     } else {
-        let figure = render_stage_svg(number, &stage_report(stage));
+        let figure = render_stage_svg(
+            number,
+            &StageReport::from_record(stage, vec![(stage.pairs, stage.llr)]),
+        );
         let _ = writeln!(html, "<figure class=\"chart\">{figure}</figure>");
     }
     let rows = [
@@ -568,25 +571,6 @@ fn unshown_fields(value: Option<&Value>, shown: &[&str]) -> Vec<(String, String)
             (!shown.contains(&key)).then(|| (esc(key), value_html(value)))
         })
         .collect()
-}
-
-/// The report's view of a recorded stage: the register keeps the final LLR only, so that is
-/// the whole path (the figure draws it as one point).
-fn stage_report(stage: &StageRecord) -> StageReport {
-    StageReport {
-        name: stage.name.clone(),
-        limit: stage.tc.to_string(),
-        book: stage.book.clone(),
-        elo0: stage.elo0,
-        elo1: stage.elo1,
-        lower: stage.lower,
-        upper: stage.upper,
-        llr_path: vec![(stage.pairs, stage.llr)],
-        pentanomial: stage.pentanomial,
-        nelo: stage.nelo,
-        nelo_ci95: (stage.nelo_ci95[0], stage.nelo_ci95[1]),
-        state: stage.state.to_string(),
-    }
 }
 
 /// Any YAML value, generically: scalars as text, mappings as nested tables.

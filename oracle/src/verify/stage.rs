@@ -552,21 +552,7 @@ fn finish(
         pgn_sha256,
         faults: Some(faults),
     };
-    let report = StageReport {
-        name: record.name.clone(),
-        limit: record.tc.to_string(),
-        book: record.book.clone(),
-        elo0: record.elo0,
-        elo1: record.elo1,
-        lower: record.lower,
-        upper: record.upper,
-        llr_path,
-        pentanomial: record.pentanomial,
-        nelo: record.nelo,
-        nelo_ci95: (record.nelo_ci95[0], record.nelo_ci95[1]),
-        state: state.to_string(),
-        faults,
-    };
+    let report = StageReport::from_record(&record, llr_path);
     let outcome = StageOutcome {
         record,
         report,
