@@ -612,16 +612,21 @@ fn much_stronger_candidate_is_a_gewinn_and_much_weaker_is_abgelehnt() {
         "{entry}"
     );
     let confirmation_bytes = fs::read(&confirmation).unwrap();
-    let recorded = format!(
-        "confirmation:\n  confirmed_by: \"{REVIEWER}\"\n  proof_sha256: \"{}\"\n  statements:\n    \
-         proof_meaningful: \"The predecessor takes the knight with its queen; the candidate does not.\"\n    \
-         class_rare: \"Hanging-queen captures defended by a pawn.\"\n    \
-         classification_right: \"A documented bug: the queen was valued like a pawn.\"\n  \
-         file_sha256: \"{}\"\n",
-        sha256(PROOF.as_bytes()),
-        sha256(&confirmation_bytes)
+    let recorded = oracle::governance::entry::Entry::parse(entry.as_bytes())
+        .unwrap()
+        .confirmation
+        .unwrap_or_else(|| panic!("no confirmation in the entry:\n{entry}"));
+    assert_eq!(recorded.confirmed_by, REVIEWER);
+    assert_eq!(recorded.proof_sha256.as_str(), sha256(PROOF.as_bytes()));
+    assert_eq!(recorded.file_sha256.as_str(), sha256(&confirmation_bytes));
+    assert_eq!(
+        recorded.statements.named().map(|(_, text)| text.to_owned()),
+        [
+            "The predecessor takes the knight with its queen; the candidate does not.",
+            "Hanging-queen captures defended by a pawn.",
+            "A documented bug: the queen was valued like a pawn.",
+        ]
     );
-    assert!(entry.contains(&recorded), "{entry}");
     assert_eq!(
         fs::read(korrektur_out.join("inputs/confirmation.yaml")).unwrap(),
         confirmation_bytes
