@@ -1054,7 +1054,27 @@ fn a_predecessor_disconnect_voids_the_stage() {
 fn a_binding_profile_without_a_sandbox_stops_before_building() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let fixture = Fixture::new();
-    let candidate = fixture.commit("s\n\nBench: 1\n");
+    // A register with a current engine (a binding run needs one at step 1); its binary is never
+    // built here, so any well-formed sha256 will do.
+    let genesis = fixture.repo.head().unwrap().peel_to_commit().unwrap();
+    fixture.oracle(&[
+        "register",
+        "genesis",
+        "--commit",
+        &genesis.id().to_string(),
+        "--tree",
+        &genesis.tree_id().to_string(),
+        "--binary-sha256",
+        &"a".repeat(64),
+        "--bench",
+        "1",
+        "--repo",
+        &fixture.path().display().to_string(),
+    ]);
+    fixture.commit("register: genesis T-0001");
+    // An engine change (anything else is refused at step 1, before the sandbox matters).
+    fixture.cripple();
+    let candidate = fixture.commit("eval: cheaper pieces\n\nBench: 1\n");
     let out = tempfile::tempdir().unwrap();
     let empty = tempfile::tempdir().unwrap();
     let output = Command::new(ORACLE)

@@ -198,11 +198,16 @@ impl EngineIsolation {
 
 /// The bubblewrap arguments for one engine whose private copy is `copy`.
 fn bubblewrap_args(copy: &Path, read_only: &[PathBuf]) -> Vec<OsString> {
+    // `--as-pid-1`: the engine itself is the namespace's init, so bubblewrap waits for it
+    // directly and its CPU time reaches the runner's `RUSAGE_CHILDREN` (behind bubblewrap's own
+    // init it was lost, and the engine CPU share read 0); when it exits, everything it started
+    // in the namespace dies with it.
     let mut args: Vec<OsString> = [
         "--die-with-parent",
         "--new-session",
         "--unshare-user",
         "--unshare-pid",
+        "--as-pid-1",
         "--unshare-ipc",
         "--unshare-uts",
         "--unshare-net",
@@ -299,6 +304,7 @@ mod tests {
         for flag in [
             "--unshare-user",
             "--unshare-pid",
+            "--as-pid-1",
             "--unshare-ipc",
             "--unshare-uts",
             "--unshare-net",
