@@ -25,6 +25,14 @@ fn draft() -> Entry {
     entry
 }
 
+/// A draft Korrektur of the fixture (the register sample's T-0003, with its confirmation).
+fn korrektur_draft() -> Entry {
+    let mut entry = sample_entries()[2].clone();
+    assert_eq!(entry.verdict, oracle::governance::entry::Verdict::Korrektur);
+    entry.recorded_at = None;
+    entry
+}
+
 /// Writes `entry` as YAML to `name` in the repo's root and returns the path as text.
 fn write_draft(repo: &Repo, name: &str, entry: &Entry) -> String {
     let path = repo.path().join(name);
@@ -171,6 +179,23 @@ fn append_refuses_what_does_not_belong_in_the_register() {
             // The weakened entry: an LLR short of Wald's bound, passed by bounds of ±0.05.
             Box::new(|e| e.stages[0] = weakened_stage()),
             "do not follow from the recorded counts: stage short: bounds",
+        ),
+        (
+            // A Korrektur nobody independent confirmed (Annex A3.3).
+            Box::new(|e| {
+                *e = korrektur_draft();
+                e.confirmation = None;
+            }),
+            "verdict korrektur without field `confirmation`",
+        ),
+        (
+            // A confirmation of another proof spec than the one the oracle ran.
+            Box::new(|e| {
+                *e = korrektur_draft();
+                e.confirmation.as_mut().unwrap().proof_sha256 =
+                    oracle::governance::hash::Sha256Hex::of(b"another spec");
+            }),
+            "field `confirmation.proof_sha256` is",
         ),
     ];
     for (index, (change, message)) in cases.iter().enumerate() {

@@ -584,15 +584,57 @@ fn much_stronger_candidate_is_a_gewinn_and_much_weaker_is_abgelehnt() {
             "eval: a queen is worth more than a knight\n\nBench: {normal_bench}\nOracle-Path: randfall\nOracle-Proof: engine/proofs/hanging-queen.yaml\n"
         ),
     );
+    // A reviewer other than the author confirms it (Annex A3.3); the entry records it.
     let korrektur_out = out.path().join("korrektur");
-    let (code, korrektur, stderr) = fixture.verify(&randfall.to_string(), &korrektur_out);
+    let confirmation = out.path().join("confirmation.yaml");
+    fs::write(
+        &confirmation,
+        confirmation_text(&randfall.to_string(), &sha256(PROOF.as_bytes()), REVIEWER),
+    )
+    .unwrap();
+    let (code, korrektur, stderr) = fixture.verify_with(
+        &randfall.to_string(),
+        &korrektur_out,
+        &[
+            "--profile",
+            "smoke",
+            "--confirmation",
+            confirmation.to_str().unwrap(),
+        ],
+    );
     assert_eq!(code, 0, "{stderr}\n{korrektur:#}");
     assert_eq!(korrektur["verdict"], "korrektur");
     assert_eq!(korrektur["path"], "randfall");
+    assert_eq!(korrektur["confirmation"]["confirmed_by"], REVIEWER);
     let entry = fs::read_to_string(korrektur_out.join("entry.yaml")).unwrap();
     assert!(
         entry.contains("predecessor: fail") && entry.contains("candidate: pass"),
         "{entry}"
+    );
+    let confirmation_bytes = fs::read(&confirmation).unwrap();
+    let recorded = oracle::governance::entry::Entry::parse(entry.as_bytes())
+        .unwrap()
+        .confirmation
+        .unwrap_or_else(|| panic!("no confirmation in the entry:\n{entry}"));
+    assert_eq!(recorded.confirmed_by, REVIEWER);
+    assert_eq!(recorded.proof_sha256.as_str(), sha256(PROOF.as_bytes()));
+    assert_eq!(recorded.file_sha256.as_str(), sha256(&confirmation_bytes));
+    assert_eq!(
+        recorded.statements.named().map(|(_, text)| text.to_owned()),
+        [
+            "The predecessor takes the knight with its queen; the candidate does not.",
+            "Hanging-queen captures defended by a pawn.",
+            "A documented bug: the queen was valued like a pawn.",
+        ]
+    );
+    assert_eq!(
+        fs::read(korrektur_out.join("inputs/confirmation.yaml")).unwrap(),
+        confirmation_bytes
+    );
+    let report = fs::read_to_string(korrektur_out.join("report.md")).unwrap();
+    assert!(
+        report.contains("## Independent confirmation (Annex A3.3)"),
+        "{report}"
     );
     assert!(entry.contains("claimed_gain_nelo: 0.0"), "{entry}");
     assert_bound_before_games(&korrektur, &korrektur_out);
@@ -640,6 +682,132 @@ fn wrong_bench_trailer_is_an_error_before_any_game() {
         steps.last().unwrap(),
         &("bench".to_owned(), "failed".to_owned())
     );
+}
+
+/// A reviewer independent of the fixture's author.
+const REVIEWER: &str = "Ada Reviewer <ada@reviewer.invalid>";
+
+/// A confirmation file (docs/randfall.md) of the fixture's hanging-queen proof.
+fn confirmation_text(candidate: &str, proof_sha256: &str, confirmed_by: &str) -> String {
+    format!(
+        "candidate: {candidate}\nproof: engine/proofs/hanging-queen.yaml\nproof_sha256: {proof_sha256}\n\
+         confirmed_by: \"{confirmed_by}\"\nstatements:\n  \
+         proof_meaningful: The predecessor takes the knight with its queen; the candidate does not.\n  \
+         class_rare: Hanging-queen captures defended by a pawn.\n  \
+         classification_right: \"A documented bug: the queen was valued like a pawn.\"\n"
+    )
+}
+
+#[test]
+fn randfall_confirmation_is_checked_before_any_build() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    fixture.cripple();
+    let candidate = fixture
+        .commit(
+            "eval: cheaper pieces\n\nBench: 1\nOracle-Path: randfall\nOracle-Proof: engine/proofs/hanging-queen.yaml\n",
+        )
+        .to_string();
+    let spec_sha256 = sha256(PROOF.as_bytes());
+    let dir = tempfile::tempdir().unwrap();
+    let good = confirmation_text(&candidate, &spec_sha256, REVIEWER);
+    let wrong_sha256 = format!("field `proof_sha256` is `{}`", sha256(b"another spec"));
+    let cases: Vec<(String, Option<String>, &str)> = vec![
+        ("missing".into(), None, "needs `--confirmation FILE`"),
+        (
+            "by the author".into(),
+            Some(confirmation_text(
+                &candidate,
+                &spec_sha256,
+                "The Same Person <FIXTURE@example.invalid>",
+            )),
+            "field `confirmed_by` <FIXTURE@example.invalid> is the author of commit",
+        ),
+        (
+            "wrong sha256".into(),
+            Some(confirmation_text(
+                &candidate,
+                &sha256(b"another spec"),
+                REVIEWER,
+            )),
+            &wrong_sha256,
+        ),
+        (
+            "another candidate".into(),
+            Some(good.replace(&candidate, &"e".repeat(40))),
+            "field `candidate` is `eeee",
+        ),
+        (
+            "another proof".into(),
+            Some(good.replace("hanging-queen.yaml", "kbnk.yaml")),
+            "field `proof` is `engine/proofs/kbnk.yaml`",
+        ),
+        (
+            "malformed confirmer".into(),
+            Some(confirmation_text(
+                &candidate,
+                &spec_sha256,
+                "ada@reviewer.invalid",
+            )),
+            "field `confirmed_by` is `ada@reviewer.invalid`, not `Name <email>`",
+        ),
+        (
+            "empty statement".into(),
+            Some(good.replace(
+                "class_rare: Hanging-queen captures defended by a pawn.",
+                "class_rare: \"\"",
+            )),
+            "field `statements.class_rare` is empty",
+        ),
+        (
+            "unknown field".into(),
+            Some(format!("{good}approved: yes\n")),
+            "unknown field `approved`",
+        ),
+    ];
+    for (name, text, message) in &cases {
+        let out = dir.path().join(name.replace(' ', "-"));
+        let file = dir.path().join(format!("{}.yaml", name.replace(' ', "-")));
+        let mut args = vec!["--profile", "smoke"];
+        if let Some(text) = text {
+            fs::write(&file, text).unwrap();
+            args.extend(["--confirmation", file.to_str().unwrap()]);
+        }
+        let (code, result, stderr) = fixture.verify_with(&candidate, &out, &args);
+        assert_eq!(code, 2, "{name}: {stderr}\n{result:#}");
+        assert_eq!(result["failure"]["step"], "trailers", "{name}");
+        let why = result["failure"]["why"].as_str().unwrap();
+        assert!(why.contains(message), "{name}: {why}");
+        if text.is_some() {
+            assert!(why.contains(file.to_str().unwrap()), "{name}: {why}");
+        }
+        assert!(!out.join("binding.json").exists(), "{name}: built");
+    }
+
+    // A Standard candidate has nothing to confirm: a confirmation is refused, not ignored.
+    let standard = fixture
+        .commit("eval: cheaper pieces again\n\nBench: 1\n")
+        .to_string();
+    let file = dir.path().join("standard.yaml");
+    fs::write(&file, confirmation_text(&standard, &spec_sha256, REVIEWER)).unwrap();
+    let out = dir.path().join("standard");
+    let (code, result, _) = fixture.verify_with(
+        &standard,
+        &out,
+        &[
+            "--profile",
+            "smoke",
+            "--confirmation",
+            file.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 2, "{result:#}");
+    let why = result["failure"]["why"].as_str().unwrap();
+    assert!(
+        why.contains("takes the standard path; a confirmation only belongs to a Randfall change"),
+        "{why}"
+    );
+    assert!(!out.join("binding.json").exists());
 }
 
 #[test]

@@ -39,6 +39,10 @@ pub struct VerifyArgs {
     /// Play no games: merge the shard files in --out, apply the SPRT, decide or ask for a round.
     #[arg(long)]
     no_play: bool,
+    /// The independent confirmation (constitution Annex A3.3) of a Randfall candidate, written by
+    /// someone other than its author (docs/randfall.md); required on the Randfall path only.
+    #[arg(long, value_name = "FILE")]
+    confirmation: Option<PathBuf>,
     /// Build cache directory [default: $XDG_CACHE_HOME/coherent-oracle or ~/.cache/coherent-oracle].
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
@@ -60,6 +64,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         append: args.append,
         mode,
         cache_dir: args.cache_dir.unwrap_or_else(Cache::default_root),
+        confirmation: args.confirmation,
     };
     let mut reporter = StepReporter::new();
     let result = verify::run(&request, &mut reporter);

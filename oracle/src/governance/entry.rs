@@ -13,6 +13,7 @@ use crate::governance::text::deserialize_via_try_from;
 use thiserror::Error;
 
 use crate::governance::canonical::{CanonicalError, to_canonical_yaml};
+use crate::governance::confirmation::ConfirmationRecord;
 use crate::governance::constitution::{LossBooking, TimeControl};
 use crate::governance::hash::{GitId, Sha256Hex};
 use crate::governance::timestamp::Timestamp;
@@ -52,6 +53,10 @@ pub struct Entry {
     pub gate: Option<GateRecord>,
     /// The Randfall proof; `null` on the other paths.
     pub proof: Option<ProofRecord>,
+    /// The independent confirmation of a Randfall change (Annex A3.3); absent on the other
+    /// paths and in entries written before the oracle checked it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmation: Option<ConfirmationRecord>,
     /// Every stage of the profile, in order (`not_run` after a stage that failed).
     pub stages: Vec<StageRecord>,
     /// The cumulative loss tolerance before and after this entry.

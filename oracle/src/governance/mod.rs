@@ -6,6 +6,7 @@
 //! `register::store` and `constitution::load`.
 
 pub mod canonical;
+pub mod confirmation;
 pub mod constitution;
 pub mod entry;
 pub mod hash;

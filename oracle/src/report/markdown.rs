@@ -94,6 +94,19 @@ pub fn render_markdown(report: &RunReport, svg: Option<&str>) -> String {
             let _ = writeln!(md, "- {}", escape(line));
         }
     }
+    if let Some(confirmation) = &report.confirmation {
+        let _ = writeln!(
+            md,
+            "\n## Independent confirmation (Annex A3.3)\n\nBy `{}` for the proof spec sha256 `{}` \
+             (file sha256 `{}`):\n",
+            confirmation.confirmed_by.replace('`', "'"),
+            confirmation.proof_sha256,
+            confirmation.file_sha256
+        );
+        for (name, text) in confirmation.statements.named() {
+            let _ = writeln!(md, "- **{name}**: {}", escape(text));
+        }
+    }
     if let Some(file) = svg {
         let _ = writeln!(
             md,
@@ -195,5 +208,29 @@ mod tests {
         assert!(md.starts_with("# oracle verify: no verdict\n"));
         assert!(md.contains("eval \\| tweak"));
         assert!(!md.contains("## Stages"));
+    }
+
+    #[test]
+    fn a_confirmation_names_its_confirmer_and_statements() {
+        use crate::governance::confirmation::{ConfirmationRecord, Statements};
+        use crate::governance::hash::Sha256Hex;
+        let mut report = fixtures::accepted();
+        report.confirmation = Some(ConfirmationRecord {
+            confirmed_by: "Ada Reviewer <ada@reviewer.example>".into(),
+            proof_sha256: Sha256Hex::of(b"spec"),
+            statements: Statements {
+                proof_meaningful: "Fails | before,\npasses after.".into(),
+                class_rare: "KBNK is rare.".into(),
+                classification_right: "A delimited class.".into(),
+            },
+            file_sha256: Sha256Hex::of(b"file"),
+        });
+        let md = render_markdown(&report, None);
+        assert!(md.contains(&format!(
+            "By `Ada Reviewer <ada@reviewer.example>` for the proof spec sha256 `{}`",
+            Sha256Hex::of(b"spec")
+        )));
+        assert!(md.contains("- **proof_meaningful**: Fails \\| before, passes after.\n"));
+        assert!(md.contains("- **classification_right**: A delimited class.\n"));
     }
 }

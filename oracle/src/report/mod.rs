@@ -11,6 +11,7 @@ pub use markdown::render_markdown;
 use serde::{Deserialize, Serialize};
 pub use svg::{render_stage_svg, render_svg};
 
+use crate::governance::confirmation::ConfirmationRecord;
 use crate::governance::entry::{IsolationRecord, StageFaults, StageRecord};
 
 /// Everything a report shows about one run.
@@ -40,6 +41,8 @@ pub struct RunReport {
     pub bench: Option<BenchReport>,
     /// The Randfall proof, once run.
     pub proof: Option<ProofReport>,
+    /// The independent confirmation of a Randfall change, once checked.
+    pub confirmation: Option<ConfirmationRecord>,
     /// How builds and engines were isolated, once known.
     pub isolation: Option<IsolationRecord>,
     /// The stages played so far, in order.
@@ -192,6 +195,7 @@ pub(crate) mod fixtures {
                 trailer: 695_001,
             }),
             proof: None,
+            confirmation: None,
             isolation: Some(IsolationRecord {
                 build: "bubblewrap 0.8.0: pid, ipc, uts, net namespaces".into(),
                 play: "bubblewrap 0.8.0: each engine in its own namespaces".into(),

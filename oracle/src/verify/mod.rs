@@ -13,6 +13,7 @@
 //! steps go, so a failed run still leaves its evidence and its report in `--out`.
 
 pub mod binding;
+pub mod confirmation;
 pub mod out;
 pub mod replay;
 pub mod resolve;
@@ -32,6 +33,7 @@ use crate::build::sandbox::engine::EngineIsolation;
 use crate::build::sandbox::{Isolation, Limits, Sandbox};
 use crate::build::{self, BuildRequest};
 use crate::gate;
+use crate::governance::confirmation::ConfirmationRecord;
 use crate::governance::constitution::{CONSTITUTION_PATH, Constitution, Profile};
 use crate::governance::entry::{
     BinaryRecord, Entry, GateRecord, IsolationRecord, LossBudget, OracleRecord, PathKind,
@@ -71,6 +73,8 @@ pub struct Request {
     pub mode: Mode,
     /// The build cache.
     pub cache_dir: PathBuf,
+    /// The independent confirmation (Annex A3.3) a Randfall candidate needs; refused otherwise.
+    pub confirmation: Option<PathBuf>,
 }
 
 /// How the stages are played.
@@ -133,6 +137,8 @@ pub struct RunResult {
     pub path: Option<PathKind>,
     /// The binding record, once written.
     pub binding: Option<BindingRecord>,
+    /// The Randfall confirmation, once checked.
+    pub confirmation: Option<ConfirmationRecord>,
     /// The failed step, if one failed.
     pub failure: Option<StepFailure>,
     /// Every step as it ran.
@@ -165,6 +171,8 @@ struct Run<'a> {
     pair: Option<CommitPair>,
     path: Option<PathKind>,
     binding: Option<BindingRecord>,
+    /// The checked Randfall confirmation (step 2).
+    confirmation: Option<ConfirmationRecord>,
     /// The binding came from an earlier invocation with the same `--out` (a resumed run).
     resumed: bool,
     stages: Vec<StageOutcome>,
@@ -222,6 +230,7 @@ pub fn run(request: &Request, reporter: &mut StepReporter) -> RunResult {
         pair: None,
         path: None,
         binding: None,
+        confirmation: None,
         resumed: false,
         stages: Vec::new(),
         entry: None,
@@ -387,18 +396,71 @@ impl Run<'_> {
             self.path = Some(t.path);
             self.report.path = t.path.to_string();
         }
+        let result = result.and_then(|(t, from)| {
+            self.confirm(repo, &t)?;
+            Ok((t, from))
+        });
+        let confirmed = self
+            .confirmation
+            .as_ref()
+            .map(|c| format!(", confirmed by {}", c.confirmed_by))
+            .unwrap_or_default();
         self.close(result, |(t, from)| {
             format!(
-                "{from}: Bench: {}, path {}{}",
+                "{from}: Bench: {}, path {}{}{confirmed}",
                 t.bench,
                 t.path,
                 t.proof
                     .as_ref()
                     .map(|p| format!(", proof {p}"))
-                    .unwrap_or_default()
+                    .unwrap_or_default(),
             )
         })
         .map(|(t, _)| t)
+    }
+
+    /// Step 2, Randfall only: the independent confirmation of Annex A3.3 confirms this candidate
+    /// and its proof spec; it is copied into `--out/inputs/` and kept for the entry.
+    fn confirm(&mut self, repo: &Repository, trailers: &Trailers) -> Result<(), StepFailure> {
+        let step = Step::Trailers;
+        let given = self.request.confirmation.as_deref();
+        let proof = trailers
+            .proof
+            .as_deref()
+            .filter(|_| trailers.path == PathKind::Randfall);
+        let (file, proof) = match (given, proof) {
+            (None, None) => return Ok(()),
+            (Some(file), None) => {
+                return Err(StepFailure::error(
+                    step,
+                    format!(
+                        "--confirmation {}: the candidate takes the {} path; a confirmation only \
+                         belongs to a Randfall change (Annex A3.3), drop it",
+                        file.display(),
+                        trailers.path
+                    ),
+                ));
+            }
+            (None, Some(proof)) => {
+                return Err(StepFailure::error(
+                    step,
+                    format!(
+                        "the candidate takes the Randfall path (proof {proof}) and needs \
+                         `--confirmation FILE`: the independent confirmation of Annex A3.3 by \
+                         someone other than its author (docs/randfall.md says how to write it)"
+                    ),
+                ));
+            }
+            (Some(file), Some(proof)) => (file, proof),
+        };
+        let checked = confirmation::read(file, repo, &self.pair().candidate, proof)
+            .map_err(|e| StepFailure::error(step, e))?;
+        let copy = self.out.input("confirmation.yaml");
+        write_atomic(&copy, &checked.bytes)
+            .map_err(|e| StepFailure::error(step, format!("{}: {e}", copy.display())))?;
+        self.report.confirmation = Some(checked.record.clone());
+        self.confirmation = Some(checked.record);
+        Ok(())
     }
 
     /// Step 3: build both twice (or reuse an earlier run's binding), bind before any measurement.
@@ -953,6 +1015,7 @@ impl Run<'_> {
                     software_popcount_in_eval: g.software_popcount > 0,
                 }),
                 proof,
+                confirmation: self.confirmation.clone(),
                 stages,
                 loss_budget: LossBudget {
                     booking: rules.constitution.loss_tolerance.booking,
@@ -1051,6 +1114,7 @@ impl Run<'_> {
             profile: self.request.profile.clone(),
             path: self.path,
             binding: self.binding,
+            confirmation: self.confirmation,
             failure,
             steps: self.reporter.records().to_vec(),
             stages: self.stages,
@@ -1080,6 +1144,7 @@ fn failed_early(request: &Request, reporter: &mut StepReporter, failure: StepFai
         profile: request.profile.clone(),
         path: None,
         binding: None,
+        confirmation: None,
         failure: Some(failure),
         steps: reporter.records().to_vec(),
         stages: Vec::new(),

@@ -11,6 +11,7 @@ use crate::build::sandbox::engine::EngineIsolation;
 use crate::build::sandbox::{Limits, Sandbox};
 use crate::build::{self, BuildOutcome, BuildRequest};
 use crate::gate;
+use crate::governance::confirmation::confirmer_email;
 use crate::governance::constitution::{CONSTITUTION_PATH, Constitution};
 use crate::governance::entry::{BinaryRecord, Entry, ProofOutcome};
 use crate::governance::hash::Sha256Hex;
@@ -18,6 +19,7 @@ use crate::governance::replay::Check;
 use crate::proof::verify_proof;
 use crate::tablebase::Tablebase;
 
+use super::confirmation::change_role;
 use super::resolve;
 
 /// Rebuilds, re-gates and re-benches what `entry` records; one check per comparison.
@@ -71,6 +73,25 @@ pub fn remeasure(repo_path: &Path, entry: &Entry, cache_dir: &Path) -> Vec<Check
             return checks;
         }
     };
+    // The confirmer must not have made the change (Annex A3.3): only git can tell.
+    if let Some(confirmation) = &entry.confirmation {
+        let who = &confirmation.confirmed_by;
+        let role = confirmer_email(who).and_then(|email| {
+            let candidate =
+                resolve::commit(&repo, "recorded candidate", entry.candidate.commit.as_str())
+                    .map_err(|e| e.to_string())?;
+            change_role(&repo, &candidate, email)
+        });
+        let (pass, detail) = match role {
+            Ok(None) => (
+                true,
+                format!("{who} is neither author nor committer of the change"),
+            ),
+            Ok(Some(role)) => (false, format!("{who} is the {role}: not independent")),
+            Err(why) => (false, why),
+        };
+        check("confirmation", pass, detail);
+    }
     let sandbox = Sandbox::detect(Limits::build());
     let mut rebuild = |role: &str, record: &BinaryRecord| -> Option<BuildOutcome> {
         let outcome = build::build_commit(&BuildRequest {

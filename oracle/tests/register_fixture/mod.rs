@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use oracle::governance::confirmation::{ConfirmationRecord, Statements};
 use oracle::governance::constitution::LossBooking;
 use oracle::governance::entry::{
     BinaryRecord, Entry, EntryId, GateRecord, LossBudget, OracleRecord, PathKind, ProofOutcome,
@@ -266,6 +267,7 @@ pub fn genesis_entry() -> Entry {
         bound_at: at(9, 0),
         gate: None,
         proof: None,
+        confirmation: None,
         stages: Vec::new(),
         loss_budget: LossBudget {
             booking: LossBooking::FinalStageNeloDeficit,
@@ -361,11 +363,31 @@ pub fn tested_entry(
         candidate,
         detail,
     });
+    entry.confirmation = entry
+        .proof
+        .as_ref()
+        .map(|proof| confirmation(&proof.spec_sha256));
     entry.stages = stages;
     let decision = decide_recorded(&entry, 0.0);
     entry.verdict = decision.verdict;
     entry.claimed_gain_nelo = decision.claimed_gain_nelo;
     entry
+}
+
+/// An independent confirmation (Annex A3.3) of the proof spec with sha256 `proof_sha256`.
+#[must_use]
+pub fn confirmation(proof_sha256: &Sha256Hex) -> ConfirmationRecord {
+    ConfirmationRecord {
+        confirmed_by: "Ada Reviewer <ada@reviewer.invalid>".into(),
+        proof_sha256: proof_sha256.clone(),
+        statements: Statements {
+            proof_meaningful: "KLSK: the predecessor fails to mate in 3/3, the candidate mates."
+                .into(),
+            class_rare: "yes".into(),
+            classification_right: "A delimited class: king, bishop, knight vs. king.".into(),
+        },
+        file_sha256: Sha256Hex::of(b"confirmation"),
+    }
 }
 
 /// Strings a YAML 1.1 reader would take for something else if they were not quoted.

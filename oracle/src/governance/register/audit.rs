@@ -256,6 +256,22 @@ fn check_shape(entry: &Entry, id: EntryId, report: &mut impl FnMut(String)) {
     if entry.proof.is_some() != (entry.path == PathKind::Randfall) {
         report("field `proof` is required on the Randfall path and only there".into());
     }
+    match &entry.confirmation {
+        Some(_) if entry.path != PathKind::Randfall => {
+            report("field `confirmation` belongs to the Randfall path only".into());
+        }
+        Some(confirmation) => {
+            for problem in confirmation.problems(entry.proof.as_ref()) {
+                report(problem);
+            }
+        }
+        None if entry.verdict == Verdict::Korrektur => report(
+            "verdict korrektur without field `confirmation`: Annex A3.3 needs the independent \
+             confirmation, checked by `oracle verify --confirmation`"
+                .into(),
+        ),
+        None => {}
+    }
     let accepted = matches!(entry.verdict, Verdict::Gewinn | Verdict::Korrektur);
     if let Some(gate) = entry.gate.filter(|_| accepted)
         && (!gate.popcnt_in_eval || gate.software_popcount_in_eval)

@@ -175,6 +175,7 @@ pub fn genesis(
             bound_at: now,
             gate: None,
             proof: None,
+            confirmation: None,
             stages: Vec::new(),
             loss_budget: LossBudget {
                 booking: constitution.loss_tolerance.booking,
