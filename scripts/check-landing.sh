@@ -2,7 +2,8 @@
 # What a push to main may change (docs/ci-trust.md). Run from the repository root at the
 # pushed commit; BEFORE is the previous head of main.
 #   scripts/check-landing.sh paths BEFORE     git only, before anything is built: a push that
-#       changes engine/ adds its register entries and changes nothing else (a governance change
+#       changes engine/ adds its register entries (and their evidence/T-NNNN/ files) and changes
+#       nothing else (a governance change
 #       does not touch engine/ and is reviewed under the constitution's Article 8)
 #   scripts/check-landing.sh register BEFORE  the path rule, then with the oracle binary
 #       $ORACLE: the register only grows and verifies from genesis, every added entry replays,
@@ -25,9 +26,18 @@ added=$(git diff --name-only --no-renames --diff-filter=A "$before" HEAD -- 'reg
 engine_changed=false
 git diff --quiet "$before" HEAD -- engine/ || engine_changed=true
 
-# Lines of stdin that are not added register entries.
+# Lines of stdin that are neither added register entries nor files added under an added entry's
+# evidence directory (evidence/T-NNNN/: the run's report, binding, stages; README, "The register").
+evidence_added=$(git diff --name-only --no-renames --diff-filter=A "$before" HEAD -- evidence/ |
+  while read -r path; do
+    id=${path#evidence/}
+    id=${id%%/*}
+    grep -qxF "register/$id.yaml" <<<"$added" && echo "$path"
+  done || true)
 not_added() {
-  if [[ -z $added ]]; then cat; else grep -vxF "$added" || true; fi
+  local allowed
+  allowed=$(printf '%s\n%s\n' "$added" "$evidence_added" | sed '/^$/d')
+  if [[ -z $allowed ]]; then cat; else grep -vxF "$allowed" || true; fi
 }
 
 if $engine_changed; then

@@ -64,6 +64,20 @@ fn an_engine_change_with_its_entry_lands() {
 }
 
 #[test]
+fn an_engine_change_lands_with_its_entrys_evidence_but_not_with_another_entrys() {
+    let report = ("evidence/T-0002/report.md", "# report\n");
+    let output = push(&before_with(&[NEW_ENGINE, NEW_ENTRY, report]));
+    assert_eq!(output.status.code(), Some(0), "{:?}", outcome(&output));
+    let foreign = ("evidence/T-0009/report.md", "# report\n");
+    let (code, stderr) = outcome(&push(&before_with(&[NEW_ENGINE, NEW_ENTRY, foreign])));
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains("it also changes:\nevidence/T-0009/report.md"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn an_engine_change_without_an_entry_is_refused() {
     let (code, stderr) = outcome(&push(&before_with(&[NEW_ENGINE])));
     assert_eq!(code, Some(1));
