@@ -301,6 +301,22 @@ impl Fixture {
         self.edit("engine/src/eval/terms.rs", "s(90, 90)", "s(1025, 936)");
     }
 
+    /// Commits a crippled engine, then the candidate that restores it (both with their `Bench:`
+    /// trailers): a candidate far stronger than its predecessor; its full commit id.
+    fn stronger_than_its_predecessor(&self) -> String {
+        self.cripple();
+        let (crippled_bench, _) = self.bench_of_worktree();
+        self.commit(&format!(
+            "eval: value queens and rooks like pawns\n\nBench: {crippled_bench}\n"
+        ));
+        self.restore();
+        let (normal_bench, _) = self.bench_of_worktree();
+        self.commit(&format!(
+            "eval: restore queen and rook values\n\nBench: {normal_bench}\n"
+        ))
+        .to_string()
+    }
+
     /// A commit of `tree` on `parent` that no branch points to (a sibling of HEAD).
     fn commit_on(&self, parent: Oid, tree: Oid, message: &str) -> Oid {
         let signature = Signature::now("Fixture", "fixture@example.invalid").unwrap();
@@ -846,18 +862,7 @@ fn candidate_editing_the_constitution_is_refused() {
 fn sharded_rounds_merged_between_rounds_reach_the_verdict() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let fixture = Fixture::new();
-    fixture.cripple();
-    let (crippled_bench, _) = fixture.bench_of_worktree();
-    fixture.commit(&format!(
-        "eval: value queens and rooks like pawns\n\nBench: {crippled_bench}\n"
-    ));
-    fixture.restore();
-    let (normal_bench, _) = fixture.bench_of_worktree();
-    let stronger = fixture
-        .commit(&format!(
-            "eval: restore queen and rook values\n\nBench: {normal_bench}\n"
-        ))
-        .to_string();
+    let stronger = fixture.stronger_than_its_predecessor();
     let out = tempfile::tempdir().unwrap();
     let smoke = ["--profile", "smoke"];
 
@@ -1201,18 +1206,7 @@ fn an_out_dir_that_is_not_utf8_is_refused_before_any_build() {
 fn a_forged_shard_is_refused_naming_file_and_field() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let fixture = Fixture::new();
-    fixture.cripple();
-    let (crippled_bench, _) = fixture.bench_of_worktree();
-    fixture.commit(&format!(
-        "eval: value queens and rooks like pawns\n\nBench: {crippled_bench}\n"
-    ));
-    fixture.restore();
-    let (normal_bench, _) = fixture.bench_of_worktree();
-    let stronger = fixture
-        .commit(&format!(
-            "eval: restore queen and rook values\n\nBench: {normal_bench}\n"
-        ))
-        .to_string();
+    let stronger = fixture.stronger_than_its_predecessor();
     let out = tempfile::tempdir().unwrap();
     let run = |extra: &[&str]| {
         fixture.verify_with(
