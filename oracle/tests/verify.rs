@@ -301,6 +301,27 @@ impl Fixture {
         self.edit("engine/src/eval/terms.rs", "s(90, 90)", "s(1025, 936)");
     }
 
+    /// Commits a genesis entry for HEAD whose binary sha256 is a placeholder: enough for a
+    /// binding run to pass step 1 in tests that end before anything is built.
+    fn register_placeholder_genesis(&self) {
+        let genesis = self.repo.head().unwrap().peel_to_commit().unwrap();
+        self.oracle(&[
+            "register",
+            "genesis",
+            "--commit",
+            &genesis.id().to_string(),
+            "--tree",
+            &genesis.tree_id().to_string(),
+            "--binary-sha256",
+            &"a".repeat(64),
+            "--bench",
+            "1",
+            "--repo",
+            &self.path().display().to_string(),
+        ]);
+        self.commit("register: genesis T-0001");
+    }
+
     /// Commits a crippled engine, then the candidate that restores it (both with their `Bench:`
     /// trailers): a candidate far stronger than its predecessor; its full commit id.
     fn stronger_than_its_predecessor(&self) -> String {
@@ -718,6 +739,8 @@ fn confirmation_text(candidate: &str, proof_sha256: &str, confirmed_by: &str) ->
 fn randfall_confirmation_is_checked_before_any_build() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let fixture = Fixture::new();
+    // A binding profile: only there is a missing confirmation an error (smoke runs without).
+    fixture.register_placeholder_genesis();
     fixture.cripple();
     let candidate = fixture
         .commit(
@@ -784,7 +807,7 @@ fn randfall_confirmation_is_checked_before_any_build() {
     for (name, text, message) in &cases {
         let out = dir.path().join(name.replace(' ', "-"));
         let file = dir.path().join(format!("{}.yaml", name.replace(' ', "-")));
-        let mut args = vec!["--profile", "smoke"];
+        let mut args = vec!["--profile", "fixture"];
         if let Some(text) = text {
             fs::write(&file, text).unwrap();
             args.extend(["--confirmation", file.to_str().unwrap()]);
@@ -1059,24 +1082,7 @@ fn a_predecessor_disconnect_voids_the_stage() {
 fn a_binding_profile_without_a_sandbox_stops_before_building() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let fixture = Fixture::new();
-    // A register with a current engine (a binding run needs one at step 1); its binary is never
-    // built here, so any well-formed sha256 will do.
-    let genesis = fixture.repo.head().unwrap().peel_to_commit().unwrap();
-    fixture.oracle(&[
-        "register",
-        "genesis",
-        "--commit",
-        &genesis.id().to_string(),
-        "--tree",
-        &genesis.tree_id().to_string(),
-        "--binary-sha256",
-        &"a".repeat(64),
-        "--bench",
-        "1",
-        "--repo",
-        &fixture.path().display().to_string(),
-    ]);
-    fixture.commit("register: genesis T-0001");
+    fixture.register_placeholder_genesis();
     // An engine change (anything else is refused at step 1, before the sandbox matters).
     fixture.cripple();
     let candidate = fixture.commit("eval: cheaper pieces\n\nBench: 1\n");

@@ -244,7 +244,7 @@ impl Run<'_> {
     /// The steps, in order.
     fn pipeline(&mut self) -> Result<Conclusion, StepFailure> {
         let (repo, rules) = self.resolve()?;
-        let trailers = self.trailers(&repo)?;
+        let trailers = self.trailers(&repo, rules.profile.binding)?;
         let binding = self.build_and_bind(&rules)?;
         self.gate(&rules, &binding)?;
         let bench = self.bench(&binding, &trailers)?;
@@ -372,7 +372,7 @@ impl Run<'_> {
     }
 
     /// Step 2: `Bench:`, `Oracle-Path:`, `Oracle-Proof:` (of the branch commit for a merge).
-    fn trailers(&mut self, repo: &Repository) -> Result<Trailers, StepFailure> {
+    fn trailers(&mut self, repo: &Repository, binding: bool) -> Result<Trailers, StepFailure> {
         let step = Step::Trailers;
         self.reporter.begin(step, "read the candidate's trailers");
         let candidate = self.pair().candidate.clone();
@@ -397,7 +397,7 @@ impl Run<'_> {
             self.report.path = t.path.to_string();
         }
         let result = result.and_then(|(t, from)| {
-            self.confirm(repo, &t)?;
+            self.confirm(repo, &t, binding)?;
             Ok((t, from))
         });
         let confirmed = self
@@ -420,8 +420,14 @@ impl Run<'_> {
     }
 
     /// Step 2, Randfall only: the independent confirmation of Annex A3.3 confirms this candidate
-    /// and its proof spec; it is copied into `--out/inputs/` and kept for the entry.
-    fn confirm(&mut self, repo: &Repository, trailers: &Trailers) -> Result<(), StepFailure> {
+    /// and its proof spec; it is copied into `--out/inputs/` and kept for the entry. A profile
+    /// that does not bind (smoke) may run without one: its entry never reaches the register.
+    fn confirm(
+        &mut self,
+        repo: &Repository,
+        trailers: &Trailers,
+        binding: bool,
+    ) -> Result<(), StepFailure> {
         let step = Step::Trailers;
         let given = self.request.confirmation.as_deref();
         let proof = trailers
@@ -440,6 +446,13 @@ impl Run<'_> {
                         trailers.path
                     ),
                 ));
+            }
+            (None, Some(proof)) if !binding => {
+                eprintln!(
+                    "      no confirmation: a Randfall run under a binding profile needs \
+                     `--confirmation FILE` (proof {proof}); this profile does not bind"
+                );
+                return Ok(());
             }
             (None, Some(proof)) => {
                 return Err(StepFailure::error(
