@@ -301,9 +301,9 @@ impl Fixture {
         self.edit("engine/src/eval/terms.rs", "s(90, 90)", "s(1025, 936)");
     }
 
-    /// Commits a genesis entry for HEAD whose binary sha256 is a placeholder: enough for a
-    /// binding run to pass step 1 in tests that end before anything is built.
-    fn register_placeholder_genesis(&self) {
+    /// Registers HEAD as the genesis entry (its binary `binary_sha256`, its bench `bench`) and
+    /// commits the entry; the commit's id.
+    fn register_genesis(&self, binary_sha256: &str, bench: u64) -> Oid {
         let genesis = self.repo.head().unwrap().peel_to_commit().unwrap();
         self.oracle(&[
             "register",
@@ -313,13 +313,19 @@ impl Fixture {
             "--tree",
             &genesis.tree_id().to_string(),
             "--binary-sha256",
-            &"a".repeat(64),
+            binary_sha256,
             "--bench",
-            "1",
+            &bench.to_string(),
             "--repo",
             &self.path().display().to_string(),
         ]);
-        self.commit("register: genesis T-0001");
+        self.commit("register: genesis T-0001")
+    }
+
+    /// A genesis entry with a placeholder binary: enough for a binding run to pass step 1 in
+    /// tests that end before anything is built.
+    fn register_placeholder_genesis(&self) {
+        self.register_genesis(&"a".repeat(64), 1);
     }
 
     /// Commits a crippled engine, then the candidate that restores it (both with their `Bench:`
@@ -513,22 +519,7 @@ fn much_stronger_candidate_is_a_gewinn_and_much_weaker_is_abgelehnt() {
     let repo = fixture.path().display().to_string();
     // The crippled engine is the register's current engine (chain of custody: a binding run
     // judges a change against it), registered on main before the change that restores it.
-    let weaker_tree = fixture.repo.find_commit(weaker).unwrap().tree_id();
-    fixture.oracle(&[
-        "register",
-        "genesis",
-        "--commit",
-        &weaker.to_string(),
-        "--tree",
-        &weaker_tree.to_string(),
-        "--binary-sha256",
-        &crippled_sha256,
-        "--bench",
-        &crippled_bench.to_string(),
-        "--repo",
-        &repo,
-    ]);
-    let registered = fixture.commit("register: genesis T-0001");
+    let registered = fixture.register_genesis(&crippled_sha256, crippled_bench);
     fixture.restore();
     let (normal_bench, _) = fixture.bench_of_worktree();
     let stronger = fixture.commit(&format!(
@@ -1298,22 +1289,7 @@ fn a_poisoned_build_cache_is_detected_and_never_used() {
     let fixture = Fixture::new();
     let repo = fixture.path().display().to_string();
     let (bench, registered_sha256) = fixture.bench_of_worktree();
-    let genesis = fixture.repo.head().unwrap().peel_to_commit().unwrap();
-    fixture.oracle(&[
-        "register",
-        "genesis",
-        "--commit",
-        &genesis.id().to_string(),
-        "--tree",
-        &genesis.tree_id().to_string(),
-        "--binary-sha256",
-        &registered_sha256,
-        "--bench",
-        &bench.to_string(),
-        "--repo",
-        &repo,
-    ]);
-    let registered = fixture.commit("register: genesis T-0001");
+    let registered = fixture.register_genesis(&registered_sha256, bench);
     // The predecessor's build, taken from the shared cache into a private one that may be poisoned.
     let built = json(&fixture.oracle(&[
         "build",

@@ -337,15 +337,15 @@ mod tests {
         );
     }
 
-    #[test]
-    fn an_engine_in_the_sandbox_sees_no_other_process_and_no_oracle_file() {
+    /// Runs `script` with `/bin/sh` as a sandboxed engine; how it ended and what it printed, or
+    /// `None` (said on stderr) where bubblewrap cannot create the namespaces.
+    fn run_confined_script(script: &str) -> Option<(super::super::Ending, String)> {
         if EngineIsolation::detect() != EngineIsolation::Bubblewrap {
             eprintln!("SKIPPED: bubblewrap cannot create the namespaces on this machine");
-            return;
+            return None;
         }
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("log");
-        let script = "ls /proc | grep -c '^[0-9]'; ls /; ls /tmp | wc -l; id -u";
         let mut confined = EngineIsolation::Bubblewrap
             .confine(
                 Path::new("/bin/sh"),
@@ -356,13 +356,21 @@ mod tests {
             .unwrap();
         confined.command.stdin(Stdio::null());
         let ending = run_logged(&mut confined.command, &log, Duration::from_secs(30)).unwrap();
+        Some((ending, std::fs::read_to_string(&log).unwrap()))
+    }
+
+    #[test]
+    fn an_engine_in_the_sandbox_sees_no_other_process_and_no_oracle_file() {
+        let script = "ls /proc | grep -c '^[0-9]'; ls /; ls /tmp | wc -l; id -u";
+        let Some((ending, output)) = run_confined_script(script) else {
+            return;
+        };
         assert!(
             matches!(ending, super::super::Ending::Exited(s) if s.success()),
             "{ending:?}"
         );
-        let output = std::fs::read_to_string(&log).unwrap();
         let lines: Vec<&str> = output.lines().collect();
-        // bubblewrap's init, the shell, ls and grep.
+        // The shell (the namespace's init), ls and grep.
         let processes: u32 = lines[0].parse().unwrap();
         assert!(processes <= 4, "{output}");
         assert!(
@@ -377,24 +385,10 @@ mod tests {
 
     #[test]
     fn the_process_limit_stops_a_thread_storm() {
-        if EngineIsolation::detect() != EngineIsolation::Bubblewrap {
-            eprintln!("SKIPPED: bubblewrap cannot create the namespaces on this machine");
-            return;
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let log = dir.path().join("log");
         let script = "i=0; while [ $i -lt 40 ]; do sleep 5 & i=$((i+1)); done; echo started";
-        let mut confined = EngineIsolation::Bubblewrap
-            .confine(
-                Path::new("/bin/sh"),
-                &["-c".to_string(), script.to_string()],
-                &[],
-                EngineLimits::PLAY,
-            )
-            .unwrap();
-        confined.command.stdin(Stdio::null());
-        let ending = run_logged(&mut confined.command, &log, Duration::from_secs(30)).unwrap();
-        let output = std::fs::read_to_string(&log).unwrap();
+        let Some((ending, output)) = run_confined_script(script) else {
+            return;
+        };
         assert!(
             !matches!(ending, super::super::Ending::Exited(s) if s.success())
                 || !output.contains("started"),
