@@ -48,42 +48,34 @@ fn coherent() -> &'static Path {
     })
 }
 
+/// Compiles the fixture engine `tests/fixtures/play/NAME.rs` with rustc into the test's
+/// temporary directory; its path.
+fn compile_fixture_engine(name: &str) -> PathBuf {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/play")
+        .join(format!("{name}.rs"));
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("play_{name}"));
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
+    let status = Command::new(rustc)
+        .args(["--edition", "2024", "-O", "-o"])
+        .arg(&out)
+        .arg(&source)
+        .status()
+        .expect("run rustc");
+    assert!(status.success(), "compiling {} failed", source.display());
+    out
+}
+
 /// The fault engine, compiled once per test run.
 fn fault_engine() -> &'static Path {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let source =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/play/fault_engine.rs");
-        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("play_fault_engine");
-        let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
-        let status = Command::new(rustc)
-            .args(["--edition", "2024", "-O", "-o"])
-            .arg(&out)
-            .arg(&source)
-            .status()
-            .expect("run rustc");
-        assert!(status.success(), "compiling the fault engine failed");
-        out
-    })
+    PATH.get_or_init(|| compile_fixture_engine("fault_engine"))
 }
 
 /// The hostile engine of issue 12 (`tests/fixtures/play/killer_engine.rs`), compiled once.
 fn killer_engine() -> &'static Path {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let source =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/play/killer_engine.rs");
-        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("play_killer_engine");
-        let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
-        let status = Command::new(rustc)
-            .args(["--edition", "2024", "-O", "-o"])
-            .arg(&out)
-            .arg(&source)
-            .status()
-            .expect("run rustc");
-        assert!(status.success(), "compiling the killer engine failed");
-        out
-    })
+    PATH.get_or_init(|| compile_fixture_engine("killer_engine"))
 }
 
 /// An `--engine` spec for coherent.
