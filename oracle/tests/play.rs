@@ -204,6 +204,82 @@ fn coherent_plays_a_clean_match_with_tags_and_comments() {
     assert!(text.lines().any(|l| l.contains('/') && l.contains('{')));
 }
 
+/// Runs a one-pair match with `first` against coherent and returns its exit code and stderr.
+fn refused_match(first: &str, extra: &[&str]) -> (Option<i32>, String) {
+    let book = book();
+    let second = coherent_spec("good");
+    let mut args = vec![
+        "match",
+        "--engine",
+        first,
+        "--engine",
+        &second,
+        "--nodes",
+        "500",
+        "--book",
+        book.to_str().unwrap(),
+        "--start-timeout",
+        "2",
+    ];
+    args.extend_from_slice(extra);
+    let output = oracle(&args);
+    assert!(output.stdout.is_empty(), "no game is scored");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).to_string(),
+    )
+}
+
+#[test]
+fn an_engine_without_a_handshake_is_refused_before_the_first_game() {
+    // `cat` echoes `uci` but never says `uciok`; `true` exits at once.
+    let (code, stderr) = refused_match("cmd=/bin/cat", &["--pairs", "1"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("start-up check failed: engine `cat` did not send `uciok`"),
+        "{stderr}"
+    );
+    let (code, stderr) = refused_match("cmd=/bin/true", &["--pairs", "1"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("engine `true` disconnected while waiting for uciok"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_option_the_engine_does_not_declare_is_refused() {
+    let spec = format!("cmd={},name=typo,option.NoSuchOpt=3", coherent().display());
+    let (code, stderr) = refused_match(&spec, &["--pairs", "1"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("engine `typo`: option.NoSuchOpt=3: the engine declares no option"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_option_value_of_the_wrong_type_or_range_is_refused() {
+    for (value, reason) in [("abc", "is not an integer"), ("0", "is out of range")] {
+        let spec = format!("cmd={},name=bad,option.Hash={value}", coherent().display());
+        let (code, stderr) = refused_match(&spec, &["--pairs", "1"]);
+        assert_eq!(code, Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!("engine `bad`: option.Hash={value}: "))
+                && stderr.contains(reason)
+                && stderr.contains("Hash: spin 1..="),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn zero_pairs_are_refused() {
+    let (code, stderr) = refused_match(&coherent_spec("c1"), &["--pairs", "0"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("--pairs must be at least 1"), "{stderr}");
+}
+
 /// Plays one pair with `faulty` as the first engine and checks both games are lost its way.
 fn assert_fault(faulty: &str, limit: &[&str], termination: &str, pgn_termination: &str) {
     let dir = tempfile::tempdir().unwrap();
@@ -326,8 +402,9 @@ fn runner_failure_stops_the_run_without_counting() {
     ]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
+    // The start-up check meets the unusable binary before any pair is played.
     assert!(
-        stderr.contains("cannot start engine") && stderr.contains("not counted"),
+        stderr.contains("start-up check failed: cannot start engine"),
         "{stderr}"
     );
     assert!(

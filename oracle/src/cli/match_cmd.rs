@@ -15,6 +15,7 @@ use serde_json::json;
 use oracle::play::book::BookFormat;
 use oracle::play::clock::{ClockRules, TimeControl};
 use oracle::play::game::{Adjudication, DrawRule, ResignRule};
+use oracle::play::preflight::check_engines;
 use oracle::play::runner::{
     Fingerprint, LiveSprt, MatchConfig, PairOutcome, Progress, Shard, StopRule, Tally, run_match,
     write_atomically,
@@ -151,6 +152,7 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
             "--sprt cannot be combined with --shard: shards play fixed slices; apply the SPRT with `oracle merge --sprt`"
         );
     }
+    check_engines(&config.engines, config.start_timeout)?;
     let mut live = sprt_params
         .map(LiveSprt::new)
         .transpose()
@@ -350,6 +352,9 @@ fn exit_for(status: Option<&SprtStatus>) -> ExitCode {
 
 /// Builds the match configuration from the command line.
 fn match_config(args: &MatchArgs) -> anyhow::Result<MatchConfig> {
+    if args.pairs == 0 {
+        bail!("--pairs must be at least 1: a match of no games decides nothing");
+    }
     if args.engines.len() != 2 {
         bail!(
             "--engine: give exactly two engines, got {}",

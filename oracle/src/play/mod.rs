@@ -4,7 +4,9 @@
 pub mod book;
 pub mod clock;
 pub mod game;
+pub mod option;
 pub mod pgn;
+pub mod preflight;
 pub mod runner;
 pub mod shard;
 pub mod uci;
