@@ -124,7 +124,7 @@ fn run_generate(a: &GenerateArgs) -> anyhow::Result<ExitCode> {
     bar.finish_and_clear();
     let mut text = positions.join("\n");
     text.push('\n');
-    oracle::play::runner::write_atomically(&a.out, text.as_bytes())?;
+    oracle::play::state::write_atomically(&a.out, text.as_bytes())?;
     let digest = hex(&Sha256::digest(text.as_bytes()));
     println!(
         "{} positions from {candidates} candidates  sha256 {digest}  {}",

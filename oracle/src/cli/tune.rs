@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use oracle::play::book::{self, BookFormat};
 use oracle::play::clock::{ClockRules, TimeControl};
 use oracle::play::game::Adjudication;
-use oracle::play::runner::write_atomically;
+use oracle::play::state::write_atomically;
 use oracle::play::uci::EngineConfig;
 use oracle::tune::duel::MatchDuels;
 use oracle::tune::model::{self, Row, RuleSummary};

@@ -126,6 +126,25 @@ fn wrap(text: &str, width: usize, out: &mut String) {
     }
 }
 
+/// Today's date in UTC as PGN writes it (`YYYY.MM.DD`).
+pub fn utc_date() -> String {
+    let days = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() / 86_400)
+        .unwrap_or(0) as i64;
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}.{month:02}.{day:02}")
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -186,5 +205,13 @@ mod tests {
         1. f3 {book} e5 {book} 2. g4 {-5.12/12 0.250s} Qh4# {+M1/3 0.002s} {Black
         mates} 0-1
         "#);
+    }
+
+    #[test]
+    fn utc_date_has_pgn_shape() {
+        let date = utc_date();
+        assert_eq!(date.len(), 10);
+        assert_eq!(&date[4..5], ".");
+        assert!(date.as_str() >= "2024.01.01");
     }
 }
