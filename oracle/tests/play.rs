@@ -193,6 +193,8 @@ fn coherent_plays_a_clean_match_with_tags_and_comments() {
         "TimeControl",
         "Termination",
         "PlyCount",
+        "GameStartTime",
+        "GameDuration",
     ] {
         assert_eq!(pgn_tags(&pgn, tag).len(), 4, "tag {tag}");
     }

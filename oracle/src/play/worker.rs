@@ -4,13 +4,13 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
-use std::time::Duration;
+use std::time::{Duration, Instant, SystemTime};
 
 use shakmaty::Color;
 
 use super::book::Opening;
 use super::game::{GameRecord, GameSettings, play_game, unstarted_game};
-use super::pgn::{PgnHeader, render};
+use super::pgn::{PgnHeader, hours_minutes_seconds, render, utc_timestamp};
 use super::runner::{Event, FinishedGame, MatchConfig, RunError, Shared};
 use super::tally::{GameSummary, PairOutcome};
 use super::uci::Engine;
@@ -63,6 +63,7 @@ fn play_pair(
     for game_number in 0..2 {
         // Slot 0 is the first engine; it has White in game 0.
         let white_slot = game_number;
+        let (start_time, started) = (SystemTime::now(), Instant::now());
         let Some(record) =
             play_in_slots(config, slots, white_slot, opening, &settings, &shared.stop)?
         else {
@@ -96,6 +97,8 @@ fn play_pair(
             white: names[0],
             black: names[1],
             time_control: &config.clock.tc.to_string(),
+            start_time: &utc_timestamp(start_time),
+            duration: &hours_minutes_seconds(started.elapsed()),
         };
         texts.push(render(&header, &record));
         let summary = GameSummary {
