@@ -75,7 +75,11 @@ fn evidence_is_written_once_and_only_for_an_entry_that_exists() {
         ("T-0002", "out", "evidence/T-0002 exists"),
         ("T-0003", "out", "register/T-0003.yaml does not exist"),
         ("T-2", "out", "'T-2' is not an entry id"),
-        ("T-0002", "elsewhere", "elsewhere is not a finished oracle --out"),
+        (
+            "T-0002",
+            "elsewhere",
+            "elsewhere is not a finished oracle --out",
+        ),
     ] {
         let output = keep(repo.path(), out, id);
         let stderr = String::from_utf8_lossy(&output.stderr);

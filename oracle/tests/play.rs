@@ -193,6 +193,8 @@ fn coherent_plays_a_clean_match_with_tags_and_comments() {
         "TimeControl",
         "Termination",
         "PlyCount",
+        "GameStartTime",
+        "GameDuration",
     ] {
         assert_eq!(pgn_tags(&pgn, tag).len(), 4, "tag {tag}");
     }
@@ -202,6 +204,82 @@ fn coherent_plays_a_clean_match_with_tags_and_comments() {
     // Engine moves carry {score/depth time}.
     assert!(text.contains("s}"), "{text}");
     assert!(text.lines().any(|l| l.contains('/') && l.contains('{')));
+}
+
+/// Runs a one-pair match with `first` against coherent and returns its exit code and stderr.
+fn refused_match(first: &str, extra: &[&str]) -> (Option<i32>, String) {
+    let book = book();
+    let second = coherent_spec("good");
+    let mut args = vec![
+        "match",
+        "--engine",
+        first,
+        "--engine",
+        &second,
+        "--nodes",
+        "500",
+        "--book",
+        book.to_str().unwrap(),
+        "--start-timeout",
+        "2",
+    ];
+    args.extend_from_slice(extra);
+    let output = oracle(&args);
+    assert!(output.stdout.is_empty(), "no game is scored");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).to_string(),
+    )
+}
+
+#[test]
+fn an_engine_without_a_handshake_is_refused_before_the_first_game() {
+    // `cat` echoes `uci` but never says `uciok`; `true` exits at once.
+    let (code, stderr) = refused_match("cmd=/bin/cat", &["--pairs", "1"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("start-up check failed: engine `cat` did not send `uciok`"),
+        "{stderr}"
+    );
+    let (code, stderr) = refused_match("cmd=/bin/true", &["--pairs", "1"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("engine `true` disconnected while waiting for uciok"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_option_the_engine_does_not_declare_is_refused() {
+    let spec = format!("cmd={},name=typo,option.NoSuchOpt=3", coherent().display());
+    let (code, stderr) = refused_match(&spec, &["--pairs", "1"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("engine `typo`: option.NoSuchOpt=3: the engine declares no option"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_option_value_of_the_wrong_type_or_range_is_refused() {
+    for (value, reason) in [("abc", "is not an integer"), ("0", "is out of range")] {
+        let spec = format!("cmd={},name=bad,option.Hash={value}", coherent().display());
+        let (code, stderr) = refused_match(&spec, &["--pairs", "1"]);
+        assert_eq!(code, Some(2), "{stderr}");
+        assert!(
+            stderr.contains(&format!("engine `bad`: option.Hash={value}: "))
+                && stderr.contains(reason)
+                && stderr.contains("Hash: spin 1..="),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn zero_pairs_are_refused() {
+    let (code, stderr) = refused_match(&coherent_spec("c1"), &["--pairs", "0"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("--pairs must be at least 1"), "{stderr}");
 }
 
 /// Plays one pair with `faulty` as the first engine and checks both games are lost its way.
@@ -326,8 +404,9 @@ fn runner_failure_stops_the_run_without_counting() {
     ]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
+    // The start-up check meets the unusable binary before any pair is played.
     assert!(
-        stderr.contains("cannot start engine") && stderr.contains("not counted"),
+        stderr.contains("start-up check failed: cannot start engine"),
         "{stderr}"
     );
     assert!(
@@ -450,6 +529,161 @@ fn killed_run_resumes_without_losing_or_repeating_a_pair() {
     );
     indices.sort_unstable();
     assert_eq!(indices, (0..8).collect::<Vec<_>>());
+}
+
+/// The pair numbers of the live log's `Finished game N (pair P, game G)` lines.
+fn logged_pairs(log: &str) -> Vec<u64> {
+    log.lines()
+        .filter_map(|l| l.split_once("(pair ")?.1.split_once(',')?.0.parse().ok())
+        .collect()
+}
+
+#[test]
+fn a_piped_run_logs_every_game_and_periodic_summaries_with_the_sprt_bounds() {
+    let book = book();
+    let (first, second) = (coherent_spec("c1"), coherent_spec("c2"));
+    let output = oracle(&[
+        "match",
+        "--engine",
+        &first,
+        "--engine",
+        &second,
+        "--nodes",
+        "300",
+        "--pairs",
+        "4",
+        "--concurrency",
+        "1",
+        "--book",
+        book.to_str().unwrap(),
+        "--elo0",
+        "0",
+        "--elo1",
+        "5",
+        "--report-every",
+        "4",
+    ]);
+    let log = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{log}");
+    let games: Vec<&str> = log
+        .lines()
+        .filter(|l| l.starts_with("Finished game "))
+        .collect();
+    assert_eq!(games.len(), 8, "{log}");
+    assert!(
+        games[0].starts_with("Finished game 1 (pair 1, game 1): c1 vs c2: "),
+        "{log}"
+    );
+    assert!(
+        games[1].starts_with("Finished game 2 (pair 1, game 2): c2 vs c1: "),
+        "{log}"
+    );
+    assert!(games.iter().all(|l| l.ends_with(" plies")), "{log}");
+    let summaries: Vec<&str> = log
+        .lines()
+        .filter(|l| l.starts_with("Summary after "))
+        .collect();
+    assert_eq!(summaries.len(), 2, "{log}");
+    assert!(
+        summaries[0].starts_with("Summary after 4 games: W-D-L "),
+        "{log}"
+    );
+    assert!(log.contains("in [-2.94, 2.94] for [0, 5] nElo"), "{log}");
+    assert!(log.contains("nElo") && log.contains("(95%)"), "{log}");
+}
+
+#[test]
+fn an_interrupted_run_prints_its_resume_command_which_finishes_without_replaying_a_pair() {
+    let dir = tempfile::tempdir().unwrap();
+    let (state, pgn) = (dir.path().join("state.json"), dir.path().join("games.pgn"));
+    let book = book();
+    let (first, second) = (coherent_spec("c1"), coherent_spec("c2"));
+    let child = Command::new(ORACLE)
+        .args([
+            "match",
+            "--engine",
+            &first,
+            "--engine",
+            &second,
+            "--nodes",
+            "2000",
+            "--pairs",
+            "6",
+            "--concurrency",
+            "1",
+            "--book",
+            book.to_str().unwrap(),
+            "--pgn-out",
+            pgn.to_str().unwrap(),
+            "--state",
+            state.to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let counted = std::fs::read_to_string(&state)
+            .ok()
+            .and_then(|s| serde_json::from_str::<Value>(&s).ok())
+            .map_or(0, |v| v["pairs"].as_array().map_or(0, Vec::len));
+        if counted >= 1 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no progress");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let interrupted = child.wait_with_output().unwrap();
+    let log = String::from_utf8_lossy(&interrupted.stdout).to_string();
+    assert_eq!(
+        interrupted.status.code(),
+        Some(130),
+        "{log}{}",
+        String::from_utf8_lossy(&interrupted.stderr)
+    );
+    assert!(
+        log.contains("Results of c1 vs c2"),
+        "the partial summary: {log}"
+    );
+    let (_, command) = log.split_once("resume with:\n").expect("a resume command");
+    let command = command.lines().next().unwrap();
+    let at_interrupt: Value =
+        serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    let counted_before: Vec<u64> = at_interrupt["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["index"].as_u64().unwrap() + 1)
+        .collect();
+    assert!(
+        !counted_before.is_empty() && counted_before.len() < 6,
+        "{log}"
+    );
+
+    let resumed = Command::new("sh").args(["-c", command]).output().unwrap();
+    let resumed_log = String::from_utf8_lossy(&resumed.stdout);
+    assert!(resumed.status.success(), "{resumed_log}");
+    let replayed: Vec<u64> = logged_pairs(&resumed_log)
+        .into_iter()
+        .filter(|p| counted_before.contains(p))
+        .collect();
+    assert!(
+        replayed.is_empty(),
+        "pairs played twice: {replayed:?}\n{resumed_log}"
+    );
+    let mut rounds = pgn_tags(&pgn, "Round");
+    rounds.sort();
+    let mut expected: Vec<String> = (1..=6)
+        .flat_map(|p| [format!("{p}.1"), format!("{p}.2")])
+        .collect();
+    expected.sort();
+    assert_eq!(rounds, expected, "every pair exactly once in the PGN");
 }
 
 #[test]

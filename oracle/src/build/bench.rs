@@ -1,5 +1,6 @@
-//! The bench signature: `coherent bench` prints `<N> nodes <M> nps` last; N identifies the
-//! engine's search (Stockfish's `Bench: N` discipline) and must not vary between runs.
+//! The bench signature: `coherent bench` prints `<N> nodes <M> nps` last (Stockfish prints
+//! `Nodes searched  : N` and `Nodes/second    : M`; both are read); N identifies the engine's
+//! search (Stockfish's `Bench: N` discipline) and must not vary between runs.
 
 use std::path::{Path, PathBuf};
 
@@ -37,8 +38,10 @@ pub enum BenchError {
         /// The end of its output.
         tail: String,
     },
-    /// The last line is not `<N> nodes <M> nps`.
-    #[error("`bench` output does not end with `<N> nodes <M> nps`; last line: {line:?}")]
+    /// The output is in neither bench format.
+    #[error(
+        "`bench` output neither ends with `<N> nodes <M> nps` nor has Stockfish's `Nodes searched : N` and `Nodes/second : M` lines; last line: {line:?}"
+    )]
     Unparsable {
         /// The offending line.
         line: String,
@@ -81,7 +84,9 @@ pub struct BenchSignature {
     pub runs: Vec<BenchRun>,
 }
 
-/// Parses the last non-empty line of `output` as `<N> nodes <M> nps`.
+/// Parses `output` in either common bench format: Coherent's last non-empty line
+/// `<N> nodes <M> nps`, or Stockfish's `Nodes searched  : N` and `Nodes/second    : M` lines
+/// (the last of each).
 pub fn parse_bench_output(output: &str) -> Result<BenchRun, BenchError> {
     let line = output
         .lines()
@@ -91,11 +96,20 @@ pub fn parse_bench_output(output: &str) -> Result<BenchRun, BenchError> {
     let unparsable = || BenchError::Unparsable {
         line: line.to_owned(),
     };
-    match line.split_whitespace().collect::<Vec<_>>()[..] {
-        [nodes, "nodes", nps, "nps"] => Ok(BenchRun {
+    if let [nodes, "nodes", nps, "nps"] = line.split_whitespace().collect::<Vec<_>>()[..] {
+        return Ok(BenchRun {
             nodes: nodes.parse().map_err(|_| unparsable())?,
             nps: nps.parse().map_err(|_| unparsable())?,
-        }),
+        });
+    }
+    let field = |key: &str| {
+        output.lines().rev().find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            (name.trim() == key).then(|| value.trim().parse::<u64>().ok())?
+        })
+    };
+    match (field("Nodes searched"), field("Nodes/second")) {
+        (Some(nodes), Some(nps)) => Ok(BenchRun { nodes, nps }),
         _ => Err(unparsable()),
     }
 }
@@ -217,6 +231,34 @@ mod tests {
         ));
         assert!(parse_bench_output("").is_err());
         assert!(parse_bench_output("-3 nodes 5 nps").is_err());
+    }
+
+    #[test]
+    fn parses_stockfish_bench_output() {
+        let output = "info depth 13 nodes 70000\nbestmove e2e4\n\n===========================\nTotal time (ms) : 1234\nNodes searched  : 2353693\nNodes/second    : 1907369\n";
+        assert_eq!(
+            parse_bench_output(output).unwrap(),
+            BenchRun {
+                nodes: 2_353_693,
+                nps: 1_907_369
+            }
+        );
+        assert!(parse_bench_output("Nodes searched  : 12\n").is_err());
+        assert!(parse_bench_output("Nodes searched  : x\nNodes/second : 3\n").is_err());
+    }
+
+    #[test]
+    fn measures_stockfish_in_its_own_format() {
+        // Stockfish prints its bench on stderr; the sandbox log holds both streams.
+        let stockfish = Path::new("/usr/games/stockfish");
+        if !stockfish.is_file() {
+            return;
+        }
+        let signature = measure(stockfish, EngineIsolation::detect(), 1).unwrap();
+        assert!(
+            signature.nodes > 0 && signature.runs[0].nps > 0,
+            "{signature:?}"
+        );
     }
 
     #[test]

@@ -1,8 +1,15 @@
-//! `oracle match` (the match runner) and `oracle merge` (combine shard results).
+//! `oracle match` (the match runner) and `oracle merge` (combine shard results): parse the
+//! arguments, call `play`, render.
 //!
-//! Exit status: 0 when the match ran (and, with `--sprt`, did not accept H0), 1 when the SPRT
-//! accepted H0, 2 on bad input or a runner failure (the pair in progress is not counted).
+//! Exit status: 0 when the match ran (and, with an SPRT, did not accept H0), 1 when the SPRT
+//! accepted H0, 2 on bad input, a failed start-up check or a runner failure (the pair in
+//! progress is not counted), 130 when SIGINT or SIGTERM stopped it (the resume command is
+//! printed).
+//!
+//! When standard output is not a terminal (a CI log, `| cat`) and `--json` is not given, the
+//! run logs a line per finished game and a summary every `--report-every` games.
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -12,19 +19,24 @@ use clap::{ArgGroup, Args};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
+use super::sprt::BoundsArgs;
 use oracle::integrity::write_atomically;
 use oracle::play::book::BookFormat;
 use oracle::play::clock::{ClockRules, TimeControl};
+use oracle::play::cpus::Cpus;
+use oracle::play::fingerprint::Fingerprint;
 use oracle::play::game::{Adjudication, DrawRule, ResignRule};
-use oracle::play::runner::{
-    Fingerprint, LiveSprt, MatchConfig, PairOutcome, Progress, Shard, StopRule, Tally, run_match,
+use oracle::play::interrupt::{self, EXIT_INTERRUPTED, resume_command};
+use oracle::play::preflight::check_engines;
+use oracle::play::runner::{MatchConfig, Progress, run_match};
+use oracle::play::shard::{Shard, ShardResult, merge, read_shards};
+use oracle::play::spec::{key_values, parse_engine, parse_sprt};
+use oracle::play::stop::SprtStop;
+use oracle::play::summary::{
+    game_line, percentile_ms, periodic_summary, sprt_json_status, status_line, summary_block,
+    summary_json,
 };
-use oracle::play::shard::{ShardResult, merge, read_shards};
-use oracle::play::uci::EngineConfig;
-use oracle::stats::{
-    Model, PentanomialCounts, SequentialSprt, SprtDecision, SprtParams, SprtStatus,
-    fixed_games_elo, normalized_elo, sprt_status,
-};
+use oracle::stats::{SprtDecision, SprtParams, SprtStatus};
 
 /// Arguments of `oracle match`.
 #[derive(Debug, Args)]
@@ -72,9 +84,17 @@ pub struct MatchArgs {
     /// Start this many openings into the seeded order.
     #[arg(long, default_value_t = 0)]
     opening_offset: usize,
-    /// Live SPRT: `elo0=X,elo1=Y[,alpha=A][,beta=B][,model=normalized|logistic]`.
-    #[arg(long, value_name = "SPEC")]
+    /// Live SPRT, the bounds as `oracle sprt` takes them (`--elo0 X --elo1 Y [--alpha A]
+    /// [--beta B] [--model M]`); the match stops when it decides.
+    #[command(flatten)]
+    bounds: Option<BoundsArgs>,
+    /// The same SPRT in the older one-argument form `elo0=X,elo1=Y[,alpha=A][,beta=B][,model=M]`.
+    #[arg(long, value_name = "SPEC", conflicts_with = "elo0")]
     sprt: Option<String>,
+    /// With output that is not a terminal: print a summary at the first counted pair after
+    /// every N more finished games (0: none; a line per finished game is printed regardless).
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    report_every: u64,
     /// Write the games to this PGN file.
     #[arg(long, value_name = "FILE")]
     pgn_out: Option<PathBuf>,
@@ -125,8 +145,11 @@ pub struct MergeArgs {
     /// Shard result files written by `oracle match --shard`.
     #[arg(required = true, value_name = "FILES")]
     files: Vec<PathBuf>,
-    /// SPRT applied at round boundaries: `elo0=X,elo1=Y[,alpha=A][,beta=B][,model=…]`.
-    #[arg(long, value_name = "SPEC")]
+    /// SPRT applied at round boundaries, the bounds as `oracle sprt` takes them.
+    #[command(flatten)]
+    bounds: Option<BoundsArgs>,
+    /// The same SPRT in the older one-argument form `elo0=X,elo1=Y[,alpha=A][,beta=B][,model=M]`.
+    #[arg(long, value_name = "SPEC", conflicts_with = "elo0")]
     sprt: Option<String>,
     /// The match the shards must belong to: a JSON fingerprint (the `fingerprint` object of a
     /// shard file the merger played or trusts); a shard of any other match is refused.
@@ -140,39 +163,65 @@ pub struct MergeArgs {
 /// Runs `oracle match`.
 pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
     let config = match_config(&args)?;
-    let sprt_params = args
-        .sprt
-        .as_deref()
-        .map(parse_sprt)
-        .transpose()
-        .context("--sprt")?;
+    let sprt_params = sprt_params(args.bounds.as_ref(), args.sprt.as_deref())?;
     if sprt_params.is_some() && args.shard.is_some() {
         bail!(
-            "--sprt cannot be combined with --shard: shards play fixed slices; apply the SPRT with `oracle merge --sprt`"
+            "an SPRT cannot be combined with --shard: shards play fixed slices; apply the SPRT with `oracle merge --elo0 … --elo1 …`"
         );
     }
+    interrupt::install();
+    check_engines(&config.engines, config.start_timeout)?;
     let mut live = sprt_params
-        .map(LiveSprt::new)
+        .map(|params| SprtStop::new(params, 1, 0))
         .transpose()
-        .context("--sprt")?;
+        .context("SPRT")?;
     let bar = progress_bar(args.json);
-    let sprt_for_bar = sprt_params;
+    let log = !args.json && !std::io::stdout().is_terminal();
+    let names = [
+        config.engines[0].name.clone(),
+        config.engines[1].name.clone(),
+    ];
+    let mut reported_at = 0;
     let mut observer = |p: &Progress| {
         bar.set_length(p.games_total);
         bar.set_position(p.games_played);
-        bar.set_message(status_line(&p.tally, sprt_for_bar.as_ref()));
+        bar.set_message(status_line(p.finished_wdl, &p.tally, sprt_params.as_ref()));
+        if !log {
+            return;
+        }
+        match &p.game {
+            Some(game) => println!(
+                "{}",
+                game_line(p.games_played, game, [&names[0], &names[1]])
+            ),
+            // A counted pair: the summary comes here, so that it includes the pair.
+            None if args.report_every > 0 && p.games_played >= reported_at + args.report_every => {
+                reported_at = p.games_played;
+                print!(
+                    "{}",
+                    periodic_summary(
+                        p.games_played,
+                        p.finished_wdl,
+                        &p.tally,
+                        sprt_params.as_ref()
+                    )
+                );
+            }
+            None => {}
+        }
     };
     let report = run_match(
         config.clone(),
-        live.as_mut().map(|l| l as &mut dyn StopRule),
+        live.as_mut()
+            .map(|l| l as &mut dyn oracle::play::stop::StopRule),
         &mut observer,
     );
     bar.finish_and_clear();
     let report = report?;
-    if let Some(error) = live.as_ref().and_then(LiveSprt::error) {
+    if let Some(error) = live.as_ref().and_then(SprtStop::error) {
         bail!("the SPRT could not be evaluated: {error}");
     }
-    let sequential = live.as_ref().map(LiveSprt::sequential);
+    let sequential = live.as_ref().map(SprtStop::sequential);
     let status = sprt_json_status(&report.tally, sprt_params.as_ref(), sequential)?;
     let shard_file = match args.shard {
         Some(shard) => {
@@ -185,6 +234,10 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
             Some(path)
         }
         None => None,
+    };
+    let resume = match (&report.state_file, report.interrupted) {
+        (Some(state), true) => Some(resume_command(&std::env::args().collect::<Vec<_>>(), state)),
+        _ => None,
     };
     let concurrency = config.concurrency as f64;
     let mut overheads = report.overhead_us.clone();
@@ -201,6 +254,8 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
             "pgn": config.pgn_out,
             "state": config.state,
             "stopped_early": report.stopped_early,
+            "interrupted": report.interrupted,
+            "resume_command": resume,
             "engines": [config.engines[0].name, config.engines[1].name],
             "tc": config.clock.tc.describe(),
             "isolation": config.engines[0].isolation.describe(),
@@ -265,18 +320,22 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
         if let Some(path) = &shard_file {
             println!("Shard result: {}", path.display());
         }
+        if let Some(command) = &resume {
+            println!(
+                "Interrupted after {} games ({} pairs counted); resume with:\n{command}",
+                report.games_played, report.tally.pairs
+            );
+        }
+    }
+    if report.interrupted {
+        return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }
     Ok(exit_for(status.as_ref()))
 }
 
 /// Runs `oracle merge`.
 pub fn run_merge_command(args: MergeArgs) -> anyhow::Result<ExitCode> {
-    let params = args
-        .sprt
-        .as_deref()
-        .map(parse_sprt)
-        .transpose()
-        .context("--sprt")?;
+    let params = sprt_params(args.bounds.as_ref(), args.sprt.as_deref())?;
     let plan = args
         .plan
         .as_deref()
@@ -350,51 +409,19 @@ fn exit_for(status: Option<&SprtStatus>) -> ExitCode {
 
 /// Builds the match configuration from the command line.
 fn match_config(args: &MatchArgs) -> anyhow::Result<MatchConfig> {
+    if args.pairs == 0 {
+        bail!("--pairs must be at least 1: a match of no games decides nothing");
+    }
     if args.engines.len() != 2 {
         bail!(
             "--engine: give exactly two engines, got {}",
             args.engines.len()
         );
     }
-    let mut engines = Vec::with_capacity(2);
-    for spec in &args.engines {
-        let mut config = EngineConfig::new(PathBuf::new());
-        let mut has_cmd = false;
-        let mut has_name = false;
-        for each in &args.each {
-            apply_settings(&mut config, each, false).with_context(|| format!("--each {each}"))?;
-        }
-        for item in spec.split(',') {
-            let (key, value) = item
-                .split_once('=')
-                .ok_or_else(|| anyhow!("--engine {spec}: `{item}` is not KEY=VALUE"))?;
-            match key {
-                "cmd" => {
-                    config.command = PathBuf::from(value);
-                    has_cmd = true;
-                }
-                "name" => {
-                    config.name = value.to_string();
-                    has_name = true;
-                }
-                _ => apply_settings(&mut config, item, true)
-                    .with_context(|| format!("--engine {spec}"))?,
-            }
-        }
-        if !has_cmd {
-            bail!("--engine {spec}: missing cmd=PATH");
-        }
-        if !has_name {
-            config.name = EngineConfig::new(config.command.clone()).name;
-        }
-        if !config.command.is_file() {
-            bail!(
-                "--engine {spec}: {} is not a file",
-                config.command.display()
-            );
-        }
-        engines.push(config);
-    }
+    let mut engines = [
+        parse_engine(&args.engines[0], &args.each)?,
+        parse_engine(&args.engines[1], &args.each)?,
+    ];
     if engines[0].name == engines[1].name {
         engines[0].name.push_str(" (1)");
         engines[1].name.push_str(" (2)");
@@ -419,15 +446,25 @@ fn match_config(args: &MatchArgs) -> anyhow::Result<MatchConfig> {
         slack: Duration::from_millis(200),
         move_timeout: seconds("move-timeout", args.move_timeout)?,
     };
-    let cores = physical_cores();
-    let logical = std::thread::available_parallelism().map_or(1, usize::from);
-    let concurrency = args.concurrency.unwrap_or(cores);
+    let cpus = Cpus::detect();
+    let concurrency = args.concurrency.unwrap_or(cpus.default_games());
     if concurrency == 0 {
         bail!("--concurrency must be at least 1");
     }
-    if tc.is_timed() && concurrency > logical && !args.force_concurrency {
+    let most = cpus.max_games(tc.is_timed());
+    if concurrency > most && !args.force_concurrency {
         bail!(
-            "--concurrency {concurrency} exceeds the {logical} CPUs of this machine for a timed match; use --force-concurrency to insist"
+            "--concurrency {concurrency} exceeds the {most} {} of this machine for {} match; use --force-concurrency to insist",
+            if tc.is_timed() {
+                "physical cores"
+            } else {
+                "logical CPUs"
+            },
+            if tc.is_timed() {
+                "a timed"
+            } else {
+                "an untimed"
+            }
         );
     }
     let mut adjudication = if args.adjudicate_fishtest {
@@ -454,7 +491,7 @@ fn match_config(args: &MatchArgs) -> anyhow::Result<MatchConfig> {
         adjudication.max_moves = args.maxmoves;
     }
     Ok(MatchConfig {
-        engines: [engines[0].clone(), engines[1].clone()],
+        engines,
         clock,
         adjudication,
         start_timeout: seconds("start-timeout", args.start_timeout)?,
@@ -475,263 +512,16 @@ fn match_config(args: &MatchArgs) -> anyhow::Result<MatchConfig> {
     })
 }
 
-/// Applies `option.X=V` (and, for engine specs, `arg=A`) items to an engine configuration.
-fn apply_settings(config: &mut EngineConfig, spec: &str, allow_arg: bool) -> anyhow::Result<()> {
-    for item in spec.split(',') {
-        let (key, value) = item
-            .split_once('=')
-            .ok_or_else(|| anyhow!("`{item}` is not KEY=VALUE"))?;
-        if let Some(option) = key.strip_prefix("option.") {
-            config.set_option(option, value);
-        } else if key == "arg" && allow_arg {
-            config.args.push(value.to_string());
-        } else if key == "bind" && allow_arg {
-            // A wrapper engine's inner engine: visible read-only inside this engine's sandbox.
-            let path = std::path::absolute(value)
-                .with_context(|| format!("bind={value}: not a usable path"))?;
-            if !path.exists() {
-                bail!("bind={value}: {} does not exist", path.display());
-            }
-            config.read_only.push(path);
-        } else {
-            bail!(
-                "unknown key `{key}` (expected option.NAME{})",
-                if allow_arg {
-                    ", cmd, name, arg or bind"
-                } else {
-                    ""
-                }
-            );
-        }
+/// The SPRT of `--elo0 …` or of the old `--sprt elo0=…` alias, if either is given.
+fn sprt_params(
+    bounds: Option<&BoundsArgs>,
+    alias: Option<&str>,
+) -> anyhow::Result<Option<SprtParams>> {
+    match (bounds, alias) {
+        (Some(bounds), _) => Ok(Some(bounds.params()?)),
+        (None, Some(spec)) => Ok(Some(parse_sprt(spec)?)),
+        (None, None) => Ok(None),
     }
-    Ok(())
-}
-
-/// Parses `k1=v1,k2=v2,…` with exactly the integer keys `keys`, in any order.
-fn key_values(spec: &str, keys: &[&str]) -> anyhow::Result<Vec<i64>> {
-    let mut values = vec![None; keys.len()];
-    for item in spec.split(',') {
-        let (key, value) = item
-            .split_once('=')
-            .ok_or_else(|| anyhow!("`{item}` is not KEY=VALUE"))?;
-        let slot = keys
-            .iter()
-            .position(|k| *k == key)
-            .ok_or_else(|| anyhow!("unknown key `{key}` (expected {})", keys.join(", ")))?;
-        values[slot] = Some(
-            value
-                .parse::<i64>()
-                .ok()
-                .filter(|v| *v >= 0)
-                .ok_or_else(|| anyhow!("{key}: `{value}` is not a non-negative integer"))?,
-        );
-    }
-    keys.iter()
-        .zip(values)
-        .map(|(k, v)| v.ok_or_else(|| anyhow!("missing {k}=")))
-        .collect()
-}
-
-/// Parses `elo0=X,elo1=Y[,alpha=A][,beta=B][,model=normalized|logistic]` (α = β = 0.05, normalized by default).
-fn parse_sprt(spec: &str) -> anyhow::Result<SprtParams> {
-    let (mut elo0, mut elo1, mut alpha, mut beta, mut model) =
-        (None, None, 0.05, 0.05, Model::Normalized);
-    for item in spec.split(',') {
-        let (key, value) = item
-            .split_once('=')
-            .ok_or_else(|| anyhow!("`{item}` is not KEY=VALUE"))?;
-        let number = || {
-            value
-                .parse::<f64>()
-                .map_err(|_| anyhow!("{key}: `{value}` is not a number"))
-        };
-        match key {
-            "elo0" => elo0 = Some(number()?),
-            "elo1" => elo1 = Some(number()?),
-            "alpha" => alpha = number()?,
-            "beta" => beta = number()?,
-            "model" => {
-                model = match value {
-                    "normalized" => Model::Normalized,
-                    "logistic" => Model::Logistic,
-                    _ => bail!("model: `{value}` is not normalized or logistic"),
-                }
-            }
-            _ => bail!("unknown key `{key}` (expected elo0, elo1, alpha, beta, model)"),
-        }
-    }
-    let (Some(elo0), Some(elo1)) = (elo0, elo1) else {
-        bail!("elo0= and elo1= are required")
-    };
-    Ok(SprtParams::new(elo0, elo1, alpha, beta, model)?)
-}
-
-/// The `oracle sprt status --json` object for `tally`, with the sequential test's decision.
-fn sprt_json_status(
-    tally: &Tally,
-    params: Option<&SprtParams>,
-    sequential: Option<&SequentialSprt>,
-) -> anyhow::Result<Option<SprtStatus>> {
-    let Some(params) = params else {
-        return Ok(None);
-    };
-    let mut status = sprt_status(&PentanomialCounts(tally.pentanomial), params)?;
-    if let Some(sequential) = sequential {
-        // The decision that stopped (or would stop) the run includes the overshoot correction.
-        status.state = sequential.decision();
-    }
-    Ok(Some(status))
-}
-
-/// The JSON keys shared by `match` and `merge`.
-fn summary_json(
-    tally: &Tally,
-    games_played: u64,
-    status: Option<&SprtStatus>,
-) -> serde_json::Value {
-    let counts = PentanomialCounts(tally.pentanomial);
-    let nelo = normalized_elo(&counts);
-    let elo = fixed_games_elo(&counts);
-    json!({
-        "games_played": games_played,
-        "games_counted": 2 * tally.pairs,
-        "pairs_counted": tally.pairs,
-        "wins": tally.wins,
-        "draws": tally.draws,
-        "losses": tally.losses,
-        "pentanomial": tally.pentanomial,
-        "terminations": tally.terminations,
-        "faults": { "first": tally.faults[0].total(), "second": tally.faults[1].total() },
-        "faults_by_kind": { "first": tally.faults[0], "second": tally.faults[1] },
-        "nelo": finite_or_null(nelo.nelo),
-        "nelo_ci95": nelo.ci95.map(finite_or_null),
-        "elo": finite_or_null(elo.elo),
-        "elo_ci95": elo.ci95.map(finite_or_null),
-        "los": finite_or_null(elo.los),
-        "sprt": status,
-    })
-}
-
-/// JSON has no infinities or NaN: they become null.
-fn finite_or_null(v: f64) -> serde_json::Value {
-    if v.is_finite() {
-        json!(v)
-    } else {
-        serde_json::Value::Null
-    }
-}
-
-/// The fastchess-style summary block.
-fn summary_block(
-    title: &str,
-    tally: &Tally,
-    pairs: &[PairOutcome],
-    games_played: u64,
-    status: Option<&SprtStatus>,
-    names: [&str; 2],
-) -> String {
-    let counts = PentanomialCounts(tally.pentanomial);
-    let nelo = normalized_elo(&counts);
-    let elo = fixed_games_elo(&counts);
-    let games = 2 * tally.pairs;
-    let points = tally.wins as f64 + tally.draws as f64 / 2.0;
-    let p = tally.pentanomial;
-    let pairs_ratio = (p[3] + p[4]) as f64 / (p[0] + p[1]).max(1) as f64;
-    let wl = pairs
-        .iter()
-        .filter(|pair| {
-            pair.bucket() == 2 && pair.games[0].result != oracle::play::game::GameResult::Draw
-        })
-        .count();
-    let dd = p[2] as usize - wl;
-    let t = &tally.terminations;
-    let line = "-".repeat(60);
-    let mut out = format!("{line}\nResults of {title}:\n");
-    out += &format!(
-        "Elo: {:.2} +/- {:.2}, nElo: {:.2} +/- {:.2}\n",
-        elo.elo,
-        (elo.ci95[1] - elo.ci95[0]) / 2.0,
-        nelo.nelo,
-        (nelo.ci95[1] - nelo.ci95[0]) / 2.0
-    );
-    out += &format!(
-        "LOS: {:.2} %, DrawRatio: {:.2} %, PairsRatio: {:.2}\n",
-        100.0 * elo.los,
-        100.0 * p[2] as f64 / tally.pairs.max(1) as f64,
-        pairs_ratio
-    );
-    out += &format!(
-        "Games: {games}, Wins: {}, Losses: {}, Draws: {}, Points: {points:.1} ({:.2} %)\n",
-        tally.wins,
-        tally.losses,
-        tally.draws,
-        100.0 * points / games.max(1) as f64
-    );
-    out += &format!(
-        "Ptnml(0-2): [{}, {}, {}, {}, {}], WL/DD Ratio: {:.2}\n",
-        p[0],
-        p[1],
-        p[2],
-        p[3],
-        p[4],
-        wl as f64 / dd.max(1) as f64
-    );
-    if let Some(s) = status {
-        out += &format!(
-            "LLR: {:.2} ({:.1}%) ({:.2}, {:.2}) state: {}\n",
-            s.llr,
-            100.0 * s.llr / s.upper_bound,
-            s.lower_bound,
-            s.upper_bound,
-            s.state.name()
-        );
-    }
-    out += &format!(
-        "Played {games_played} games, counted {games}; terminations: normal {}, adjudication {}, time forfeit {}, illegal move {}, disconnect {}, stall {}\n",
-        t.normal, t.adjudication, t.time_forfeit, t.illegal_move, t.disconnect, t.stall
-    );
-    let faults = |f: &oracle::play::runner::FaultCounts| {
-        format!(
-            "{} (disconnect {}, stall {}, illegal move {}, time forfeit {})",
-            f.total(),
-            f.disconnect,
-            f.stall,
-            f.illegal_move,
-            f.time_forfeit
-        )
-    };
-    out += &format!(
-        "Faults: {} {}, {} {}\n{line}\n",
-        names[0],
-        faults(&tally.faults[0]),
-        names[1],
-        faults(&tally.faults[1])
-    );
-    out
-}
-
-/// The live status message: W-D-L, pentanomial, nElo ± and LLR.
-fn status_line(tally: &Tally, params: Option<&SprtParams>) -> String {
-    let counts = PentanomialCounts(tally.pentanomial);
-    let nelo = normalized_elo(&counts);
-    let mut line = format!(
-        "W-D-L {}-{}-{}  ptnml {:?}  nElo {:.1} ± {:.1}",
-        tally.wins,
-        tally.draws,
-        tally.losses,
-        tally.pentanomial,
-        nelo.nelo,
-        (nelo.ci95[1] - nelo.ci95[0]) / 2.0
-    );
-    if let Some(params) = params
-        && let Ok(status) = sprt_status(&counts, params)
-    {
-        line += &format!(
-            "  LLR {:.2} ({:.2}, {:.2})",
-            status.llr, status.lower_bound, status.upper_bound
-        );
-    }
-    line
 }
 
 /// The progress bar on stderr (hidden for `--json` and when stderr is not a terminal).
@@ -746,89 +536,4 @@ fn progress_bar(hidden: bool) -> ProgressBar {
             .progress_chars("=> "),
     );
     bar
-}
-
-/// The `q`-quantile of overheads (microseconds) in milliseconds.
-fn percentile_ms(values: &mut [i64], q: f64) -> f64 {
-    if values.is_empty() {
-        return 0.0;
-    }
-    values.sort_unstable();
-    let rank = ((values.len() - 1) as f64 * q).round() as usize;
-    values[rank] as f64 / 1000.0
-}
-
-/// Physical cores (distinct core ids per package in /proc/cpuinfo), else the logical CPUs.
-fn physical_cores() -> usize {
-    let logical = std::thread::available_parallelism().map_or(1, usize::from);
-    let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else {
-        return logical;
-    };
-    let mut cores = std::collections::HashSet::new();
-    let mut package = "";
-    for line in info.lines() {
-        if let Some((key, value)) = line.split_once(':') {
-            match key.trim() {
-                "physical id" => package = value.trim(),
-                "core id" => {
-                    cores.insert((package.to_string(), value.trim().to_string()));
-                }
-                _ => {}
-            }
-        }
-    }
-    if cores.is_empty() {
-        logical
-    } else {
-        cores.len().min(logical)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sprt_spec_defaults_and_errors() {
-        let p = parse_sprt("elo0=0,elo1=2").unwrap();
-        assert_eq!(
-            (p.elo0, p.elo1, p.alpha, p.beta, p.model),
-            (0.0, 2.0, 0.05, 0.05, Model::Normalized)
-        );
-        let p = parse_sprt("elo1=5,elo0=-1,alpha=0.1,model=logistic").unwrap();
-        assert_eq!((p.elo0, p.alpha, p.model), (-1.0, 0.1, Model::Logistic));
-        assert!(parse_sprt("elo0=2,elo1=0").is_err());
-        assert!(parse_sprt("elo0=0").is_err());
-        assert!(
-            parse_sprt("elo0=0,elo1=2,gamma=1")
-                .unwrap_err()
-                .to_string()
-                .contains("gamma")
-        );
-    }
-
-    #[test]
-    fn adjudication_specs() {
-        assert_eq!(
-            key_values(
-                "score=20,movenumber=34,movecount=8",
-                &["movenumber", "movecount", "score"]
-            )
-            .unwrap(),
-            vec![34, 8, 20]
-        );
-        assert!(
-            key_values("movecount=3", &["movecount", "score"])
-                .unwrap_err()
-                .to_string()
-                .contains("score")
-        );
-    }
-
-    #[test]
-    fn percentiles() {
-        let mut v = vec![5000, 1000, 3000, 2000, 4000];
-        assert_eq!(percentile_ms(&mut v, 0.5), 3.0);
-        assert_eq!(percentile_ms(&mut v, 0.95), 5.0);
-    }
 }

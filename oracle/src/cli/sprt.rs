@@ -55,14 +55,18 @@ impl From<ModelArg> for Model {
     }
 }
 
-/// The hypotheses and error rates every subcommand takes.
+/// The hypotheses and error rates every subcommand takes (also `oracle match` and `oracle
+/// merge`, where they are optional as a whole: the pair is required through the group, not
+/// per argument, because clap enforces per-argument requirements even in an absent optional
+/// flatten).
 #[derive(Debug, Args)]
-struct BoundsArgs {
+#[group(id = "sprt_bounds", multiple = true, requires_all = ["elo0", "elo1"])]
+pub(super) struct BoundsArgs {
     /// H0 Elo difference.
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, required = false, allow_hyphen_values = true)]
     elo0: f64,
     /// H1 Elo difference (greater than elo0).
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, required = false, allow_hyphen_values = true)]
     elo1: f64,
     /// Probability of accepting H1 when H0 holds.
     #[arg(long, default_value_t = 0.05, allow_hyphen_values = true)]
@@ -76,7 +80,7 @@ struct BoundsArgs {
 }
 
 impl BoundsArgs {
-    fn params(&self) -> anyhow::Result<SprtParams> {
+    pub(super) fn params(&self) -> anyhow::Result<SprtParams> {
         SprtParams::new(
             self.elo0,
             self.elo1,

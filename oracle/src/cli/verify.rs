@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::Args;
 
 use oracle::build::Cache;
-use oracle::play::runner::Shard;
+use oracle::play::shard::Shard;
 use oracle::verify::{self, Mode, Request, StepReporter};
 
 /// Arguments of `oracle verify`.

@@ -19,7 +19,7 @@ use thiserror::Error;
 use crate::build::BuildRecipe;
 use crate::governance::entry::StageFaults;
 use crate::governance::hash::Sha256Hex;
-use crate::play::runner::FaultCounts;
+use crate::play::tally::FaultCounts;
 
 /// Where the constitution lives inside a repository.
 pub const CONSTITUTION_PATH: &str = "constitution/constitution.yaml";

@@ -17,7 +17,7 @@ use crate::governance::confirmation::ConfirmationRecord;
 use crate::governance::constitution::{LossBooking, TimeControl};
 use crate::governance::hash::{GitId, Sha256Hex};
 use crate::governance::timestamp::Timestamp;
-use crate::play::runner::FaultCounts;
+use crate::play::tally::FaultCounts;
 
 /// A register entry as stored in `register/T-NNNN.yaml`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

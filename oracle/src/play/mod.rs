@@ -3,8 +3,20 @@
 
 pub mod book;
 pub mod clock;
+pub mod cpus;
+pub mod fingerprint;
 pub mod game;
+pub mod interrupt;
+pub mod option;
 pub mod pgn;
+pub mod preflight;
 pub mod runner;
+mod rusage;
 pub mod shard;
+pub mod spec;
+pub mod state;
+pub mod stop;
+pub mod summary;
+pub mod tally;
 pub mod uci;
+mod worker;

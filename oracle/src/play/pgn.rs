@@ -1,4 +1,5 @@
-//! PGN output: the seven-tag roster plus SetUp/FEN, TimeControl, Termination and PlyCount,
+//! PGN output: the seven-tag roster plus SetUp/FEN, TimeControl, Termination, PlyCount,
+//! GameStartTime and GameDuration,
 //! SAN movetext with `{score/depth time}` comments after every engine move and `{book}` after
 //! book moves.
 
@@ -28,6 +29,10 @@ pub struct PgnHeader<'a> {
     pub black: &'a str,
     /// `TimeControl`.
     pub time_control: &'a str,
+    /// `GameStartTime` (`YYYY-MM-DDTHH:MM:SS +0000`, as cutechess writes it).
+    pub start_time: &'a str,
+    /// `GameDuration` (`HH:MM:SS`).
+    pub duration: &'a str,
 }
 
 /// A score as PGN comments show it: pawns from the mover's side (`+0.31`) or mate (`+M5`, `-M3`).
@@ -63,6 +68,8 @@ pub fn render(header: &PgnHeader<'_>, game: &GameRecord) -> String {
         "PlyCount",
         &(game.opening.moves.len() + game.moves.len()).to_string(),
     );
+    tag("GameStartTime", header.start_time);
+    tag("GameDuration", header.duration);
     out.push('\n');
 
     let mut pos = game.opening.root();
@@ -126,6 +133,53 @@ fn wrap(text: &str, width: usize, out: &mut String) {
     }
 }
 
+/// Today's date in UTC as PGN writes it (`YYYY.MM.DD`).
+pub fn utc_date() -> String {
+    let (year, month, day, _) = utc_civil(std::time::SystemTime::now());
+    format!("{year:04}.{month:02}.{day:02}")
+}
+
+/// A moment in UTC as cutechess writes `GameStartTime` (`YYYY-MM-DDTHH:MM:SS +0000`).
+pub fn utc_timestamp(at: std::time::SystemTime) -> String {
+    let (year, month, day, seconds) = utc_civil(at);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02} +0000",
+        seconds / 3600,
+        seconds / 60 % 60,
+        seconds % 60
+    )
+}
+
+/// A duration as cutechess writes `GameDuration` (`HH:MM:SS`).
+pub fn hours_minutes_seconds(duration: std::time::Duration) -> String {
+    let seconds = duration.as_secs();
+    format!(
+        "{:02}:{:02}:{:02}",
+        seconds / 3600,
+        seconds / 60 % 60,
+        seconds % 60
+    )
+}
+
+/// Year, month, day and second of the day of `at` in UTC.
+fn utc_civil(at: std::time::SystemTime) -> (i64, i64, i64, u64) {
+    let since_epoch = at
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let days = (since_epoch / 86_400) as i64;
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day, since_epoch % 86_400)
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -170,6 +224,8 @@ mod tests {
             white: "A",
             black: "B \"quoted\"",
             time_control: "8+0.08",
+            start_time: "2026-11-29T12:00:00 +0000",
+            duration: "00:01:05",
         };
         insta::assert_snapshot!(render(&header, &game), @r#"
         [Event "test"]
@@ -182,9 +238,26 @@ mod tests {
         [TimeControl "8+0.08"]
         [Termination "normal"]
         [PlyCount "4"]
+        [GameStartTime "2026-11-29T12:00:00 +0000"]
+        [GameDuration "00:01:05"]
 
         1. f3 {book} e5 {book} 2. g4 {-5.12/12 0.250s} Qh4# {+M1/3 0.002s} {Black
         mates} 0-1
         "#);
+    }
+
+    #[test]
+    fn timestamps_and_durations_have_cutechess_shape() {
+        let at = std::time::UNIX_EPOCH + Duration::from_secs(1_795_000_000);
+        assert_eq!(utc_timestamp(at), "2026-11-18T11:06:40 +0000");
+        assert_eq!(hours_minutes_seconds(Duration::from_secs(3725)), "01:02:05");
+    }
+
+    #[test]
+    fn utc_date_has_pgn_shape() {
+        let date = utc_date();
+        assert_eq!(date.len(), 10);
+        assert_eq!(&date[4..5], ".");
+        assert!(date.as_str() >= "2024.01.01");
     }
 }

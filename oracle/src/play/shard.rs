@@ -11,8 +11,46 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::runner::{Fingerprint, MatchReport, PairOutcome, Shard, Tally, fingerprint_difference};
+use super::fingerprint::{Fingerprint, fingerprint_difference};
+use super::runner::MatchReport;
+use super::tally::{PairOutcome, Tally};
 use crate::stats::{PentanomialCounts, SequentialSprt, SprtDecision, SprtParams, StatsError};
+
+/// Which slice of the pairs a run plays: pair `i` belongs to shard `i mod count`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    /// 1-based shard number K of `--shard K/N`.
+    pub index: u32,
+    /// Number of shards N.
+    pub count: u32,
+}
+
+impl Shard {
+    /// The whole match as one shard.
+    pub const WHOLE: Shard = Shard { index: 1, count: 1 };
+
+    /// True when global pair `pair` belongs to this shard.
+    pub fn contains(&self, pair: u64) -> bool {
+        pair % u64::from(self.count) == u64::from(self.index - 1)
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Shard, String> {
+        let error = || format!("invalid shard `{text}`: expected K/N with 1 ≤ K ≤ N, e.g. 2/8");
+        let (k, n) = text.split_once('/').ok_or_else(error)?;
+        let (index, count) = (
+            k.parse::<u32>().map_err(|_| error())?,
+            n.parse::<u32>().map_err(|_| error())?,
+        );
+        if index == 0 || index > count {
+            return Err(error());
+        }
+        Ok(Shard { index, count })
+    }
+}
 
 /// Version of the shard result format.
 pub const SHARD_FORMAT: u32 = 1;
@@ -284,8 +322,9 @@ mod tests {
     use super::*;
     use crate::play::book::BookFormat;
     use crate::play::clock::{ClockRules, TimeControl};
+    use crate::play::fingerprint::EngineIdentity;
     use crate::play::game::{Adjudication, GameResult, Termination};
-    use crate::play::runner::{EngineIdentity, GameSummary};
+    use crate::play::tally::GameSummary;
     use crate::stats::Model;
 
     fn fingerprint(pairs: u64, shards: u32) -> Fingerprint {
@@ -439,5 +478,19 @@ mod tests {
             error.to_string().contains("tally does not match"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn shards_partition_the_pairs() {
+        let shards: Vec<Shard> = ["1/3", "2/3", "3/3"]
+            .iter()
+            .map(|s| s.parse().unwrap())
+            .collect();
+        for pair in 0..30 {
+            assert_eq!(shards.iter().filter(|s| s.contains(pair)).count(), 1);
+        }
+        for bad in ["0/2", "3/2", "1", "a/b"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
     }
 }

@@ -29,6 +29,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
+use super::option::OptionDeclaration;
 use crate::build::sandbox::engine::{EngineIsolation, EngineLimits};
 
 /// How long the driver waits for `bestmove` after sending `stop` on an expired deadline.
@@ -312,6 +313,7 @@ pub struct Engine {
     lines: Receiver<Line>,
     reader: Option<JoinHandle<()>>,
     id_name: Option<String>,
+    declared: Vec<OptionDeclaration>,
 }
 
 impl Engine {
@@ -321,6 +323,14 @@ impl Engine {
     /// The process gets an environment with only `PATH` (no tokens leak into engine code)
     /// and its stderr is discarded.
     pub fn start(config: &EngineConfig, deadline: Duration) -> Result<Engine, UciError> {
+        let mut engine = Engine::handshake(config, deadline)?;
+        engine.configure(config, deadline)?;
+        Ok(engine)
+    }
+
+    /// Spawns the engine and completes `uci`/`uciok` within `deadline`, recording the options
+    /// it declares; nothing is configured yet (see [`Engine::configure`]).
+    pub fn handshake(config: &EngineConfig, deadline: Duration) -> Result<Engine, UciError> {
         let spawn_error = |source| UciError::Spawn {
             command: config.command.display().to_string(),
             source,
@@ -381,6 +391,7 @@ impl Engine {
             lines,
             reader: Some(reader),
             id_name: None,
+            declared: Vec::new(),
         };
         engine.send("uci", "sending uci")?;
         let started = Instant::now();
@@ -391,16 +402,27 @@ impl Engine {
             }
             if let Some(name) = line.strip_prefix("id name ") {
                 engine.id_name = Some(name.trim().to_string());
+            } else if let Some(declaration) = OptionDeclaration::parse(&line) {
+                engine.declared.push(declaration);
             }
         }
+        Ok(engine)
+    }
+
+    /// Sends the options of `config` (`Threads` first) and waits for `readyok` within `deadline`.
+    pub fn configure(&mut self, config: &EngineConfig, deadline: Duration) -> Result<(), UciError> {
         for (name, value) in config.ordered_options() {
-            engine.send(
+            self.send(
                 &format!("setoption name {name} value {value}"),
                 "sending options",
             )?;
         }
-        engine.is_ready(deadline)?;
-        Ok(engine)
+        self.is_ready(deadline)
+    }
+
+    /// The options the engine declared in its handshake (`option name … type …`).
+    pub fn declared_options(&self) -> &[OptionDeclaration] {
+        &self.declared
     }
 
     /// The configured name of this engine.

@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::{RunReport, StageReport, short};
-use crate::play::runner::FaultCounts;
+use crate::play::tally::FaultCounts;
 
 /// Renders the report as GitHub-flavoured Markdown; `svg` names the figure file to link, if any.
 pub fn render_markdown(report: &RunReport, svg: Option<&str>) -> String {

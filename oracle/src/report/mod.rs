@@ -230,7 +230,7 @@ pub(crate) mod fixtures {
                     nelo_ci95: (40.0, 260.0),
                     state: "accept_h1".into(),
                     faults: StageFaults {
-                        candidate: crate::play::runner::FaultCounts {
+                        candidate: crate::play::tally::FaultCounts {
                             time_forfeit: 1,
                             ..Default::default()
                         },

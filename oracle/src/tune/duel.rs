@@ -10,7 +10,8 @@ use super::schedule::Param;
 use crate::play::book::BookFormat;
 use crate::play::clock::ClockRules;
 use crate::play::game::Adjudication;
-use crate::play::runner::{MatchConfig, Shard, run_match};
+use crate::play::runner::{MatchConfig, run_match};
+use crate::play::shard::Shard;
 use crate::play::uci::EngineConfig;
 
 /// How every duel of a run is played: everything but the two engines' parameter values.

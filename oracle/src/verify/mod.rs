@@ -44,7 +44,7 @@ use crate::governance::register::{self, RegisterFile, audit};
 use crate::governance::timestamp::Timestamp;
 use crate::governance::verdict::{Evidence, decide};
 use crate::integrity::{sha256_file, write_atomically};
-use crate::play::runner::Shard;
+use crate::play::shard::Shard;
 use crate::proof::{Detail, verify_proof};
 use crate::report::{self, BenchReport, GateSummary, RunReport};
 use crate::tablebase::Tablebase;

@@ -27,12 +27,14 @@ use crate::governance::replay::replay_stage_record;
 use crate::integrity::write_atomically;
 use crate::play::book::BookFormat;
 use crate::play::clock::{ClockRules, TimeControl};
+use crate::play::cpus::Cpus;
+use crate::play::fingerprint::Fingerprint;
 use crate::play::game::{Adjudication, DrawRule, ResignRule};
-use crate::play::runner::{
-    FaultCounts, Fingerprint, MatchConfig, MatchReport, PairOutcome, Progress as MatchProgress,
-    Shard, StopRule, run_match,
-};
+use crate::play::runner::{MatchConfig, MatchReport, Progress as MatchProgress, run_match};
+use crate::play::shard::Shard;
 use crate::play::shard::{ShardResult, merge, read_shards};
+use crate::play::stop::{SprtStop, StopRule};
+use crate::play::tally::{FaultCounts, PairOutcome};
 use crate::play::uci::EngineConfig;
 use crate::report::StageReport;
 use crate::stats::{
@@ -176,7 +178,8 @@ impl StagePlan {
             config.name = name.to_owned();
             config
         };
-        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        // The match policy (play::cpus): timed games one per physical core.
+        let cores = Cpus::detect().max_games(time_control(stage.tc).is_timed());
         let dir_name = format!("stage-{index}-{}", stage.name);
         Ok(Self {
             index,
@@ -262,47 +265,15 @@ pub fn run(plan: &StagePlan, mode: Mode, reporter: &StepReporter) -> Result<Prog
 
 /// The SPRT of a stage as the runner's stop rule: looks at batch boundaries, records the LLR
 /// path, and may stop once the minimum is played.
-struct StageSprt {
-    sequential: SequentialSprt,
-    min_pairs: u64,
-    path: Vec<(u64, f64)>,
-    error: Option<String>,
-}
-
-impl StopRule for StageSprt {
-    fn should_stop(&mut self, pentanomial: [u64; 5]) -> bool {
-        let counts = PentanomialCounts(pentanomial);
-        let pairs = counts.pairs();
-        if !pairs.is_multiple_of(self.sequential.batch_size_pairs()) {
-            return false;
-        }
-        match self.sequential.update(&counts) {
-            Ok(decision) => {
-                self.path.push((pairs, self.sequential.llr()));
-                decision != SprtDecision::Continue && pairs >= self.min_pairs
-            }
-            Err(error) => {
-                self.error = Some(error.to_string());
-                true
-            }
-        }
-    }
-}
-
 fn play_local(plan: &StagePlan, reporter: &StepReporter) -> Result<StageOutcome, StageError> {
     let started = mark_started(plan)?;
     let config = plan.match_config(Shard::WHOLE, plan.dir.join("state.json"), plan.pgn());
-    let mut sprt = StageSprt {
-        sequential: SequentialSprt::new(plan.params, plan.batch).map_err(fail)?,
-        min_pairs: plan.min_pairs,
-        path: vec![(0, 0.0)],
-        error: None,
-    };
+    let mut sprt = SprtStop::new(plan.params, plan.batch, plan.min_pairs).map_err(fail)?;
     let report = play(config, &mut sprt, plan.max_pairs, reporter)?;
-    if let Some(error) = sprt.error {
+    if let Some(error) = sprt.error() {
         return Err(fail(format!("SPRT: {error}")));
     }
-    let decision = sprt.sequential.decision();
+    let decision = sprt.sequential().decision();
     let state = match decision {
         SprtDecision::AcceptH1 if report.stopped_early => StageState::AcceptH1,
         SprtDecision::AcceptH0 if report.stopped_early => StageState::AcceptH0,
@@ -317,9 +288,9 @@ fn play_local(plan: &StagePlan, reporter: &StepReporter) -> Result<StageOutcome,
     let outcome = finish(
         plan,
         state,
-        (sprt.sequential.decision_bounds(), plan.batch),
+        (sprt.sequential().decision_bounds(), plan.batch),
         &report.pairs,
-        sprt.path,
+        sprt.path().to_vec(),
         report.pgn_sha256.clone(),
         started,
         report.games_played,

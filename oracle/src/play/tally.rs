@@ -1,0 +1,205 @@
+//! Counting: a finished pair of games, its pentanomial bucket, and the tally of wins, draws,
+//! losses, terminations and faults over the counted pairs, from the first engine's side.
+
+use serde::{Deserialize, Serialize};
+use shakmaty::Color;
+
+use super::game::{GameResult, Termination};
+
+/// One game of a pair, as counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameSummary {
+    /// The result.
+    pub result: GameResult,
+    /// How it ended.
+    pub termination: Termination,
+    /// Half-moves played after the opening.
+    pub plies: u32,
+    /// The engine (0 first, 1 second) that faulted, if one did.
+    pub faulted_engine: Option<u8>,
+}
+
+/// A finished pair: the first engine has White in game 0 and Black in game 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairOutcome {
+    /// Global pair index (0-based, over all shards).
+    pub index: u64,
+    /// Book index of the opening.
+    pub opening: usize,
+    /// The two games.
+    pub games: [GameSummary; 2],
+}
+
+impl PairOutcome {
+    /// The first engine's half-points over the pair (0..=4): its pentanomial bucket.
+    pub fn bucket(&self) -> usize {
+        let first = self.games[0].result.half_points(Color::White)
+            + self.games[1].result.half_points(Color::Black);
+        usize::from(first)
+    }
+}
+
+/// Termination counts by kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TerminationCounts {
+    /// Rules of chess.
+    pub normal: u64,
+    /// Adjudication.
+    pub adjudication: u64,
+    /// Time forfeits.
+    pub time_forfeit: u64,
+    /// Illegal or unparsable moves.
+    pub illegal_move: u64,
+    /// Crashes and closed pipes.
+    pub disconnect: u64,
+    /// No answer to `isready`/`uci` in time.
+    pub stall: u64,
+}
+
+impl TerminationCounts {
+    /// Counts one game ending in `termination`.
+    pub fn add(&mut self, termination: Termination) {
+        let slot = match termination {
+            Termination::Normal => &mut self.normal,
+            Termination::Adjudication => &mut self.adjudication,
+            Termination::TimeForfeit => &mut self.time_forfeit,
+            Termination::IllegalMove => &mut self.illegal_move,
+            Termination::Disconnect => &mut self.disconnect,
+            Termination::Stall => &mut self.stall,
+        };
+        *slot += 1;
+    }
+
+    /// The number of engine faults (everything but normal ends and adjudications).
+    pub fn faults(&self) -> u64 {
+        self.time_forfeit + self.illegal_move + self.disconnect + self.stall
+    }
+}
+
+/// One engine's faults by kind: evidence about the engine (or its sandbox), never a win for
+/// the other side by itself.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FaultCounts {
+    /// Crashes and closed pipes.
+    pub disconnect: u64,
+    /// No answer to `isready`/`uci` in time.
+    pub stall: u64,
+    /// Illegal or unparsable moves.
+    pub illegal_move: u64,
+    /// Time forfeits.
+    pub time_forfeit: u64,
+}
+
+impl FaultCounts {
+    /// Counts one game the engine lost by `termination`; normal ends and adjudications are
+    /// no faults and are not counted.
+    pub fn add(&mut self, termination: Termination) {
+        match termination {
+            Termination::Normal | Termination::Adjudication => {}
+            Termination::Disconnect => self.disconnect += 1,
+            Termination::Stall => self.stall += 1,
+            Termination::IllegalMove => self.illegal_move += 1,
+            Termination::TimeForfeit => self.time_forfeit += 1,
+        }
+    }
+
+    /// All faults of the engine.
+    pub fn total(&self) -> u64 {
+        self.disconnect + self.stall + self.illegal_move + self.time_forfeit
+    }
+}
+
+/// The counted results, from the first engine's side.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tally {
+    /// Pairs counted.
+    pub pairs: u64,
+    /// Wins of the first engine.
+    pub wins: u64,
+    /// Draws.
+    pub draws: u64,
+    /// Losses of the first engine.
+    pub losses: u64,
+    /// Pentanomial counts [LL, LD, DD+WL, WD, WW].
+    pub pentanomial: [u64; 5],
+    /// Terminations of the counted games.
+    pub terminations: TerminationCounts,
+    /// Faults charged to the first and the second engine, by kind.
+    pub faults: [FaultCounts; 2],
+}
+
+impl Tally {
+    /// Counts a pair.
+    pub fn add(&mut self, pair: &PairOutcome) {
+        self.pairs += 1;
+        self.pentanomial[pair.bucket()] += 1;
+        for (game, first_color) in pair.games.iter().zip([Color::White, Color::Black]) {
+            match game.result.half_points(first_color) {
+                2 => self.wins += 1,
+                1 => self.draws += 1,
+                _ => self.losses += 1,
+            }
+            self.terminations.add(game.termination);
+            if let Some(engine) = game.faulted_engine {
+                self.faults[usize::from(engine)].add(game.termination);
+            }
+        }
+    }
+
+    /// The tally of a sequence of pairs.
+    pub fn of<'a>(pairs: impl IntoIterator<Item = &'a PairOutcome>) -> Tally {
+        let mut tally = Tally::default();
+        pairs.into_iter().for_each(|p| tally.add(p));
+        tally
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(result: GameResult) -> GameSummary {
+        GameSummary {
+            result,
+            termination: Termination::Normal,
+            plies: 10,
+            faulted_engine: None,
+        }
+    }
+
+    #[test]
+    fn pairs_fill_pentanomial_buckets_from_the_first_engine_side() {
+        use GameResult::*;
+        let pair = |a, b| PairOutcome {
+            index: 0,
+            opening: 0,
+            games: [game(a), game(b)],
+        };
+        // Game 0: first engine White; game 1: first engine Black.
+        assert_eq!(pair(BlackWins, WhiteWins).bucket(), 0);
+        assert_eq!(pair(Draw, WhiteWins).bucket(), 1);
+        assert_eq!(pair(WhiteWins, WhiteWins).bucket(), 2);
+        assert_eq!(pair(Draw, Draw).bucket(), 2);
+        assert_eq!(pair(WhiteWins, Draw).bucket(), 3);
+        assert_eq!(pair(WhiteWins, BlackWins).bucket(), 4);
+        let mut faulty = pair(WhiteWins, BlackWins);
+        faulty.games[1].termination = Termination::TimeForfeit;
+        faulty.games[1].faulted_engine = Some(1);
+        let tally = Tally::of(&[pair(Draw, WhiteWins), faulty]);
+        assert_eq!((tally.wins, tally.draws, tally.losses), (2, 1, 1));
+        assert_eq!(tally.pentanomial, [0, 1, 0, 0, 1]);
+        assert_eq!(
+            (tally.terminations.normal, tally.terminations.time_forfeit),
+            (3, 1)
+        );
+        assert_eq!(tally.faults[0], FaultCounts::default());
+        assert_eq!(
+            tally.faults[1],
+            FaultCounts {
+                time_forfeit: 1,
+                ..FaultCounts::default()
+            }
+        );
+    }
+}
