@@ -16,10 +16,10 @@ use oracle::play::book::BookFormat;
 use oracle::play::clock::{ClockRules, TimeControl};
 use oracle::play::game::{Adjudication, DrawRule, ResignRule};
 use oracle::play::runner::{
-    Fingerprint, LiveSprt, MatchConfig, PairOutcome, Progress, Shard, StopRule, Tally, run_match,
+    LiveSprt, MatchConfig, PairOutcome, Progress, Shard, StopRule, Tally, run_match,
     write_atomically,
 };
-use oracle::play::shard::{ShardResult, merge, read_shards};
+use oracle::play::shard::{ShardResult, merge, read_plan, read_shards};
 use oracle::play::uci::EngineConfig;
 use oracle::stats::{
     Model, PentanomialCounts, SequentialSprt, SprtDecision, SprtParams, SprtStatus,
@@ -128,10 +128,10 @@ pub struct MergeArgs {
     /// SPRT applied at round boundaries: `elo0=X,elo1=Y[,alpha=A][,beta=B][,model=…]`.
     #[arg(long, value_name = "SPEC")]
     sprt: Option<String>,
-    /// The match the shards must belong to: a JSON fingerprint (the `fingerprint` object of a
-    /// shard file the merger played or trusts); a shard of any other match is refused.
+    /// The match the shards must belong to, always required: a JSON fingerprint, or a shard
+    /// result file the merger played or trusts (its `fingerprint`); any other shard is refused.
     #[arg(long, value_name = "FILE")]
-    plan: Option<PathBuf>,
+    plan: PathBuf,
     /// Print one JSON object instead of the human summary.
     #[arg(long)]
     json: bool,
@@ -277,18 +277,9 @@ pub fn run_merge_command(args: MergeArgs) -> anyhow::Result<ExitCode> {
         .map(parse_sprt)
         .transpose()
         .context("--sprt")?;
-    let plan = args
-        .plan
-        .as_deref()
-        .map(|path| -> anyhow::Result<Fingerprint> {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("--plan {}", path.display()))?;
-            serde_json::from_str(&text)
-                .with_context(|| format!("--plan {}: not a match fingerprint", path.display()))
-        })
-        .transpose()?;
+    let plan = read_plan(&args.plan).context("--plan")?;
     let shards = read_shards(&args.files)?;
-    let merged = merge(&shards, plan.as_ref(), params)?;
+    let merged = merge(&shards, &plan, params)?;
     let status = sprt_json_status(&merged.tally, params.as_ref(), merged.sprt.as_ref())?;
     let fp = &merged.fingerprint;
     if args.json {
