@@ -259,6 +259,21 @@ fn append_refuses_what_does_not_belong_in_the_register() {
             "do not follow from the recorded counts: stage short: bounds",
         ),
         (
+            // Hostile counts: their sum overflows u64 (it used to panic, exit 101).
+            Box::new(|e| e.stages[0].pentanomial[4] = u64::MAX),
+            "stage short: pairs and games: pentanomial [80, 240, 720, 400, 18446744073709551615] \
+             sums to more than 9007199254740992 pairs",
+        ),
+        (
+            // A look of no pairs, and one larger than any shard count (it used to panic).
+            Box::new(|e| e.stages[0].look_pairs = Some(0)),
+            "stage short: pairs per look: 0 pairs per look, not 1 to 4294967295",
+        ),
+        (
+            Box::new(|e| e.stages[0].look_pairs = Some(u64::MAX)),
+            "stage short: pairs per look: 18446744073709551615 pairs per look",
+        ),
+        (
             // A Korrektur nobody independent confirmed (Annex A3.3).
             Box::new(|e| {
                 *e = korrektur_draft();

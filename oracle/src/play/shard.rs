@@ -154,14 +154,16 @@ pub fn read_plan(path: &Path) -> Result<Fingerprint, MergeError> {
         reason,
     };
     let text = std::fs::read_to_string(path).map_err(|e| unreadable(e.to_string()))?;
-    if let Ok(shard) = serde_json::from_str::<ShardResult>(&text) {
-        return Ok(shard.fingerprint);
+    let json: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| unreadable(e.to_string()))?;
+    if json.get("fingerprint").is_some() {
+        serde_json::from_value::<ShardResult>(json)
+            .map(|shard| shard.fingerprint)
+            .map_err(|e| unreadable(format!("not a shard result: {e}")))
+    } else {
+        serde_json::from_value(json)
+            .map_err(|e| unreadable(format!("not a match fingerprint: {e}")))
     }
-    serde_json::from_str(&text).map_err(|e| {
-        unreadable(format!(
-            "neither a match fingerprint nor a shard result: {e}"
-        ))
-    })
 }
 
 /// Combines the shards of the match `plan`; with `sprt`, looks at the data after every round and
