@@ -164,6 +164,21 @@ fn verify_and_replay_name_counts_and_looks_out_of_range() {
     );
 }
 
+/// A mistyped `--repo` is bad input (exit 2, naming it), not an empty register that verifies.
+#[test]
+fn verify_of_a_repository_that_does_not_exist_is_bad_input() {
+    let parent = tempfile::tempdir().unwrap();
+    let missing = parent.path().join("no-such-repo");
+    let output = register_fixture::oracle_at(&missing, &["register", "verify"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains(&missing.join("register").display().to_string()),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 /// Verifies and returns (exit code, stdout).
 fn verify(repo: &Repo) -> (Option<i32>, String) {
     let output = repo.oracle(&["register", "verify"]);
