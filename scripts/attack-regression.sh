@@ -95,8 +95,9 @@ for entry in "${tests[@]}"; do
   fi
   printf '%-6s %-90s now %-4s old %s\n' "$verdict" "$entry" "$now" "$old"
   if [[ $old == FAIL ]]; then
-    # The reason: the assertion's message (or the panic) from the old run.
-    grep -m1 -A6 -E "panicked at|assertion" "$log_old" | sed 's/^/         old: /' | cut -c1-300
+    # The reason: where the old run panicked, the assertion, and its two sides.
+    grep -m1 -A1 "panicked at" "$log_old" | sed 's/^/         old: /' | cut -c1-300
+    grep -m2 -E "^ *(left|right): " "$log_old" | sed 's/^/         old: /' | cut -c1-300
   fi
   if [[ $now != pass ]]; then
     tail -20 "$log_now" | sed 's/^/         now: /'
