@@ -8,7 +8,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 const ORACLE: &str = env!("CARGO_BIN_EXE_oracle");
 
@@ -718,7 +718,8 @@ fn two_shards_merged_equal_one_run_and_bad_merges_are_refused() {
         assert_eq!(json["pairs_counted"], 3);
     }
     let files: Vec<&str> = shard_files.iter().map(|f| f.to_str().unwrap()).collect();
-    let merged = oracle(&["merge", files[0], files[1], "--json"]);
+    // The merger played shard 1 and takes its fingerprint as the plan.
+    let merged = oracle(&["merge", "--plan", files[0], files[0], files[1], "--json"]);
     assert!(
         merged.status.success(),
         "{}",
@@ -752,6 +753,8 @@ fn two_shards_merged_equal_one_run_and_bad_merges_are_refused() {
 
     let with_sprt = oracle(&[
         "merge",
+        "--plan",
+        files[0],
         files[0],
         files[1],
         "--sprt",
@@ -761,26 +764,113 @@ fn two_shards_merged_equal_one_run_and_bad_merges_are_refused() {
     let with_sprt: Value = serde_json::from_slice(&with_sprt.stdout).unwrap();
     assert!(with_sprt["sprt"]["llr"].is_number());
 
-    let overlap = oracle(&["merge", files[0], files[0]]);
+    let overlap = oracle(&["merge", "--plan", files[0], files[0], files[0]]);
     assert_eq!(overlap.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&overlap.stderr).contains("both are shard 1/2"));
 
-    let other_seed = dir.path().join("other.json");
-    let mut args = common.to_vec();
-    args[5] = "6";
-    args.extend([
-        "--shard",
-        "2/2",
-        "--shard-out",
-        other_seed.to_str().unwrap(),
-    ]);
-    match_json([&first, &second], &args);
-    let mismatch = oracle(&["merge", files[0], other_seed.to_str().unwrap()]);
-    assert_eq!(mismatch.status.code(), Some(2));
+    // The plan is not optional: shards that only agree with each other prove nothing.
+    let unbound = oracle(&["merge", files[0], files[1]]);
+    assert_eq!(unbound.status.code(), Some(2));
     assert!(
-        String::from_utf8_lossy(&mismatch.stderr).contains("seed differs"),
+        String::from_utf8_lossy(&unbound.stderr).contains("--plan <FILE>"),
         "{}",
-        String::from_utf8_lossy(&mismatch.stderr)
+        String::from_utf8_lossy(&unbound.stderr)
+    );
+}
+
+/// Issue 12, attack 3 on `oracle merge`: a forged shard — its tally still recomputing from its
+/// pairs, but with another engine hash, time control, book, seed, pair count, cut or
+/// adjudication — is refused against the plan, naming the file and the field; so is a shard
+/// whose tally was edited. The honest shards merge.
+#[test]
+fn merge_refuses_forged_shards_naming_file_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let (first, second) = (coherent_spec("c1"), coherent_spec("c2"));
+    let args = [
+        "--nodes",
+        "300",
+        "--pairs",
+        "4",
+        "--seed",
+        "9",
+        "--concurrency",
+        "2",
+    ];
+    let honest: Vec<PathBuf> = (1..=2)
+        .map(|k| {
+            let file = dir.path().join(format!("honest-{k}.json"));
+            let shard = format!("{k}/2");
+            let mut args = args.to_vec();
+            args.extend(["--shard", &shard, "--shard-out", file.to_str().unwrap()]);
+            let (_, output) = match_json([&first, &second], &args);
+            assert!(output.status.success());
+            file
+        })
+        .collect();
+    let plan = dir.path().join("plan.json");
+    let played: Value = serde_json::from_slice(&std::fs::read(&honest[0]).unwrap()).unwrap();
+    std::fs::write(&plan, played["fingerprint"].to_string()).unwrap();
+    let merge = |files: &[&Path]| {
+        let mut args = vec!["merge", "--json", "--plan", plan.to_str().unwrap()];
+        args.extend(files.iter().map(|f| f.to_str().unwrap()));
+        oracle(&args)
+    };
+    let merged = merge(&[&honest[0], &honest[1]]);
+    assert!(
+        merged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    let merged: Value = serde_json::from_slice(&merged.stdout).unwrap();
+    assert_eq!(merged["pairs_counted"], 4, "{merged}");
+
+    let forgeries: [(&str, &str, Value); 7] = [
+        ("engines", "sha256", Value::from("0".repeat(64))),
+        ("clock", "tc", json!({"nodes": 301})),
+        ("book", "book_sha256", Value::from("0".repeat(64))),
+        ("seed", "seed", Value::from(10)),
+        ("pairs", "pairs", Value::from(6)),
+        ("shard count", "shards", Value::from(4)),
+        (
+            "adjudication",
+            "adjudication",
+            json!({"draw": null, "resign": null, "max_moves": 20}),
+        ),
+    ];
+    for (field, key, value) in forgeries {
+        let forged = dir.path().join(format!("forged-{key}.json"));
+        let mut shard: Value = serde_json::from_slice(&std::fs::read(&honest[1]).unwrap()).unwrap();
+        match key {
+            "sha256" => shard["fingerprint"]["engines"][1]["sha256"] = value,
+            "tc" => shard["fingerprint"]["clock"]["tc"] = value,
+            _ => shard["fingerprint"][key] = value,
+        }
+        std::fs::write(&forged, shard.to_string()).unwrap();
+        let output = merge(&[&honest[0], &forged]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{field}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "{} was not played under the plan: its {field} differs",
+                forged.display()
+            )),
+            "{field}: {stderr}"
+        );
+    }
+
+    let edited = dir.path().join("edited.json");
+    let mut shard: Value = serde_json::from_slice(&std::fs::read(&honest[1]).unwrap()).unwrap();
+    shard["tally"]["wins"] = Value::from(shard["tally"]["wins"].as_u64().unwrap() + 1);
+    std::fs::write(&edited, shard.to_string()).unwrap();
+    let output = merge(&[&honest[0], &edited]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{} is inconsistent: its tally does not match its pairs",
+            edited.display()
+        )),
+        "{stderr}"
     );
 }
 

@@ -137,6 +137,48 @@ fn verify_and_replay_refuse_bounds_narrowed_beyond_any_overshoot() {
     );
 }
 
+/// Hostile numbers in a committed entry are findings, never a panic: counts whose sum overflows
+/// u64 and a look of more pairs than any shard count.
+#[test]
+fn verify_and_replay_name_counts_and_looks_out_of_range() {
+    let repo = Repo::new();
+    let mut entries = sample_entries();
+    entries[1].stages[0].pentanomial[0] = u64::MAX;
+    entries[1].stages[1].look_pairs = Some(u64::MAX);
+    repo.write_register(&entries);
+    let (code, text) = verify(&repo);
+    assert_eq!(code, Some(1), "{text}");
+    for expected in [
+        "T-0002.yaml: stage `short`: pentanomial sums to more than 9007199254740992 pairs",
+        "T-0002.yaml: recomputed stage long: pairs per look: 18446744073709551615 pairs per look",
+    ] {
+        assert!(text.contains(expected), "`{expected}` missing: {text}");
+    }
+    let output = repo.oracle(&["register", "replay", "T-0002", "--statistics-only"]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    assert!(
+        text.contains("FAIL stage short: pairs and games")
+            && text.contains("FAIL stage long: pairs per look"),
+        "{text}"
+    );
+}
+
+/// A mistyped `--repo` is bad input (exit 2, naming it), not an empty register that verifies.
+#[test]
+fn verify_of_a_repository_that_does_not_exist_is_bad_input() {
+    let parent = tempfile::tempdir().unwrap();
+    let missing = parent.path().join("no-such-repo");
+    let output = register_fixture::oracle_at(&missing, &["register", "verify"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains(&missing.join("register").display().to_string()),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 /// Verifies and returns (exit code, stdout).
 fn verify(repo: &Repo) -> (Option<i32>, String) {
     let output = repo.oracle(&["register", "verify"]);

@@ -6,16 +6,23 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use oracle::governance::entry::{Entry, PathKind, StageRecord, StageState};
+use oracle::stats::{Model, PentanomialCounts, SequentialSprt, SprtDecision, SprtParams};
 use register_fixture::{
     Repo, at, binary, genesis_entry, sample_entries, stage, stdout, tested_entry,
 };
 
 /// A draft Gewinn of the fixture's binding profile: id, prev_sha256 and recorded_at null.
 fn draft() -> Entry {
+    draft_with_short_stage(stage(0, PathKind::Standard, Some([80, 240, 720, 400, 160])))
+}
+
+/// A draft of the fixture's binding profile with stage `short` as given and stage `long` a pass;
+/// its verdict is what the evidence gives.
+fn draft_with_short_stage(short: StageRecord) -> Entry {
     let mut entry = tested_entry(
         PathKind::Standard,
         vec![
-            stage(0, PathKind::Standard, Some([80, 240, 720, 400, 160])),
+            short,
             stage(1, PathKind::Standard, Some([72, 256, 704, 408, 160])),
         ],
         None,
@@ -23,6 +30,37 @@ fn draft() -> Entry {
     );
     entry.recorded_at = None;
     entry
+}
+
+/// Stage `short` as an honest run in 8 shards records it: the SPRT looked after every round of
+/// 8 pairs (one from each shard), each round `[0, 1, 4, 3, 0]`, and accepted H1 once the LLR
+/// passed Wald's bound narrowed by the overshoot correction; the entry records those bounds.
+fn sharded_stage() -> StageRecord {
+    const ROUND: [u64; 5] = [0, 1, 4, 3, 0];
+    let shards = ROUND.iter().sum::<u64>();
+    let unplayed = stage(0, PathKind::Standard, None);
+    let params = SprtParams::new(
+        unplayed.elo0,
+        unplayed.elo1,
+        unplayed.alpha,
+        unplayed.beta,
+        Model::Normalized,
+    )
+    .unwrap();
+    let mut sprt = SequentialSprt::new(params, shards).unwrap();
+    let mut counts = PentanomialCounts([0; 5]);
+    while sprt.decision() == SprtDecision::Continue {
+        for (count, added) in counts.0.iter_mut().zip(ROUND) {
+            *count += added;
+        }
+        sprt.update(&counts).unwrap();
+    }
+    assert_eq!(sprt.decision(), SprtDecision::AcceptH1);
+    let mut record = stage(0, PathKind::Standard, Some(counts.0));
+    (record.lower, record.upper) = sprt.decision_bounds();
+    record.look_pairs = Some(shards);
+    record.state = StageState::AcceptH1;
+    record
 }
 
 /// A draft Korrektur of the fixture (the register sample's T-0003, with its confirmation).
@@ -92,6 +130,46 @@ fn a_draft_is_completed_and_appended_as_the_next_entry() {
         repo.register_listing(),
         [".lock", "T-0001.yaml", "T-0002.yaml"]
     );
+}
+
+/// Issue 12's honest bug: a sharded Gewinn decided at an LLR between the overshoot-corrected
+/// bound and Wald's (2.932 in [2.890, 2.944)) is appended, verified and replayed.
+#[test]
+fn a_sharded_gewinn_accepted_below_walds_bound_is_appended_verified_and_replayed() {
+    let short = sharded_stage();
+    let wald = SprtParams::new(
+        short.elo0,
+        short.elo1,
+        short.alpha,
+        short.beta,
+        Model::Normalized,
+    )
+    .unwrap()
+    .upper_bound();
+    assert!(
+        short.upper <= short.llr && short.llr < wald,
+        "the fixture needs an LLR between the corrected bound {} and Wald's {wald}: {}",
+        short.upper,
+        short.llr
+    );
+    let repo = repo_with_genesis();
+    let file = write_draft(&repo, "sharded.yaml", &draft_with_short_stage(short));
+    for args in [
+        &["register", "append", &file][..],
+        &["register", "verify"],
+        &["register", "replay", "T-0002", "--statistics-only"],
+    ] {
+        let output = repo.oracle(args);
+        assert!(
+            output.status.success(),
+            "{args:?}: {}{}",
+            stdout(&output),
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let written = Entry::parse(&std::fs::read(repo.entry_path("T-0002.yaml")).unwrap()).unwrap();
+    assert_eq!(written.verdict, oracle::governance::entry::Verdict::Gewinn);
+    assert_eq!(written.stages[0].look_pairs, Some(8));
 }
 
 #[test]
@@ -179,6 +257,21 @@ fn append_refuses_what_does_not_belong_in_the_register() {
             // The weakened entry: an LLR short of Wald's bound, passed by bounds of ±0.05.
             Box::new(|e| e.stages[0] = weakened_stage()),
             "do not follow from the recorded counts: stage short: bounds",
+        ),
+        (
+            // Hostile counts: their sum overflows u64 (it used to panic, exit 101).
+            Box::new(|e| e.stages[0].pentanomial[4] = u64::MAX),
+            "stage short: pairs and games: pentanomial [80, 240, 720, 400, 18446744073709551615] \
+             sums to more than 9007199254740992 pairs",
+        ),
+        (
+            // A look of no pairs, and one larger than any shard count (it used to panic).
+            Box::new(|e| e.stages[0].look_pairs = Some(0)),
+            "stage short: pairs per look: 0 pairs per look, not 1 to 4294967295",
+        ),
+        (
+            Box::new(|e| e.stages[0].look_pairs = Some(u64::MAX)),
+            "stage short: pairs per look: 18446744073709551615 pairs per look",
         ),
         (
             // A Korrektur nobody independent confirmed (Annex A3.3).

@@ -24,12 +24,11 @@ use oracle::integrity::write_atomically;
 use oracle::play::book::BookFormat;
 use oracle::play::clock::{ClockRules, TimeControl};
 use oracle::play::cpus::Cpus;
-use oracle::play::fingerprint::Fingerprint;
 use oracle::play::game::{Adjudication, DrawRule, ResignRule};
 use oracle::play::interrupt::{self, EXIT_INTERRUPTED, resume_command};
 use oracle::play::preflight::check_engines;
 use oracle::play::runner::{MatchConfig, Progress, run_match};
-use oracle::play::shard::{Shard, ShardResult, merge, read_shards};
+use oracle::play::shard::{Shard, ShardResult, merge, read_plan, read_shards};
 use oracle::play::spec::{key_values, parse_engine, parse_sprt};
 use oracle::play::stop::SprtStop;
 use oracle::play::summary::{
@@ -151,10 +150,10 @@ pub struct MergeArgs {
     /// The same SPRT in the older one-argument form `elo0=X,elo1=Y[,alpha=A][,beta=B][,model=M]`.
     #[arg(long, value_name = "SPEC", conflicts_with = "elo0")]
     sprt: Option<String>,
-    /// The match the shards must belong to: a JSON fingerprint (the `fingerprint` object of a
-    /// shard file the merger played or trusts); a shard of any other match is refused.
+    /// The match the shards must belong to, always required: a JSON fingerprint, or a shard
+    /// result file the merger played or trusts (its `fingerprint`); any other shard is refused.
     #[arg(long, value_name = "FILE")]
-    plan: Option<PathBuf>,
+    plan: PathBuf,
     /// Print one JSON object instead of the human summary.
     #[arg(long)]
     json: bool,
@@ -336,18 +335,9 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
 /// Runs `oracle merge`.
 pub fn run_merge_command(args: MergeArgs) -> anyhow::Result<ExitCode> {
     let params = sprt_params(args.bounds.as_ref(), args.sprt.as_deref())?;
-    let plan = args
-        .plan
-        .as_deref()
-        .map(|path| -> anyhow::Result<Fingerprint> {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("--plan {}", path.display()))?;
-            serde_json::from_str(&text)
-                .with_context(|| format!("--plan {}: not a match fingerprint", path.display()))
-        })
-        .transpose()?;
+    let plan = read_plan(&args.plan).context("--plan")?;
     let shards = read_shards(&args.files)?;
-    let merged = merge(&shards, plan.as_ref(), params)?;
+    let merged = merge(&shards, &plan, params)?;
     let status = sprt_json_status(&merged.tally, params.as_ref(), merged.sprt.as_ref())?;
     let fp = &merged.fingerprint;
     if args.json {

@@ -372,6 +372,28 @@ impl Entry {
     }
 }
 
+/// Most pairs a stage may record: the statistics compute in `f64`, exact up to 2^53, and a
+/// hostile entry's counts must not overflow the sums.
+pub const MAX_STAGE_PAIRS: u64 = 1 << 53;
+
+impl StageRecord {
+    /// The pairs the pentanomial counts add up to; `None` past [`MAX_STAGE_PAIRS`].
+    #[must_use]
+    pub fn counted_pairs(&self) -> Option<u64> {
+        self.pentanomial
+            .iter()
+            .try_fold(0u64, |sum, &n| sum.checked_add(n))
+            .filter(|&pairs| pairs <= MAX_STAGE_PAIRS)
+    }
+
+    /// Pairs per SPRT look: `look_pairs` when the stage was sharded, else `batch_size`.
+    #[must_use]
+    pub fn pairs_per_look(&self) -> u64 {
+        self.look_pairs
+            .unwrap_or_else(|| u64::from(self.batch_size))
+    }
+}
+
 impl fmt::Display for PathKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.pad(match self {

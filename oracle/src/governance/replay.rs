@@ -11,7 +11,7 @@
 
 use serde::Serialize;
 
-use crate::governance::entry::{Entry, StageRecord, StageState};
+use crate::governance::entry::{Entry, MAX_STAGE_PAIRS, StageRecord, StageState};
 use crate::governance::register::audit::decide_recorded;
 use crate::stats::{
     Model, PentanomialCounts, SprtDecision, SprtParams, overshoot_limit, sprt_status,
@@ -90,22 +90,39 @@ fn replay_stage(stage: &StageRecord, replayed: &mut StageRecord, checks: &mut Ve
             detail,
         });
     };
+    let Some(pairs) = stage.counted_pairs() else {
+        check(
+            "pairs and games",
+            false,
+            format!(
+                "pentanomial {:?} sums to more than {MAX_STAGE_PAIRS} pairs",
+                stage.pentanomial
+            ),
+        );
+        return;
+    };
     let counts = PentanomialCounts(stage.pentanomial);
     check(
         "pairs and games",
-        counts.pairs() == stage.pairs && counts.games() == stage.games,
+        pairs == stage.pairs && 2 * pairs == stage.games,
         format!(
-            "pentanomial {:?} → {} pairs, {} games",
+            "pentanomial {:?} → {pairs} pairs, {} games",
             stage.pentanomial,
-            counts.pairs(),
-            counts.games()
+            2 * pairs
         ),
     );
     if stage.state == StageState::NotRun {
+        check("not run", pairs == 0, format!("{pairs} pairs recorded"));
+        return;
+    }
+    // One look is one batch, or one round of a sharded stage (a pair from each of at most
+    // u32::MAX shards).
+    let look_pairs = stage.pairs_per_look();
+    if !(1..=u64::from(u32::MAX)).contains(&look_pairs) {
         check(
-            "not run",
-            counts.pairs() == 0,
-            format!("{} pairs recorded", counts.pairs()),
+            "pairs per look",
+            false,
+            format!("{look_pairs} pairs per look, not 1 to {}", u32::MAX),
         );
         return;
     }
@@ -119,9 +136,6 @@ fn replay_stage(stage: &StageRecord, replayed: &mut StageRecord, checks: &mut Ve
         Ok(params) => params,
         Err(error) => return check("statistics", false, error.to_string()),
     };
-    let look_pairs = stage
-        .look_pairs
-        .unwrap_or_else(|| u64::from(stage.batch_size));
     let computed = sprt_status(&counts, &params)
         .and_then(|status| Ok((status, overshoot_limit(&counts, &params, look_pairs)?)));
     let (status, limit) = match computed {

@@ -1,8 +1,9 @@
 //! Shard results and their merge (docs/architecture.md, "Scale").
 //!
 //! A shard plays the pairs `i` with `i mod N = K − 1`; its result lists every counted pair with
-//! its global index, so shards can be combined in pair order. The merge refuses shards of
-//! different matches (seed, book, engines, …), repeated shards and overlapping pairs, and
+//! its global index, so shards can be combined in pair order. The merge is bound to a plan: it
+//! refuses a shard whose fingerprint is not the plan's (seed, book, engines, shard count, …),
+//! whose tally does not recompute from its pairs, repeated shards and overlapping pairs, and
 //! applies the SPRT group-sequentially at round boundaries (one round = one pair from every
 //! shard), the way Fishtest looks at its batches.
 
@@ -106,16 +107,6 @@ pub enum MergeError {
         /// Why.
         reason: String,
     },
-    /// A shard belongs to another match.
-    #[error("{path} belongs to a different match than {first}: {field} differs")]
-    Mismatch {
-        /// The shard at fault.
-        path: PathBuf,
-        /// The first file, which sets the match.
-        first: PathBuf,
-        /// What differs.
-        field: &'static str,
-    },
     /// A shard was not played under the plan it is merged into (other engines, clock, book, …).
     #[error("{path} was not played under the plan: its {field} differs from the plan's")]
     NotThePlan {
@@ -193,40 +184,46 @@ pub fn read_shards(paths: &[PathBuf]) -> Result<Vec<(PathBuf, ShardResult)>, Mer
         .collect()
 }
 
-/// Combines shards; with `sprt`, looks at the data after every round and stops at the first decision.
+/// Reads the plan a merge is bound to: a match fingerprint (JSON), or a shard result file whose
+/// fingerprint is taken (a shard the merger played, or otherwise trusts).
+pub fn read_plan(path: &Path) -> Result<Fingerprint, MergeError> {
+    let unreadable = |reason: String| MergeError::Unreadable {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| unreadable(e.to_string()))?;
+    let json: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| unreadable(e.to_string()))?;
+    if json.get("fingerprint").is_some() {
+        serde_json::from_value::<ShardResult>(json)
+            .map(|shard| shard.fingerprint)
+            .map_err(|e| unreadable(format!("not a shard result: {e}")))
+    } else {
+        serde_json::from_value(json)
+            .map_err(|e| unreadable(format!("not a match fingerprint: {e}")))
+    }
+}
+
+/// Combines the shards of the match `plan`; with `sprt`, looks at the data after every round and
+/// stops at the first decision.
 ///
-/// With `plan`, every shard's fingerprint must equal it (the shard count excepted: the plan fixes
-/// the match, the fleet chooses how to cut it; all shards must still agree on it).
+/// Every shard's fingerprint must equal `plan` in every field, the shard count included: shards
+/// that only agree with each other may all belong to another match.
 pub fn merge(
     shards: &[(PathBuf, ShardResult)],
-    plan: Option<&Fingerprint>,
+    plan: &Fingerprint,
     sprt: Option<SprtParams>,
 ) -> Result<Merged, MergeError> {
-    let Some((first_path, first)) = shards.first() else {
+    if shards.is_empty() {
         return Err(MergeError::Empty);
-    };
-    if let Some(plan) = plan {
-        let plan = Fingerprint {
-            shards: first.fingerprint.shards,
-            ..plan.clone()
-        };
-        for (path, shard) in shards {
-            if let Some(field) = fingerprint_difference(&shard.fingerprint, &plan) {
-                return Err(MergeError::NotThePlan {
-                    path: path.clone(),
-                    field,
-                });
-            }
-        }
     }
     let mut seen_shards: BTreeMap<u32, &Path> = BTreeMap::new();
     let mut by_index: BTreeMap<u64, (&Path, PairOutcome)> = BTreeMap::new();
-    let mut games_played = 0;
+    let mut games_played = 0u64;
     for (path, shard) in shards {
-        if let Some(field) = fingerprint_difference(&shard.fingerprint, &first.fingerprint) {
-            return Err(MergeError::Mismatch {
+        if let Some(field) = fingerprint_difference(&shard.fingerprint, plan) {
+            return Err(MergeError::NotThePlan {
                 path: path.clone(),
-                first: first_path.clone(),
                 field,
             });
         }
@@ -270,7 +267,7 @@ pub fn merge(
                 });
             }
         }
-        games_played += shard.games_played;
+        games_played = games_played.saturating_add(shard.games_played);
     }
     let all: Vec<PairOutcome> = by_index.values().map(|(_, p)| *p).collect();
     let contiguous_pairs = all
@@ -281,12 +278,12 @@ pub fn merge(
     let (pairs, sprt_state) = match sprt {
         None => (all.clone(), None),
         Some(params) => {
-            let round = u64::from(first.fingerprint.shards);
+            let round = u64::from(plan.shards);
             let mut sequential = SequentialSprt::new(params, round)?;
             let mut counts = PentanomialCounts([0; 5]);
             let mut counted = 0u64;
             let mut looked_at = 0u64;
-            let complete = contiguous_pairs == first.fingerprint.pairs;
+            let complete = contiguous_pairs == plan.pairs;
             for pair in &all[..contiguous_pairs as usize] {
                 counts.0[pair.bucket()] += 1;
                 counted += 1;
@@ -303,7 +300,7 @@ pub fn merge(
     };
     let tally = Tally::of(&pairs);
     Ok(Merged {
-        fingerprint: first.fingerprint.clone(),
+        fingerprint: plan.clone(),
         shards: seen_shards.keys().copied().collect(),
         pairs_available: all.len() as u64,
         tally,
@@ -388,7 +385,8 @@ mod tests {
 
     #[test]
     fn merge_without_sprt_counts_everything() {
-        let merged = merge(&[losing_shard(2, 2, 9), losing_shard(1, 2, 9)], None, None).unwrap();
+        let plan = fingerprint(9, 2);
+        let merged = merge(&[losing_shard(2, 2, 9), losing_shard(1, 2, 9)], &plan, None).unwrap();
         assert_eq!(merged.tally.pentanomial, [9, 0, 0, 0, 0]);
         assert_eq!(
             (
@@ -405,12 +403,13 @@ mod tests {
     #[test]
     fn merge_applies_the_sprt_at_round_boundaries() {
         let params = SprtParams::new(0.0, 50.0, 0.05, 0.05, Model::Normalized).unwrap();
+        let plan = fingerprint(300, 3);
         let shards = [
             losing_shard(1, 3, 300),
             losing_shard(2, 3, 300),
             losing_shard(3, 3, 300),
         ];
-        let merged = merge(&shards, None, Some(params)).unwrap();
+        let merged = merge(&shards, &plan, Some(params)).unwrap();
         assert_eq!(merged.sprt_decision, Some(SprtDecision::AcceptH0));
         assert!(merged.tally.pairs < 300);
         assert_eq!(
@@ -419,14 +418,14 @@ mod tests {
             "decisions fall on round boundaries"
         );
         // Without shard 2 the gap-free prefix is one pair: no round completes.
-        let merged = merge(&[shards[0].clone(), shards[2].clone()], None, Some(params)).unwrap();
+        let merged = merge(&[shards[0].clone(), shards[2].clone()], &plan, Some(params)).unwrap();
         assert_eq!((merged.contiguous_pairs, merged.tally.pairs), (1, 0));
         assert_eq!(merged.sprt_decision, Some(SprtDecision::Continue));
     }
 
     #[test]
     fn merge_refuses_shards_of_another_plan_even_when_they_agree() {
-        let plan = losing_shard(1, 2, 8).1.fingerprint;
+        let plan = fingerprint(8, 2);
         let forged: Vec<_> = [1, 2]
             .map(|k| {
                 let (path, mut shard) = losing_shard(k, 2, 8);
@@ -434,36 +433,38 @@ mod tests {
                 (path, shard)
             })
             .into();
-        assert!(
-            merge(&forged, None, None).is_ok(),
-            "they agree with each other"
-        );
-        let error = merge(&forged, Some(&plan), None).unwrap_err();
+        let error = merge(&forged, &plan, None).unwrap_err();
         assert_eq!(
             error.to_string(),
             "s1.json was not played under the plan: its book differs from the plan's"
         );
-        let cut_in_four = Fingerprint { shards: 4, ..plan };
         let honest = [losing_shard(1, 2, 8), losing_shard(2, 2, 8)];
-        assert!(merge(&honest, Some(&cut_in_four), None).is_ok());
+        let cut_in_four = Fingerprint { shards: 4, ..plan };
+        let error = merge(&honest, &cut_in_four, None).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "s1.json was not played under the plan: its shard count differs from the plan's"
+        );
     }
 
     #[test]
     fn merge_refuses_foreign_repeated_and_inconsistent_shards() {
+        let plan = fingerprint(8, 2);
         let (path, mut other) = losing_shard(2, 2, 8);
         other.fingerprint.seed = 4;
-        let error = merge(&[losing_shard(1, 2, 8), (path, other)], None, None).unwrap_err();
+        let error = merge(&[losing_shard(1, 2, 8), (path, other)], &plan, None).unwrap_err();
         assert_eq!(
             error.to_string(),
-            "s2.json belongs to a different match than s1.json: seed differs"
+            "s2.json was not played under the plan: its seed differs from the plan's"
         );
 
-        let error = merge(&[losing_shard(1, 2, 8), losing_shard(1, 2, 8)], None, None).unwrap_err();
+        let error =
+            merge(&[losing_shard(1, 2, 8), losing_shard(1, 2, 8)], &plan, None).unwrap_err();
         assert!(error.to_string().contains("both are shard 1/2"), "{error}");
 
         let (path, mut stolen) = losing_shard(2, 2, 8);
         stolen.pairs[0].index = 0;
-        let error = merge(&[(path, stolen)], None, None).unwrap_err();
+        let error = merge(&[(path, stolen)], &plan, None).unwrap_err();
         assert!(
             error
                 .to_string()
@@ -473,7 +474,7 @@ mod tests {
 
         let (path, mut edited) = losing_shard(1, 2, 8);
         edited.tally.wins += 1;
-        let error = merge(&[(path, edited)], None, None).unwrap_err();
+        let error = merge(&[(path, edited)], &plan, None).unwrap_err();
         assert!(
             error.to_string().contains("tally does not match"),
             "{error}"

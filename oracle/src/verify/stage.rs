@@ -405,8 +405,13 @@ fn merged_progress(plan: &StagePlan) -> Result<Option<Progress>, StageError> {
     }
     let shards = read_shards(&files).map_err(fail)?;
     let config = plan.match_config(Shard::WHOLE, plan.dir.join("state.json"), plan.pgn());
-    let expected = Fingerprint::of(&config, plan.book_sha256.to_string()).map_err(fail)?;
-    let merged = merge(&shards, Some(&expected), Some(plan.params)).map_err(fail)?;
+    // The constitution fixes the match; the fleet chooses how to cut it, so the plan takes its
+    // shard count from the first shard and every other shard must be cut the same way.
+    let expected = Fingerprint {
+        shards: shards.first().map_or(1, |(_, s)| s.fingerprint.shards),
+        ..Fingerprint::of(&config, plan.book_sha256.to_string()).map_err(fail)?
+    };
+    let merged = merge(&shards, &expected, Some(plan.params)).map_err(fail)?;
     let decision = merged.sprt_decision.unwrap_or(SprtDecision::Continue);
     let pairs = merged.tally.pairs;
     let state = match decision {

@@ -3,7 +3,9 @@
 //! the entry's own evidence. Every finding names the entry file at fault.
 
 use crate::governance::constitution::LossTolerance;
-use crate::governance::entry::{Entry, EntryId, PathKind, ProofOutcome, StageState, Verdict};
+use crate::governance::entry::{
+    Entry, EntryId, MAX_STAGE_PAIRS, PathKind, ProofOutcome, StageState, Verdict,
+};
 use crate::governance::hash::Sha256Hex;
 use crate::governance::replay::replay_statistics;
 use crate::governance::verdict::{Decision, Evidence, decide};
@@ -289,12 +291,15 @@ fn check_stages(entry: &Entry, report: &mut impl FnMut(String)) {
     let mut stopped = !proof_held;
     for stage in &entry.stages {
         let name = &stage.name;
-        let pairs: u64 = stage.pentanomial.iter().sum();
-        if stage.pairs != pairs || stage.games != 2 * pairs {
-            report(format!(
+        match stage.counted_pairs() {
+            Some(pairs) if stage.pairs == pairs && stage.games == 2 * pairs => {}
+            Some(pairs) => report(format!(
                 "stage `{name}`: pentanomial sums to {pairs} pairs, recorded {} pairs and {} games",
                 stage.pairs, stage.games
-            ));
+            )),
+            None => report(format!(
+                "stage `{name}`: pentanomial sums to more than {MAX_STAGE_PAIRS} pairs"
+            )),
         }
         let ran = stage.state != StageState::NotRun;
         if ran == stopped {
@@ -308,7 +313,7 @@ fn check_stages(entry: &Entry, report: &mut impl FnMut(String)) {
                 }
             ));
         }
-        if ran != stage.pgn_sha256.is_some() || (!ran && pairs != 0) {
+        if ran != stage.pgn_sha256.is_some() || (!ran && stage.counted_pairs() != Some(0)) {
             report(format!(
                 "stage `{name}`: a stage has a PGN and games exactly when it ran"
             ));

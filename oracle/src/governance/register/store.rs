@@ -78,7 +78,11 @@ pub fn read_files(repo: &Path) -> Result<Vec<RegisterFile>, AppendError> {
     let dir = repo.join(REGISTER_DIR);
     let listing = match fs::read_dir(&dir) {
         Ok(listing) => listing,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        // A repository without a register is an empty register; a repository that does not
+        // exist is a mistyped path, which must not verify as an empty register.
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound && repo.is_dir() => {
+            return Ok(Vec::new());
+        }
         Err(source) => return Err(AppendError::Io { path: dir, source }),
     };
     let mut files = Vec::new();

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Issue 12's attacks as regression tests, shown to bite: every test below must pass with this
+# tree's oracle and fail with an oracle from before the hardening (cfd0192).
+#   scripts/attack-regression.sh OLD_ORACLE_BINARY [OLD_TREE] [TEST…]
+# The tests are compiled from this tree; for the second run a private mount namespace puts
+# OLD_ORACLE_BINARY where the tests find the oracle (cargo's CARGO_BIN_EXE_oracle) and, with
+# OLD_TREE, that tree's .github/ where the workflow policy test reads the workflows. Nothing
+# outside the namespace changes. Needs `unshare --mount` (root or CAP_SYS_ADMIN).
+# A test failing against the old oracle for a reason other than the attack (a flag or a file
+# format it does not know) shows nothing: read the reason printed for each one.
+# Exit 0 when every test passed now and failed then, 1 otherwise, 2 on bad usage.
+set -euo pipefail
+
+if [[ $# -lt 1 ]]; then
+  echo "usage: attack-regression.sh OLD_ORACLE_BINARY [OLD_TREE] [TEST…]" >&2
+  exit 2
+fi
+old_oracle=$1
+old_tree=${2:-}
+shift $(($# < 2 ? $# : 2))
+if [[ ! -x $old_oracle ]]; then
+  echo "attack-regression: $old_oracle is not an executable" >&2
+  exit 2
+fi
+if [[ -n $old_tree && ! -d $old_tree/.github ]]; then
+  echo "attack-regression: $old_tree has no .github/" >&2
+  exit 2
+fi
+old_oracle=$(realpath "$old_oracle")
+root=$(git rev-parse --show-toplevel)
+cd "$root"
+
+# FILE::TEST for each attack of issue 12 (and the hostile inputs that used to panic).
+default_tests=(
+  play::a_candidate_cannot_kill_stop_or_overwrite_its_opponent
+  play::merge_refuses_forged_shards_naming_file_and_field
+  verify::a_poisoned_build_cache_is_detected_and_never_used
+  verify::a_forged_shard_is_refused_naming_file_and_field
+  verify::root_build_files_and_engine_build_hooks_are_refused_at_step_1
+  verify::a_binding_profile_without_a_sandbox_stops_before_building
+  verify::a_predecessor_disconnect_voids_the_stage
+  verify::an_out_dir_that_is_not_utf8_is_refused_before_any_build
+  register_append::append_refuses_what_does_not_belong_in_the_register
+  register_append::a_sharded_gewinn_accepted_below_walds_bound_is_appended_verified_and_replayed
+  register::verify_and_replay_refuse_bounds_narrowed_beyond_any_overshoot
+  register::replay_catches_a_statistic_that_does_not_follow_from_the_counts
+  register::verify_and_replay_name_counts_and_looks_out_of_range
+  workflows::write_jobs_read_only_artifacts_their_run_made_without_candidate_code
+  workflows::tokens_are_read_only_except_in_the_named_write_jobs_on_main
+  workflows::no_credentials_persist_and_no_secret_reaches_a_step
+)
+tests=("$@")
+[[ ${#tests[@]} -gt 0 ]] || tests=("${default_tests[@]}")
+
+files=$(printf '%s\n' "${tests[@]}" | sed 's/::.*//' | sort -u)
+test_args=()
+for file in $files; do
+  test_args+=(--test "$file")
+done
+target=$(cargo metadata --format-version 1 --no-deps | grep -o '"target_directory":"[^"]*"' | cut -d'"' -f4)
+oracle="$target/debug/oracle"
+built=$(cargo test -p oracle --no-run "${test_args[@]}" 2>&1 | tee /dev/stderr)
+executable() {
+  sed -n "s|^ *Executable tests/$1\.rs (\(.*\))$|\1|p" <<<"$built" | tail -1
+}
+
+failures=0
+for entry in "${tests[@]}"; do
+  file=${entry%%::*}
+  name=${entry#*::}
+  exe=$(executable "$file")
+  if [[ -z $exe ]]; then
+    echo "attack-regression: no test executable for $file" >&2
+    exit 2
+  fi
+  # Relative paths in cargo's output are relative to the workspace root.
+  [[ $exe = /* ]] || exe="$root/$exe"
+  log_now=$(mktemp)
+  log_old=$(mktemp)
+  if "$exe" --exact "$name" --test-threads 1 >"$log_now" 2>&1; then now=pass; else now=FAIL; fi
+  mounts="mount --bind \"\$0\" \"\$1\""
+  if [[ -n $old_tree ]]; then
+    mounts+=" && mount --bind \"\$2/.github\" \"\$3/.github\""
+  fi
+  if unshare --mount sh -c "$mounts && exec \"\$4\" --exact \"\$5\" --test-threads 1" \
+    "$old_oracle" "$oracle" "${old_tree:-.}" "$root" "$exe" "$name" >"$log_old" 2>&1; then
+    old=pass
+  else
+    old=FAIL
+  fi
+  verdict=ok
+  if [[ $now != pass || $old != FAIL ]]; then
+    verdict=WRONG
+    failures=$((failures + 1))
+  fi
+  printf '%-6s %-90s now %-4s old %s\n' "$verdict" "$entry" "$now" "$old"
+  if [[ $old == FAIL ]]; then
+    # The reason: where the old run panicked, the assertion, and its two sides.
+    grep -m1 -A1 "panicked at" "$log_old" | sed 's/^/         old: /' | cut -c1-300
+    grep -m2 -E "^ *(left|right): " "$log_old" | sed 's/^/         old: /' | cut -c1-300
+  fi
+  if [[ $now != pass ]]; then
+    tail -20 "$log_now" | sed 's/^/         now: /'
+  fi
+  rm -f "$log_now" "$log_old"
+done
+exit $((failures > 0))
