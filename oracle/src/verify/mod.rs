@@ -15,6 +15,8 @@
 pub mod binding;
 pub mod confirmation;
 pub mod out;
+pub mod plan;
+pub mod provenance;
 pub mod replay;
 pub mod resolve;
 pub mod scope;
@@ -34,17 +36,19 @@ use crate::build::sandbox::{Isolation, Limits, Sandbox};
 use crate::build::{self, BuildRequest};
 use crate::gate;
 use crate::governance::confirmation::ConfirmationRecord;
-use crate::governance::constitution::{CONSTITUTION_PATH, Constitution, Profile};
+use crate::governance::constitution::{
+    CONSTITUTION_PATH, Constitution, IdenticalBinaries, Profile,
+};
 use crate::governance::entry::{
-    BinaryRecord, Entry, GateRecord, IsolationRecord, LossBudget, OracleRecord, PathKind,
-    ProofOutcome, ProofRecord, StageRecord, StageState, Verdict,
+    BinaryRecord, Entry, GateRecord, IsolationRecord, LossBudget, PathKind, ProofOutcome,
+    ProofRecord, StageRecord, StageState, Verdict,
 };
 use crate::governance::hash::{GitId, Sha256Hex};
 use crate::governance::register::{self, RegisterFile, audit};
 use crate::governance::timestamp::Timestamp;
 use crate::governance::verdict::{Evidence, decide};
 use crate::play::runner::Shard;
-use crate::proof::{Detail, verify_proof};
+use crate::proof::verify_proof;
 use crate::report::{self, BenchReport, GateSummary, RunReport};
 use crate::tablebase::Tablebase;
 use binding::{BindingRecord, BoundBinary, timestamp};
@@ -75,6 +79,8 @@ pub struct Request {
     pub cache_dir: PathBuf,
     /// The independent confirmation (Annex A3.3) a Randfall candidate needs; refused otherwise.
     pub confirmation: Option<PathBuf>,
+    /// Discard another run's evidence in `--out` instead of refusing the directory.
+    pub fresh: bool,
 }
 
 /// How the stages are played.
@@ -93,7 +99,7 @@ pub enum Mode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
-    /// Gewinn or Korrektur: exit 0.
+    /// Gewinn, Korrektur or Gleich: exit 0.
     Accepted,
     /// Abgelehnt, or a check the candidate failed: exit 1.
     Rejected,
@@ -123,7 +129,7 @@ pub struct RunResult {
     pub status: Status,
     /// The process exit status.
     pub exit_code: u8,
-    /// `gewinn`, `korrektur` or `abgelehnt`, once decided.
+    /// `gewinn`, `korrektur`, `gleich` or `abgelehnt`, once decided.
     pub verdict: Option<Verdict>,
     /// Why, in one sentence.
     pub reason: String,
@@ -143,14 +149,17 @@ pub struct RunResult {
     pub failure: Option<StepFailure>,
     /// Every step as it ran.
     pub steps: Vec<StepRecord>,
+    /// The plan printed before any game: per stage the expected games and time here.
+    pub plan: Vec<plan::StageForecast>,
     /// The stages measured so far.
     pub stages: Vec<StageOutcome>,
     /// The entry file written to `--out`.
     pub entry: Option<PathBuf>,
     /// The register entry appended with `--append`.
     pub appended: Option<String>,
-    /// The report files.
-    pub report: ReportFiles,
+    /// The report files; `null` when the run stopped before `--out` was this run's (step 1),
+    /// so that no path is named that does not exist.
+    pub report: Option<ReportFiles>,
 }
 
 /// Where the report went.
@@ -167,6 +176,8 @@ struct Run<'a> {
     request: &'a Request,
     reporter: &'a mut StepReporter,
     out: OutDir,
+    /// `--out` was checked and made this run's: from now on evidence and the report go there.
+    claimed: bool,
     report: RunReport,
     pair: Option<CommitPair>,
     path: Option<PathKind>,
@@ -175,6 +186,7 @@ struct Run<'a> {
     confirmation: Option<ConfirmationRecord>,
     /// The binding came from an earlier invocation with the same `--out` (a resumed run).
     resumed: bool,
+    plan: Vec<plan::StageForecast>,
     stages: Vec<StageOutcome>,
     entry: Option<PathBuf>,
     appended: Option<String>,
@@ -188,6 +200,9 @@ struct Rules {
     loss_used_before: f64,
     /// The register's current engine (id and binary) that a binding run's predecessor must be.
     custody: Option<(String, BinaryRecord)>,
+    /// Files read from the predecessor's tree (path, bytes), copied to `--out/inputs` once the
+    /// directory is this run's.
+    inputs: Vec<(String, Vec<u8>)>,
 }
 
 /// The end of the pipeline: a verdict, or a mode's intermediate status.
@@ -209,20 +224,11 @@ pub fn run(request: &Request, reporter: &mut StepReporter) -> RunResult {
         );
         return failed_early(request, reporter, failure);
     }
-    let out = match OutDir::create(&request.out) {
-        Ok(out) => out,
-        Err(error) => {
-            let failure = StepFailure::error(
-                Step::Resolve,
-                format!("cannot create --out {}: {error}", request.out.display()),
-            );
-            return failed_early(request, reporter, failure);
-        }
-    };
     let mut run = Run {
         request,
         reporter,
-        out,
+        out: OutDir::at(&request.out),
+        claimed: false,
         report: RunReport {
             profile: request.profile.clone(),
             ..RunReport::default()
@@ -232,6 +238,7 @@ pub fn run(request: &Request, reporter: &mut StepReporter) -> RunResult {
         binding: None,
         confirmation: None,
         resumed: false,
+        plan: Vec::new(),
         stages: Vec::new(),
         entry: None,
         appended: None,
@@ -247,7 +254,8 @@ impl Run<'_> {
         let trailers = self.trailers(&repo, rules.profile.binding)?;
         let binding = self.build_and_bind(&rules)?;
         self.gate(&rules, &binding)?;
-        let bench = self.bench(&binding, &trailers)?;
+        let (bench, nodes_per_second) = self.bench(&binding, &trailers)?;
+        self.plan(&rules, &binding, &trailers, nodes_per_second)?;
         let proof = self.proof(&repo, &trailers, &binding)?;
         let conclusion = self.stages(&rules, &binding, &trailers)?;
         if let Some(conclusion) = conclusion {
@@ -276,6 +284,7 @@ impl Run<'_> {
             self.pair = Some(pair.clone());
             resolve::refuse_governance_changes(&repo, &pair).map_err(error)?;
             let rules = self.read_rules(&repo, &pair)?;
+            self.claim_out(&pair, &rules)?;
             Ok((repo, rules))
         })();
         let profile = self.request.profile.clone();
@@ -300,8 +309,6 @@ impl Run<'_> {
         let predecessor = &pair.predecessor;
         let bytes =
             resolve::read_file(repo, predecessor, CONSTITUTION_PATH).map_err(|e| error(&e))?;
-        let copy = self.out.input(CONSTITUTION_PATH);
-        write_atomic(&copy, &bytes).map_err(|e| error(&format!("{}: {e}", copy.display())))?;
         let label = PathBuf::from(format!(
             "{}:{CONSTITUTION_PATH}",
             short(&predecessor.commit)
@@ -319,15 +326,14 @@ impl Run<'_> {
                 self.request.profile
             )));
         }
-        let inputs = self.out.root().join("inputs");
+        let mut inputs = vec![(CONSTITUTION_PATH.to_owned(), bytes)];
         for stage in &profile.stages {
             let path = stage.book.to_string_lossy().into_owned();
             let book = resolve::read_file(repo, predecessor, &path).map_err(|e| error(&e))?;
-            let copy = self.out.input(&path);
-            write_atomic(&copy, &book).map_err(|e| error(&format!("{}: {e}", copy.display())))?;
             stage
-                .check_book(&inputs, &self.request.profile)
+                .check_book_bytes(&book, &self.request.profile)
                 .map_err(|e| error(&e))?;
+            inputs.push((path, book));
         }
         let files: Vec<RegisterFile> = resolve::read_dir(repo, predecessor, register::REGISTER_DIR)
             .map_err(|e| error(&e))?
@@ -368,7 +374,28 @@ impl Run<'_> {
             profile,
             loss_used_before,
             custody,
+            inputs,
         })
+    }
+
+    /// Makes `--out` this run's (refusing another run's directory unless `--fresh`) and copies
+    /// the predecessor's files the judge read into `--out/inputs`.
+    fn claim_out(&mut self, pair: &CommitPair, rules: &Rules) -> Result<(), StepFailure> {
+        let error = |e: &dyn std::fmt::Display| StepFailure::error(Step::Resolve, e);
+        let identity = out::RunIdentity {
+            profile: &self.request.profile,
+            candidate: &pair.candidate,
+            predecessor: &pair.predecessor,
+        };
+        self.out
+            .claim(&identity, self.request.fresh)
+            .map_err(|e| error(&e))?;
+        self.claimed = true;
+        for (path, bytes) in &rules.inputs {
+            let copy = self.out.input(path);
+            write_atomic(&copy, bytes).map_err(|e| error(&format!("{}: {e}", copy.display())))?;
+        }
+        Ok(())
     }
 
     /// Step 2: `Bench:`, `Oracle-Path:`, `Oracle-Proof:` (of the branch commit for a merge).
@@ -758,7 +785,7 @@ impl Run<'_> {
         &mut self,
         binding: &BindingRecord,
         trailers: &Trailers,
-    ) -> Result<BenchReport, StepFailure> {
+    ) -> Result<(BenchReport, u64), StepFailure> {
         let step = Step::Bench;
         self.reporter.begin(
             step,
@@ -772,9 +799,19 @@ impl Run<'_> {
                 build::bench::measure(&bound.path, isolation, 2)
                     .map_err(|e| StepFailure::error(step, format!("{role}: {e}")))
             };
+            let (candidate, predecessor) = (
+                measure("candidate", &binding.candidate)?,
+                measure("predecessor", &binding.predecessor)?,
+            );
+            // The slower engine's best run: the plan's time estimate should not be optimistic.
+            let nodes_per_second = [&candidate, &predecessor]
+                .iter()
+                .map(|bench| bench.runs.iter().map(|run| run.nps).max().unwrap_or(0))
+                .min()
+                .unwrap_or(0);
             let summary = BenchReport {
-                candidate: measure("candidate", &binding.candidate)?.nodes,
-                predecessor: measure("predecessor", &binding.predecessor)?.nodes,
+                candidate: candidate.nodes,
+                predecessor: predecessor.nodes,
                 trailer: trailers.bench,
             };
             // A resumed run's file is measured again, never taken as found: it must agree.
@@ -816,14 +853,34 @@ impl Run<'_> {
                 )
                 .evidence(&file));
             }
-            Ok(summary)
+            Ok((summary, nodes_per_second))
         })();
-        self.close(result, |b| {
+        self.close(result, |(b, nps)| {
             format!(
-                "candidate {} = trailer, predecessor {}",
+                "candidate {} = trailer, predecessor {}; {nps} nodes/s",
                 b.candidate, b.predecessor
             )
         })
+    }
+
+    /// Before any game: what the stages are expected to cost on this machine.
+    fn plan(
+        &mut self,
+        rules: &Rules,
+        binding: &BindingRecord,
+        trailers: &Trailers,
+        nodes_per_second: u64,
+    ) -> Result<(), StepFailure> {
+        if skips_games(rules, binding, trailers) {
+            eprintln!("plan: no games, the binaries are bit-identical (Article 2.4: Gleich)");
+            return Ok(());
+        }
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let forecast = plan::forecast(&rules.profile, trailers.path, nodes_per_second, cores)
+            .map_err(|e| StepFailure::error(Step::Bench, e))?;
+        eprint!("{}", plan::render(&forecast, nodes_per_second));
+        self.plan = forecast;
+        Ok(())
     }
 
     /// Step 5: the Randfall proof (skipped on the Standard path): the spec named by the
@@ -873,11 +930,19 @@ impl Run<'_> {
                 }
             };
             let predecessor_passed = verdict.predecessor.as_ref().is_some_and(|run| run.passed);
-            let mut detail = Vec::new();
-            if let Some(run) = &verdict.predecessor {
-                detail.extend(detail_lines("predecessor", &run.detail));
-            }
-            detail.extend(detail_lines("candidate", &verdict.candidate.detail));
+            let runs = verdict
+                .predecessor
+                .iter()
+                .map(|run| ("predecessor", run))
+                .chain([("candidate", &verdict.candidate)]);
+            let detail: Vec<String> = runs
+                .flat_map(|(role, run)| {
+                    run.detail
+                        .lines()
+                        .into_iter()
+                        .map(move |line| format!("{role}: {line}"))
+                })
+                .collect();
             let record = ProofRecord {
                 spec: spec.to_owned(),
                 spec_sha256: Sha256Hex::of(&bytes),
@@ -921,6 +986,15 @@ impl Run<'_> {
         binding: &BindingRecord,
         trailers: &Trailers,
     ) -> Result<Option<Conclusion>, StepFailure> {
+        if skips_games(rules, binding, trailers) {
+            for index in 0..rules.profile.stages.len() {
+                self.reporter.skip(
+                    Step::Stage(index + 1),
+                    "the binaries are bit-identical: no game can tell them apart (Article 2.4)",
+                );
+            }
+            return Ok(None);
+        }
         for (index, stage) in rules.profile.stages.iter().enumerate() {
             let step = Step::Stage(index + 1);
             let plan = StagePlan::new(
@@ -1002,6 +1076,7 @@ impl Run<'_> {
                 path: trailers.path,
                 proof: proof.as_ref().map(|p| (p.predecessor, p.candidate)),
                 stages: &states,
+                identical_binaries: binding.candidate.sha256 == binding.predecessor.sha256,
                 final_stage_nelo: stages.last().map_or(0.0, |s| s.nelo),
                 loss_used_before: rules.loss_used_before,
                 tolerance: rules.constitution.loss_tolerance,
@@ -1015,10 +1090,7 @@ impl Run<'_> {
                 verdict: decision.verdict,
                 claimed_gain_nelo: decision.claimed_gain_nelo,
                 constitution_sha256: rules.constitution_sha256.clone(),
-                oracle: OracleRecord {
-                    version: env!("CARGO_PKG_VERSION").to_owned(),
-                    commit: git_id(oracle_commit(&binding.predecessor.commit))?,
-                },
+                oracle: provenance::this_oracle(),
                 toolchain: binding.toolchain.clone(),
                 candidate: binary_record(&binding.candidate, bench.candidate)?,
                 predecessor: Some(binary_record(&binding.predecessor, bench.predecessor)?),
@@ -1046,7 +1118,7 @@ impl Run<'_> {
             write_atomic(&file, text.as_bytes())
                 .map_err(|e| StepFailure::error(step, format!("{}: {e}", file.display())))?;
             self.entry = Some(file.clone());
-            self.report.verdict = Some(verdict_name(decision.verdict).to_owned());
+            self.report.verdict = Some(decision.verdict);
             if self.request.append {
                 let appended = register::append(
                     &self.request.repo,
@@ -1060,7 +1132,7 @@ impl Run<'_> {
                 })?;
                 self.appended = appended.id.map(|id| id.to_string());
             }
-            let accepted = matches!(decision.verdict, Verdict::Gewinn | Verdict::Korrektur);
+            let accepted = decision.verdict.lands();
             Ok(Conclusion {
                 status: if accepted {
                     Status::Accepted
@@ -1068,7 +1140,7 @@ impl Run<'_> {
                     Status::Rejected
                 },
                 verdict: Some(decision.verdict),
-                reason: format!("{}: {}", title(decision.verdict), decision.reason),
+                reason: format!("{}: {}", decision.verdict.title(), decision.reason),
             })
         })();
         self.close(result, |c| c.reason.clone())
@@ -1104,18 +1176,22 @@ impl Run<'_> {
             }
         };
         self.report.outcome = reason.clone();
-        let files = ReportFiles {
+        let files = self.claimed.then(|| ReportFiles {
             markdown: self.out.report_markdown(),
             svg: self.out.report_svg(),
-        };
-        let markdown = report::render_markdown(&self.report, Some("report.svg"));
-        let writes = [
-            write_atomic(&files.markdown, markdown.as_bytes()),
-            write_atomic(&files.svg, report::render_svg(&self.report).as_bytes()),
-            append_step_summary(&self.report),
-        ];
-        for error in writes.into_iter().filter_map(Result::err) {
-            eprintln!("warning: the report could not be written: {error}");
+        });
+        if let Some(files) = &files {
+            let markdown = report::render_markdown(&self.report, Some("report.svg"));
+            let writes = [
+                write_atomic(&files.markdown, markdown.as_bytes()),
+                write_atomic(&files.svg, report::render_svg(&self.report).as_bytes()),
+            ];
+            for error in writes.into_iter().filter_map(Result::err) {
+                eprintln!("warning: the report could not be written: {error}");
+            }
+        }
+        if let Err(error) = append_step_summary(&self.report) {
+            eprintln!("warning: the job summary could not be written: {error}");
         }
         let result = RunResult {
             status,
@@ -1130,20 +1206,23 @@ impl Run<'_> {
             confirmation: self.confirmation,
             failure,
             steps: self.reporter.records().to_vec(),
+            plan: self.plan,
             stages: self.stages,
             entry: self.entry,
             appended: self.appended,
             report: files,
         };
-        let json = serde_json::to_vec_pretty(&result).expect("the result serializes");
-        if let Err(error) = write_atomic(&self.out.result(), &json) {
-            eprintln!("warning: {}: {error}", self.out.result().display());
+        if self.claimed {
+            let json = serde_json::to_vec_pretty(&result).expect("the result serializes");
+            if let Err(error) = write_atomic(&self.out.result(), &json) {
+                eprintln!("warning: {}: {error}", self.out.result().display());
+            }
         }
         result
     }
 }
 
-/// A run that could not even create its `--out` directory.
+/// A run refused before anything was read: its `--out` cannot name its files.
 fn failed_early(request: &Request, reporter: &mut StepReporter, failure: StepFailure) -> RunResult {
     reporter.begin(failure.step, "prepare --out");
     reporter.fail(&failure);
@@ -1160,51 +1239,11 @@ fn failed_early(request: &Request, reporter: &mut StepReporter, failure: StepFai
         confirmation: None,
         failure: Some(failure),
         steps: reporter.records().to_vec(),
+        plan: Vec::new(),
         stages: Vec::new(),
         entry: None,
         appended: None,
-        report: ReportFiles {
-            // Lossy: an --out that is not UTF-8 is refused, and its result must still print.
-            markdown: PathBuf::from(request.out.to_string_lossy().into_owned()).join("report.md"),
-            svg: PathBuf::from(request.out.to_string_lossy().into_owned()).join("report.svg"),
-        },
-    }
-}
-
-/// One line per position of a proof run, for the entry and the report.
-fn detail_lines(role: &str, detail: &Detail) -> Vec<String> {
-    match detail {
-        Detail::Conversion(positions) => positions
-            .iter()
-            .map(|p| {
-                format!(
-                    "{role}: {} converted {}/{}",
-                    p.fen,
-                    p.converted,
-                    p.games.len()
-                )
-            })
-            .collect(),
-        Detail::Bestmove(positions) => positions
-            .iter()
-            .map(|p| {
-                let verdict = if p.passed { "pass" } else { "fail" };
-                format!(
-                    "{role}: {} bestmove {} ({verdict})",
-                    p.fen, p.answer.bestmove
-                )
-            })
-            .collect(),
-        Detail::Unchanged(positions) => positions
-            .iter()
-            .map(|p| {
-                let verdict = if p.unchanged { "unchanged" } else { "changed" };
-                format!(
-                    "{role}: {} {} {} vs baseline {} {} ({verdict})",
-                    p.fen, p.engine.bestmove, p.engine.score, p.baseline.bestmove, p.baseline.score
-                )
-            })
-            .collect(),
+        report: None,
     }
 }
 
@@ -1233,15 +1272,6 @@ fn append_step_summary(report: &RunReport) -> std::io::Result<()> {
     std::io::Write::write_all(&mut file, report::render_markdown(report, None).as_bytes())
 }
 
-/// The commit the judging oracle was built from: `ORACLE_BUILD_COMMIT` at build time (the
-/// workflows set it), else the predecessor, the side the trust model builds the judge from.
-fn oracle_commit(predecessor: &str) -> String {
-    option_env!("ORACLE_BUILD_COMMIT")
-        .filter(|commit| !commit.is_empty())
-        .unwrap_or(predecessor)
-        .to_owned()
-}
-
 fn git_id(id: String) -> Result<GitId, StepFailure> {
     GitId::try_from(id).map_err(|e| StepFailure::error(Step::Verdict, e))
 }
@@ -1257,22 +1287,12 @@ fn binary_record(bound: &BoundBinary, bench_nodes: u64) -> Result<BinaryRecord, 
     })
 }
 
-fn verdict_name(verdict: Verdict) -> &'static str {
-    match verdict {
-        Verdict::Genesis => "genesis",
-        Verdict::Gewinn => "gewinn",
-        Verdict::Korrektur => "korrektur",
-        Verdict::Abgelehnt => "abgelehnt",
-    }
-}
-
-fn title(verdict: Verdict) -> &'static str {
-    match verdict {
-        Verdict::Genesis => "Genesis",
-        Verdict::Gewinn => "Gewinn",
-        Verdict::Korrektur => "Korrektur",
-        Verdict::Abgelehnt => "Abgelehnt",
-    }
+/// Whether the constitution's Article 2.4 skips the games: a Standard candidate whose bound
+/// binary is bit-identical to its predecessor's.
+fn skips_games(rules: &Rules, binding: &BindingRecord, trailers: &Trailers) -> bool {
+    rules.constitution.identical_binaries == Some(IdenticalBinaries::Gleich)
+        && trailers.path == PathKind::Standard
+        && binding.candidate.sha256 == binding.predecessor.sha256
 }
 
 /// Shortens a commit id for messages.
