@@ -514,6 +514,38 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_oracle_record_reads_old_entries_and_says_unknown_rather_than_guess() {
+        let old: OracleRecord =
+            serde_norway::from_str(&format!("version: 0.1.0\ncommit: {}\n", "a".repeat(40)))
+                .unwrap();
+        assert_eq!((old.dirty, &old.binary_sha256), (None, &None));
+        assert_eq!(
+            old.commit.known().map(GitId::as_str),
+            Some("a".repeat(40).as_str())
+        );
+        let judge = OracleRecord {
+            version: "0.1.0".into(),
+            commit: OracleCommit::Unknown,
+            dirty: None,
+            binary_sha256: Some(Sha256Hex::of(b"oracle")),
+        };
+        let text = to_canonical_yaml(&judge).unwrap();
+        assert_eq!(
+            text,
+            format!(
+                "version: \"0.1.0\"\ncommit: unknown\nbinary_sha256: \"{}\"\n",
+                Sha256Hex::of(b"oracle")
+            )
+        );
+        assert_eq!(
+            serde_norway::from_str::<OracleRecord>(&text).unwrap(),
+            judge
+        );
+        let guess = serde_norway::from_str::<OracleRecord>("version: 0.1.0\ncommit: main\n");
+        assert!(guess.unwrap_err().to_string().contains("nor `unknown`"));
+    }
+
+    #[test]
     fn entry_ids_have_one_spelling() {
         assert_eq!(EntryId::new(7).to_string(), "T-0007");
         assert_eq!(EntryId::new(12_345).file_name(), "T-12345.yaml");
