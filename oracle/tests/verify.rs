@@ -915,8 +915,9 @@ fn randfall_confirmation_is_checked_before_any_build() {
     }
 
     // A Standard candidate has nothing to confirm: a confirmation is refused, not ignored.
+    fixture.restore();
     let standard = fixture
-        .commit("eval: cheaper pieces again\n\nBench: 1\n")
+        .commit("eval: the pieces as they were\n\nBench: 1\n")
         .to_string();
     let file = dir.path().join("standard.yaml");
     fs::write(&file, confirmation_text(&standard, &spec_sha256, REVIEWER)).unwrap();
@@ -1241,9 +1242,17 @@ fn root_build_files_and_engine_build_hooks_are_refused_at_step_1() {
             &["engine/build.rs (added)", "a build script"],
         ),
     ];
+    // Each rides along with a real engine change: a commit with nothing under engine/ is refused
+    // before its paths are weighed (not an engine change at all).
+    let lib = fs::read_to_string(fixture.path().join("engine/src/lib.rs")).unwrap();
+    let engine_change = fixture
+        .repo
+        .blob(format!("{lib}\n// faster\n").as_bytes())
+        .unwrap();
     for (path, text, expected) in candidates {
         let mut update = git2::build::TreeUpdateBuilder::new();
         let blob = fixture.repo.blob(text.as_bytes()).unwrap();
+        update.upsert("engine/src/lib.rs", engine_change, git2::FileMode::Blob);
         update.upsert(path, blob, git2::FileMode::Blob);
         let tree = update
             .create_updated(&fixture.repo, &genesis.tree().unwrap())
