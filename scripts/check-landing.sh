@@ -68,7 +68,8 @@ newest=$(basename "$(tail -n 1 <<<"$added")" .yaml)
 entry=$("$oracle" register show "$newest" --json)
 verdict=$(jq -r .verdict <<<"$entry")
 candidate=$(jq -r .candidate.commit <<<"$entry")
-if [[ $verdict != gewinn && $verdict != korrektur ]]; then
+# Gleich (constitution Article 2.4): a bit-identical engine change lands without games.
+if [[ $verdict != gewinn && $verdict != korrektur && $verdict != gleich ]]; then
   echo "landing: engine/ changed, but the newest added entry $newest is $verdict" >&2
   exit 1
 fi

@@ -493,3 +493,45 @@ fn committed_fixture_repository_is_what_the_library_writes() {
             .success()
     );
 }
+
+/// Article 2.4: a Gleich entry verifies and replays when its two recorded binaries are the same
+/// and no stage was played; the same entry with different binaries is refused by both.
+#[test]
+fn gleich_verifies_only_with_bit_identical_binaries() {
+    use oracle::governance::entry::PathKind::Standard;
+    use register_fixture::{at, binary, stage, tested_entry};
+    let repo = Repo::new();
+    let mut entries = sample_entries();
+    let mut gleich = tested_entry(
+        Standard,
+        vec![stage(0, Standard, None), stage(1, Standard, None)],
+        None,
+        at(19, 0),
+    );
+    gleich.candidate = binary('1', 695);
+    gleich.verdict = Verdict::Gleich;
+    entries.push(gleich.clone());
+    repo.write_register(&entries);
+    let (code, text) = verify(&repo);
+    assert_eq!(code, Some(0), "{text}");
+    let replay = repo.oracle(&["register", "replay", "T-0006", "--statistics-only"]);
+    assert_eq!(replay.status.code(), Some(0), "{}", stdout(&replay));
+
+    gleich.candidate = binary('3', 695);
+    *entries.last_mut().unwrap() = gleich;
+    repo.write_register(&entries);
+    let (code, text) = verify(&repo);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("T-0006.yaml: verdict gleich needs bit-identical binaries")
+            && text.contains("T-0006.yaml: verdict gleich does not follow from the evidence, which gives abgelehnt"),
+        "{text}"
+    );
+    let replay = repo.oracle(&["register", "replay", "T-0006", "--statistics-only"]);
+    assert_eq!(replay.status.code(), Some(1), "{}", stdout(&replay));
+    assert!(
+        stdout(&replay).contains("FAIL verdict"),
+        "{}",
+        stdout(&replay)
+    );
+}

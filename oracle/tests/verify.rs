@@ -5,11 +5,14 @@
 //!
 //! Builds are cached in the test target directory, so only the first run pays for them.
 
+mod constitution_fixture;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Mutex;
 
+use constitution_fixture::{ConstitutionFixture, FULL_RECIPE, ProfileFixture, StageFixture};
 use git2::{Oid, Repository, Signature};
 use oracle::integrity::sha256_hex;
 use serde_json::Value;
@@ -44,154 +47,63 @@ rnbqkbnr/pppppppp/8/8/1P6/8/P1PPPPPP/RNBQKBNR b KQkq -
 /// A Randfall proof the crippled engine fails: it takes a pawn-defended knight with its queen.
 const PROOF: &str = "kind: bestmove\nnodes: 2000\npositions:\n  - '4k3/8/4p3/3n4/8/8/8/3QK3 w - - am Qxd5; id \"queen for knight\";'\n";
 
-/// A fixture constitution: the real build recipe and gate, one small node-limited profile.
-/// Its bounds are wide ([0, 150] nElo) so that a change worth hundreds of nElo is decided
+/// A fixture constitution: the real build recipe and gate, small node-limited profiles.
+/// Their bounds are wide ([0, 150] nElo) so that a change worth hundreds of nElo is decided
 /// within a few batches; the stages still follow the official shape (book A, then book B).
+/// `smoke` does not bind, `fixture` does (entries can be appended and replayed), and
+/// `long-minimum` needs 40 games per stage, long enough to be interrupted.
 fn constitution() -> String {
-    format!(
-        r#"version: 2
-build:
-  toolchain: "1.95.0"
-  package: coherent
-  binary: coherent
-  target_cpu: x86-64
-  profile_overrides:
-    codegen-units: 1
-    debug: false
-    incremental: false
-    lto: true
-    opt-level: 3
-    panic: abort
-    strip: false
-  extra_rustflags: []
-gate:
-  symbols: [coherent_evaluate_popcnt]
-  callee_depth: 2
-loss_tolerance:
-  booking: final_stage_nelo_deficit
-  limit_nelo: 10.0
-profiles:
-  smoke:
-    binding: false
-    description: fixture profile for the end-to-end tests
-    alpha: 0.1
-    beta: 0.1
-    batch_size: 2
-    adjudication:
-      resign:
-        move_count: 3
-        score_cp: 600
-      draw:
-        move_number: 30
-        move_count: 6
-        score_cp: 5
-    fault_limits:
-      predecessor_crashes: 0
-      predecessor_per_mille: 5
-      candidate_per_mille: 50
-    stages:
-      - name: short
-        tc: nodes=600
-        book: books/book-a.epd
-        book_sha256: {a}
-        concurrency: 2
-        min_games: 8
-        max_games: 80
-        bounds:
-          standard: [0.0, 150.0]
-          randfall: [-150.0, 0.0]
-      - name: long
-        tc: nodes=900
-        book: books/book-b.epd
-        book_sha256: {b}
-        concurrency: 2
-        min_games: 8
-        max_games: 80
-        bounds:
-          standard: [0.0, 150.0]
-          randfall: [-150.0, 0.0]
-  long-minimum:
-    binding: false
-    description: the smoke stages with a minimum of 40 games, long enough to be interrupted
-    alpha: 0.1
-    beta: 0.1
-    batch_size: 2
-    adjudication:
-      resign:
-        move_count: 3
-        score_cp: 600
-      draw:
-        move_number: 30
-        move_count: 6
-        score_cp: 5
-    fault_limits:
-      predecessor_crashes: 0
-      predecessor_per_mille: 5
-      candidate_per_mille: 50
-    stages:
-      - name: short
-        tc: nodes=600
-        book: books/book-a.epd
-        book_sha256: {a}
-        concurrency: 2
-        min_games: 40
-        max_games: 80
-        bounds:
-          standard: [0.0, 150.0]
-          randfall: [-150.0, 0.0]
-      - name: long
-        tc: nodes=900
-        book: books/book-b.epd
-        book_sha256: {b}
-        concurrency: 2
-        min_games: 40
-        max_games: 80
-        bounds:
-          standard: [0.0, 150.0]
-          randfall: [-150.0, 0.0]
-  fixture:
-    binding: true
-    description: the same stages, binding, so that entries can be appended and replayed
-    alpha: 0.1
-    beta: 0.1
-    batch_size: 2
-    adjudication:
-      resign:
-        move_count: 3
-        score_cp: 600
-      draw:
-        move_number: 30
-        move_count: 6
-        score_cp: 5
-    fault_limits:
-      predecessor_crashes: 0
-      predecessor_per_mille: 5
-      candidate_per_mille: 50
-    stages:
-      - name: short
-        tc: nodes=600
-        book: books/book-a.epd
-        book_sha256: {a}
-        concurrency: 2
-        min_games: 8
-        max_games: 80
-        bounds:
-          standard: [0.0, 150.0]
-          randfall: [-150.0, 0.0]
-      - name: long
-        tc: nodes=900
-        book: books/book-b.epd
-        book_sha256: {b}
-        concurrency: 2
-        min_games: 8
-        max_games: 80
-        bounds:
-          standard: [0.0, 150.0]
-          randfall: [-150.0, 0.0]
-"#,
-        a = sha256_hex(BOOK_A.as_bytes()),
-        b = sha256_hex(BOOK_B.as_bytes()),
-    )
+    let profile = |name, binding, description, min_games| ProfileFixture {
+        name,
+        binding,
+        description,
+        error_rate: 0.1,
+        batch_size: 2,
+        adjudicated: true,
+        stages: [
+            ("short", "nodes=600", "books/book-a.epd", BOOK_A),
+            ("long", "nodes=900", "books/book-b.epd", BOOK_B),
+        ]
+        .into_iter()
+        .map(|(name, tc, book, text)| StageFixture {
+            name,
+            tc,
+            book,
+            book_sha256: sha256_hex(text.as_bytes()),
+            min_games,
+            max_games: 80,
+            standard: [0.0, 150.0],
+            randfall: [-150.0, 0.0],
+        })
+        .collect(),
+    };
+    ConstitutionFixture {
+        version: 3,
+        identical_binaries: true,
+        profile_overrides: FULL_RECIPE,
+        extra_rustflags: true,
+        profiles: vec![
+            profile(
+                "smoke",
+                false,
+                "fixture profile for the end-to-end tests",
+                8,
+            ),
+            profile(
+                "long-minimum",
+                false,
+                "the smoke stages with a minimum of 40 games, long enough to be interrupted",
+                40,
+            ),
+            profile(
+                "fixture",
+                true,
+                "the same stages, binding, so that entries can be appended and replayed",
+                8,
+            ),
+        ],
+    }
+    .yaml()
 }
 
 /// The workspace around the engine copy: engine only, no dependencies, the real profile.
@@ -433,9 +345,15 @@ impl Fixture {
         eprintln!("oracle verify {rev}:\n{stderr}");
         let result: Value = serde_json::from_slice(&output.stdout)
             .unwrap_or_else(|e| panic!("verify printed no JSON ({e}); stderr:\n{stderr}"));
-        let on_disk: Value =
-            serde_json::from_slice(&fs::read(out.join("result.json")).unwrap()).unwrap();
-        assert_eq!(result, on_disk, "--json and result.json must agree");
+        if result["report"].is_null() {
+            // Refused at step 1, before --out was this run's: nothing of it is written there.
+            assert_eq!(result["failure"]["step"], "resolve", "{result:#}");
+        } else {
+            let on_disk: Value =
+                serde_json::from_slice(&fs::read(out.join("result.json")).unwrap()).unwrap();
+            assert_eq!(result, on_disk, "--json and result.json must agree");
+            assert!(Path::new(result["report"]["markdown"].as_str().unwrap()).exists());
+        }
         (output.status.code().unwrap(), result, stderr)
     }
 }
@@ -710,6 +628,188 @@ fn wrong_bench_trailer_is_an_error_before_any_game() {
         steps.last().unwrap(),
         &("bench".to_owned(), "failed".to_owned())
     );
+
+    // Another candidate in the same --out is refused before anything of it is written there,
+    // naming what differs; `--fresh` discards the first run's evidence and starts over.
+    let report = fs::read(out.path().join("report.md")).unwrap();
+    fixture.restore();
+    let other = fixture.commit("eval: the pieces as they were\n\nBench: 54321\n");
+    let (code, refused, stderr) = fixture.verify(&other.to_string(), out.path());
+    assert_eq!(code, 2, "{stderr}\n{refused:#}");
+    let why = refused["failure"]["why"].as_str().unwrap();
+    assert!(
+        why.contains("holds the evidence of another run")
+            && why.contains(&format!("candidate is {candidate} there, {other} here"))
+            && why.contains("--fresh"),
+        "{why}"
+    );
+    assert!(refused["report"].is_null(), "{refused:#}");
+    assert_eq!(fs::read(out.path().join("report.md")).unwrap(), report);
+    let (code, fresh, stderr) = fixture.verify_with(
+        &other.to_string(),
+        out.path(),
+        &["--profile", "smoke", "--fresh"],
+    );
+    assert_eq!(code, 2, "{stderr}\n{fresh:#}");
+    assert_eq!(fresh["failure"]["step"], "bench", "{fresh:#}");
+    assert_eq!(fresh["candidate"]["commit"], other.to_string());
+    let binding: Value =
+        serde_json::from_slice(&fs::read(out.path().join("binding.json")).unwrap()).unwrap();
+    assert_eq!(binding["candidate"]["commit"], other.to_string());
+}
+
+/// Article 2.4: a comment-only engine change builds to the predecessor's exact binary; it plays
+/// no game, its verdict is Gleich (exit 0), and the register takes it: `register verify` and
+/// `register replay` check that both recorded binaries are the same and rebuild to it.
+#[test]
+fn a_bit_identical_engine_change_is_gleich_without_games() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    let repo = fixture.path().display().to_string();
+    let (bench, sha256) = fixture.bench_of_worktree();
+    fixture.register_genesis(&sha256, bench);
+    // At the end of the file: a comment that moved later lines would change the panic locations
+    // compiled into the binary.
+    let lib = fs::read_to_string(fixture.path().join("engine/src/lib.rs")).unwrap();
+    fixture.write(
+        "engine/src/lib.rs",
+        &format!("{lib}\n// The engine's modules, as the crate root lists them.\n"),
+    );
+    let comment = fixture
+        .commit(&format!("lib: a comment\n\nBench: {bench}\n"))
+        .to_string();
+    let dir = tempfile::tempdir().unwrap();
+    for (profile, out) in [
+        ("smoke", dir.path().join("smoke")),
+        ("fixture", dir.path().join("fixture")),
+    ] {
+        let mut args = vec!["--profile", profile];
+        if profile == "fixture" {
+            args.push("--append");
+        }
+        let (code, result, stderr) = fixture.verify_with(&comment, &out, &args);
+        assert_eq!(code, 0, "{stderr}\n{result:#}");
+        assert_eq!(result["status"], "accepted");
+        assert_eq!(result["verdict"], "gleich");
+        assert!(
+            result["reason"]
+                .as_str()
+                .unwrap()
+                .starts_with("Gleich: the candidate's binary is bit-identical"),
+            "{result:#}"
+        );
+        assert_eq!(result["binding"]["candidate"]["sha256"], sha256);
+        assert_eq!(result["binding"]["predecessor"]["sha256"], sha256);
+        assert!(result["stages"].as_array().unwrap().is_empty());
+        let skipped: Vec<String> = step_names(&result)
+            .into_iter()
+            .filter(|(_, status)| status == "skipped")
+            .map(|(step, _)| step)
+            .collect();
+        assert_eq!(skipped, ["proof", r#"{"stage":1}"#, r#"{"stage":2}"#]);
+        assert!(
+            stderr.contains("plan: no games, the binaries are bit-identical"),
+            "{stderr}"
+        );
+        assert!(!out.join("stage-1-short").exists(), "no game was played");
+        let entry =
+            oracle::governance::entry::Entry::parse(&fs::read(out.join("entry.yaml")).unwrap())
+                .unwrap();
+        assert_eq!(entry.verdict.name(), "gleich");
+        assert_eq!(entry.claimed_gain_nelo, 0.0);
+        assert_eq!(entry.candidate.binary_sha256.as_str(), sha256);
+        assert_eq!(
+            entry.predecessor.as_ref().unwrap().binary_sha256.as_str(),
+            sha256
+        );
+        assert!(
+            entry
+                .stages
+                .iter()
+                .all(|stage| stage.state.to_string() == "not_run" && stage.games == 0)
+        );
+        let report = fs::read_to_string(out.join("report.md")).unwrap();
+        assert!(report.starts_with("# oracle verify: Gleich"), "{report}");
+    }
+    let verified = json(&fixture.oracle(&["register", "verify", "--repo", &repo, "--json"]));
+    assert_eq!(
+        (&verified["ok"], &verified["n"]),
+        (&Value::from(true), &Value::from(2)),
+        "{verified}"
+    );
+    let replay =
+        json(&fixture.oracle(&["register", "replay", "T-0002", "--repo", &repo, "--json"]));
+    assert_eq!(replay["ok"], true, "{replay:#}");
+    let checks = replay["checks"].as_array().unwrap();
+    let verdict = checks.iter().find(|c| c["name"] == "verdict").unwrap();
+    assert!(
+        verdict["detail"]
+            .as_str()
+            .unwrap()
+            .starts_with("recorded gleich, recomputed gleich"),
+        "{verdict}"
+    );
+    assert!(
+        checks
+            .iter()
+            .any(|c| c["name"] == "rebuild candidate" && c["pass"] == true)
+    );
+}
+
+/// A commit that changes nothing under `engine/` is not an engine change (exit 2, step 1), not a
+/// candidate without a `Bench:` trailer; `--out` is not even created, and no report is named.
+#[test]
+fn a_readme_only_commit_is_not_an_engine_change() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    fixture.write("README.md", "Coherent, a chess engine.\n");
+    let readme = fixture.commit("docs: a README").to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let (code, result, stderr) = fixture.verify(&readme, &out);
+    assert_eq!(code, 2, "{stderr}\n{result:#}");
+    assert_eq!(result["failure"]["step"], "resolve");
+    let why = result["failure"]["why"].as_str().unwrap();
+    assert!(
+        why.ends_with(&format!(
+            "candidate {readme} is not an engine change: it changes nothing under engine/ \
+             (it changes README.md); the oracle judges engine changes only"
+        )),
+        "{why}"
+    );
+    assert!(!why.contains("Bench"), "{why}");
+    assert!(!out.exists(), "a step-1 failure leaves no half-made --out");
+    assert!(result["report"].is_null());
+    let output = Command::new(ORACLE)
+        .args(["verify", &readme, "--profile", "smoke", "--repo"])
+        .arg(fixture.path())
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("is not an engine change"), "{stdout}");
+    assert!(
+        !stdout.contains("report:"),
+        "a report that does not exist is named: {stdout}"
+    );
+}
+
+/// A bare `oracle verify` names no profile: refused (exit 2) instead of starting `official`.
+#[test]
+fn verify_without_a_profile_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = Command::new(ORACLE)
+        .current_dir(dir.path())
+        .args(["verify", "--out"])
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--profile <NAME>"), "{stderr}");
+    assert!(!dir.path().join("out").exists());
 }
 
 /// A reviewer independent of the fixture's author.
@@ -815,8 +915,9 @@ fn randfall_confirmation_is_checked_before_any_build() {
     }
 
     // A Standard candidate has nothing to confirm: a confirmation is refused, not ignored.
+    fixture.restore();
     let standard = fixture
-        .commit("eval: cheaper pieces again\n\nBench: 1\n")
+        .commit("eval: the pieces as they were\n\nBench: 1\n")
         .to_string();
     let file = dir.path().join("standard.yaml");
     fs::write(&file, confirmation_text(&standard, &spec_sha256, REVIEWER)).unwrap();
@@ -1141,9 +1242,17 @@ fn root_build_files_and_engine_build_hooks_are_refused_at_step_1() {
             &["engine/build.rs (added)", "a build script"],
         ),
     ];
+    // Each rides along with a real engine change: a commit with nothing under engine/ is refused
+    // before its paths are weighed (not an engine change at all).
+    let lib = fs::read_to_string(fixture.path().join("engine/src/lib.rs")).unwrap();
+    let engine_change = fixture
+        .repo
+        .blob(format!("{lib}\n// faster\n").as_bytes())
+        .unwrap();
     for (path, text, expected) in candidates {
         let mut update = git2::build::TreeUpdateBuilder::new();
         let blob = fixture.repo.blob(text.as_bytes()).unwrap();
+        update.upsert("engine/src/lib.rs", engine_change, git2::FileMode::Blob);
         update.upsert(path, blob, git2::FileMode::Blob);
         let tree = update
             .create_updated(&fixture.repo, &genesis.tree().unwrap())

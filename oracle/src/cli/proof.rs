@@ -9,7 +9,7 @@ use clap::{Args, Subcommand};
 use super::EXIT_REJECTED;
 use oracle::build::sandbox::engine::EngineIsolation;
 use oracle::proof::{
-    Detail, GameOutcome, ProofRun, Spec, Study, StudyReport, run_spec, run_study, verify_proof,
+    GameOutcome, ProofRun, Spec, Study, StudyReport, run_spec, run_study, verify_proof,
 };
 use oracle::tablebase::{Ending, Tablebase};
 
@@ -150,48 +150,8 @@ fn run_spec_command(args: RunArgs, tb: &Tablebase) -> anyhow::Result<ExitCode> {
 /// Per-position lines of one run.
 fn render_run(label: &str, run: &ProofRun) {
     println!("{label} {} (sha256 {})", run.engine.display(), run.sha256);
-    match &run.detail {
-        Detail::Conversion(results) => {
-            for r in results {
-                let endings: Vec<String> = r
-                    .games
-                    .iter()
-                    .map(|g| format!("{:?}/{}", g.ending, g.moves.len()).to_lowercase())
-                    .collect();
-                println!(
-                    "  {}/{} converted  {}  [{}]",
-                    r.converted,
-                    r.games.len(),
-                    r.fen,
-                    endings.join(" ")
-                );
-            }
-        }
-        Detail::Unchanged(results) => {
-            for c in results {
-                println!(
-                    "  {}  {}  engine {} {}  baseline {} {}",
-                    if c.unchanged { "same" } else { "DIFF" },
-                    c.fen,
-                    c.engine.bestmove,
-                    c.engine.score,
-                    c.baseline.bestmove,
-                    c.baseline.score
-                );
-            }
-        }
-        Detail::Bestmove(results) => {
-            for t in results {
-                println!(
-                    "  {}  {}  played {}  bm [{}] am [{}]",
-                    if t.passed { "pass" } else { "FAIL" },
-                    t.fen,
-                    t.answer.bestmove,
-                    t.best.join(" "),
-                    t.avoid.join(" ")
-                );
-            }
-        }
+    for line in run.detail.lines() {
+        println!("  {line}");
     }
     println!("  {}", if run.passed { "passed" } else { "failed" });
 }

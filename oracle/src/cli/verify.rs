@@ -17,8 +17,9 @@ pub struct VerifyArgs {
     /// Predecessor (default: the candidate's first parent).
     #[arg(long, value_name = "REV")]
     base: Option<String>,
-    /// Profile of the constitution (`official`, `workstation`, `smoke`, …).
-    #[arg(long, default_value = "official", value_name = "NAME")]
+    /// Profile of the constitution (`official`, `workstation`, `smoke`, …); always named, since
+    /// profiles differ from seconds to a fleet's weeks (the plan is printed before any game).
+    #[arg(long, value_name = "NAME")]
     profile: String,
     /// The git repository (only its objects are read, never its work tree).
     #[arg(long, default_value = ".", value_name = "PATH")]
@@ -33,6 +34,10 @@ pub struct VerifyArgs {
     /// Append the entry to the repository's register (binding profiles only).
     #[arg(long)]
     append: bool,
+    /// Discard another run's evidence in --out (a different candidate, predecessor or profile)
+    /// instead of refusing the directory; only files oracle verify writes are removed.
+    #[arg(long, conflicts_with_all = ["shard", "no_play"])]
+    fresh: bool,
     /// Play only shard K of N of the next round of the current stage (CI matrix jobs).
     #[arg(long, value_name = "K/N", conflicts_with_all = ["no_play", "append"])]
     shard: Option<Shard>,
@@ -65,6 +70,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         mode,
         cache_dir: args.cache_dir.unwrap_or_else(Cache::default_root),
         confirmation: args.confirmation,
+        fresh: args.fresh,
     };
     let mut reporter = StepReporter::new();
     let result = verify::run(&request, &mut reporter);
@@ -78,7 +84,9 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         if let Some(id) = &result.appended {
             println!("appended: register/{id}.yaml");
         }
-        println!("report: {}", result.report.markdown.display());
+        if let Some(report) = &result.report {
+            println!("report: {}", report.markdown.display());
+        }
     }
     Ok(ExitCode::from(result.exit_code))
 }

@@ -38,6 +38,18 @@ pub struct Constitution {
     pub profiles: BTreeMap<String, Profile>,
     /// The cumulative loss tolerance of the Randfall path (Annex A3).
     pub loss_tolerance: LossTolerance,
+    /// What a Standard candidate whose binary is bit-identical to its predecessor's gets
+    /// (Article 2.4, version 3); absent before version 3: its games are played like any other's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identical_binaries: Option<IdenticalBinaries>,
+}
+
+/// The rule for a candidate whose binary is bit-identical to its predecessor's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IdenticalBinaries {
+    /// No game is played; the verdict is Gleich (it lands, claimed gain 0, nothing booked).
+    Gleich,
 }
 
 /// What the gate inspects in the candidate binary.
@@ -491,6 +503,12 @@ impl Constitution {
                 "at least one evaluation symbol is required".into(),
             ));
         }
+        if self.version.get() >= 3 && self.identical_binaries.is_none() {
+            return Err((
+                "identical_binaries".into(),
+                "required from constitution version 3 on".into(),
+            ));
+        }
         for (name, profile) in &self.profiles {
             if self.version.get() >= 2 && profile.fault_limits.is_none() {
                 return Err((
@@ -536,19 +554,36 @@ impl Stage {
     /// # Errors
     /// [`ConstitutionError::Book`] when the book is unpinned, unreadable or different.
     pub fn check_book(&self, repo: &Path, profile: &str) -> Result<Sha256Hex, ConstitutionError> {
-        let fail = |message: String| ConstitutionError::Book {
+        let bytes = std::fs::read(repo.join(&self.book))
+            .map_err(|error| self.book_error(profile, format!("cannot read: {error}")))?;
+        self.check_book_bytes(&bytes, profile)
+    }
+
+    /// The error naming this stage's book.
+    fn book_error(&self, profile: &str, message: String) -> ConstitutionError {
+        ConstitutionError::Book {
             profile: profile.to_owned(),
             stage: self.name.clone(),
             book: self.book.clone(),
             message,
-        };
+        }
+    }
+
+    /// Checks the book's bytes (as read from a tree) against the pinned sha256.
+    ///
+    /// # Errors
+    /// [`ConstitutionError::Book`] when the book is unpinned or different.
+    pub fn check_book_bytes(
+        &self,
+        bytes: &[u8],
+        profile: &str,
+    ) -> Result<Sha256Hex, ConstitutionError> {
+        let fail = |message: String| self.book_error(profile, message);
         let pinned = self
             .book_sha256
             .as_ref()
             .ok_or_else(|| fail("book_sha256 is not pinned in the constitution yet".into()))?;
-        let bytes = std::fs::read(repo.join(&self.book))
-            .map_err(|error| fail(format!("cannot read: {error}")))?;
-        let actual = Sha256Hex::of(&bytes);
+        let actual = Sha256Hex::of(bytes);
         if &actual == pinned {
             Ok(actual)
         } else {

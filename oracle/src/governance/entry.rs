@@ -109,18 +109,117 @@ pub enum Verdict {
     Gewinn,
     /// Randfall path: proof, non-regression and loss tolerance all hold; claimed gain 0.
     Korrektur,
+    /// Standard path, constitution version 3 on (Article 2.4): the candidate's binary is
+    /// bit-identical to its predecessor's, so no game is played; it lands with a claimed gain of 0.
+    Gleich,
     /// Anything else.
     Abgelehnt,
 }
 
-/// Version and commit of the oracle binary that judged.
+impl Verdict {
+    /// The verdict as entries, JSON and CSS classes spell it (`gewinn`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Genesis => "genesis",
+            Self::Gewinn => "gewinn",
+            Self::Korrektur => "korrektur",
+            Self::Gleich => "gleich",
+            Self::Abgelehnt => "abgelehnt",
+        }
+    }
+
+    /// The verdict as reports and pages title it (`Gewinn`).
+    #[must_use]
+    pub fn title(self) -> &'static str {
+        match self {
+            Self::Genesis => "Genesis",
+            Self::Gewinn => "Gewinn",
+            Self::Korrektur => "Korrektur",
+            Self::Gleich => "Gleich",
+            Self::Abgelehnt => "Abgelehnt",
+        }
+    }
+
+    /// Whether the candidate lands: the register's current engine becomes it.
+    #[must_use]
+    pub fn lands(self) -> bool {
+        self != Self::Abgelehnt
+    }
+}
+
+/// Version and provenance of the oracle binary that judged.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OracleRecord {
     /// The oracle crate's version.
     pub version: String,
-    /// The commit the oracle was built from.
-    pub commit: GitId,
+    /// The commit the oracle was built from, as embedded at build time; `unknown` when the build
+    /// could not tell (never a guess).
+    pub commit: OracleCommit,
+    /// Whether the oracle's sources had uncommitted changes when it was built (so the binary is
+    /// not exactly `commit`'s); absent when unknown and in entries written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dirty: Option<bool>,
+    /// sha256 of the oracle executable that judged, read from the running process; absent in
+    /// entries written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary_sha256: Option<Sha256Hex>,
+}
+
+/// The commit an oracle binary was built from: a full id, or `unknown` when its build had no git.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(into = "String")]
+pub enum OracleCommit {
+    /// Embedded at build time (`ORACLE_BUILD_COMMIT` or the work tree's `HEAD`).
+    Known(GitId),
+    /// The build could not tell; the entry's `oracle.binary_sha256` still names the binary.
+    Unknown,
+}
+
+impl OracleCommit {
+    /// The spelling of [`OracleCommit::Unknown`] in entries.
+    pub const UNKNOWN: &str = "unknown";
+
+    /// The commit id, if known.
+    #[must_use]
+    pub fn known(&self) -> Option<&GitId> {
+        match self {
+            Self::Known(id) => Some(id),
+            Self::Unknown => None,
+        }
+    }
+
+    /// The id, or `unknown`, as entries write it.
+    #[must_use]
+    pub fn as_str(&self) -> &str {
+        self.known().map_or(Self::UNKNOWN, GitId::as_str)
+    }
+}
+
+impl TryFrom<String> for OracleCommit {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<Self, Self::Error> {
+        if text == Self::UNKNOWN {
+            return Ok(Self::Unknown);
+        }
+        GitId::try_from(text)
+            .map(Self::Known)
+            .map_err(|e| format!("{e}, nor `{}`", Self::UNKNOWN))
+    }
+}
+
+impl From<OracleCommit> for String {
+    fn from(commit: OracleCommit) -> Self {
+        commit.as_str().to_owned()
+    }
+}
+
+impl fmt::Display for OracleCommit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// One engine binary, bound to its sources.
@@ -406,12 +505,7 @@ impl fmt::Display for PathKind {
 
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.pad(match self {
-            Self::Genesis => "genesis",
-            Self::Gewinn => "gewinn",
-            Self::Korrektur => "korrektur",
-            Self::Abgelehnt => "abgelehnt",
-        })
+        f.pad(self.name())
     }
 }
 
@@ -435,11 +529,43 @@ impl fmt::Display for StageState {
     }
 }
 
-deserialize_via_try_from!(EntryId);
+deserialize_via_try_from!(EntryId, OracleCommit);
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_oracle_record_reads_old_entries_and_says_unknown_rather_than_guess() {
+        let old: OracleRecord =
+            serde_norway::from_str(&format!("version: 0.1.0\ncommit: {}\n", "a".repeat(40)))
+                .unwrap();
+        assert_eq!((old.dirty, &old.binary_sha256), (None, &None));
+        assert_eq!(
+            old.commit.known().map(GitId::as_str),
+            Some("a".repeat(40).as_str())
+        );
+        let judge = OracleRecord {
+            version: "0.1.0".into(),
+            commit: OracleCommit::Unknown,
+            dirty: None,
+            binary_sha256: Some(Sha256Hex::of(b"oracle")),
+        };
+        let text = to_canonical_yaml(&judge).unwrap();
+        assert_eq!(
+            text,
+            format!(
+                "version: \"0.1.0\"\ncommit: unknown\nbinary_sha256: \"{}\"\n",
+                Sha256Hex::of(b"oracle")
+            )
+        );
+        assert_eq!(
+            serde_norway::from_str::<OracleRecord>(&text).unwrap(),
+            judge
+        );
+        let guess = serde_norway::from_str::<OracleRecord>("version: 0.1.0\ncommit: main\n");
+        assert!(guess.unwrap_err().to_string().contains("nor `unknown`"));
+    }
 
     #[test]
     fn entry_ids_have_one_spelling() {

@@ -16,6 +16,8 @@ pub struct Evidence<'a> {
     pub proof: Option<(ProofOutcome, ProofOutcome)>,
     /// How each stage of the profile ended, in order.
     pub stages: &'a [StageState],
+    /// The candidate's binary is bit-identical to the predecessor's (equal sha256).
+    pub identical_binaries: bool,
     /// nElo estimate of the last stage (0 when there is none).
     pub final_stage_nelo: f64,
     /// Loss booked by all earlier entries.
@@ -41,7 +43,9 @@ pub struct Decision {
 
 /// Decides the verdict.
 ///
-/// Standard → Gewinn iff every stage accepted H1 of the gain bounds.
+/// Standard → Gleich iff the binaries are bit-identical and no stage was played (Article 2.4:
+/// identical binaries behave identically, so the games are skipped); Gewinn iff every stage
+/// accepted H1 of the gain bounds.
 /// Randfall → Korrektur iff the proof failed on the predecessor and passed on
 /// the candidate, every stage accepted H1 of non-regression, and the loss
 /// booked keeps the cumulative total within the limit. A stage that ended
@@ -81,6 +85,24 @@ pub fn decide(evidence: &Evidence<'_>) -> Decision {
             loss_used_after: used,
             reason: "genesis records the engine without a test".into(),
         },
+        PathKind::Standard
+            if evidence.identical_binaries
+                && !evidence.stages.is_empty()
+                && evidence
+                    .stages
+                    .iter()
+                    .all(|&state| state == StageState::NotRun) =>
+        {
+            Decision {
+                verdict: Verdict::Gleich,
+                claimed_gain_nelo: 0.0,
+                loss_booked: 0.0,
+                loss_used_after: used,
+                reason: "the candidate's binary is bit-identical to its predecessor's: \
+                         no game can tell them apart (Article 2.4)"
+                    .into(),
+            }
+        }
         PathKind::Standard => match stages_passed() {
             Ok(()) => Decision {
                 verdict: Verdict::Gewinn,
@@ -135,6 +157,7 @@ mod tests {
             path,
             proof: Some((ProofOutcome::Fail, ProofOutcome::Pass)),
             stages,
+            identical_binaries: false,
             final_stage_nelo: nelo,
             loss_used_before: used,
             tolerance: TOLERANCE,
@@ -231,5 +254,32 @@ mod tests {
             no_proof.proof = proof;
             assert_eq!(decide(&no_proof).verdict, Verdict::Abgelehnt, "{proof:?}");
         }
+    }
+
+    #[test]
+    fn identical_binaries_without_games_are_gleich_and_only_then() {
+        let mut skipped = evidence(PathKind::Standard, &[NotRun, NotRun], 0.0, 3.0);
+        skipped.identical_binaries = true;
+        let gleich = decide(&skipped);
+        assert_eq!(
+            (
+                gleich.verdict,
+                gleich.claimed_gain_nelo,
+                gleich.loss_booked,
+                gleich.loss_used_after
+            ),
+            (Verdict::Gleich, 0.0, 0.0, 3.0)
+        );
+        // Different binaries whose games were skipped: nothing was measured.
+        skipped.identical_binaries = false;
+        assert_eq!(decide(&skipped).verdict, Verdict::Abgelehnt);
+        // Identical binaries measured anyway (constitutions before version 3): the games decide.
+        let mut played = evidence(PathKind::Standard, &[AcceptH0, NotRun], 0.0, 0.0);
+        played.identical_binaries = true;
+        assert_eq!(decide(&played).verdict, Verdict::Abgelehnt);
+        // A Randfall change must change the binary: its proof cannot fail and then pass.
+        let mut randfall = evidence(PathKind::Randfall, &[NotRun, NotRun], 0.0, 0.0);
+        randfall.identical_binaries = true;
+        assert_eq!(decide(&randfall).verdict, Verdict::Abgelehnt);
     }
 }

@@ -51,6 +51,41 @@ pub enum Detail {
     Bestmove(Vec<BestmoveResult>),
 }
 
+impl Detail {
+    /// One line per position: what the entry's `proof.detail`, the verify report and
+    /// `oracle proof run` show.
+    #[must_use]
+    pub fn lines(&self) -> Vec<String> {
+        match self {
+            Detail::Conversion(positions) => positions
+                .iter()
+                .map(|p| format!("{} converted {}/{}", p.fen, p.converted, p.games.len()))
+                .collect(),
+            Detail::Bestmove(positions) => positions
+                .iter()
+                .map(|p| {
+                    let verdict = if p.passed { "pass" } else { "fail" };
+                    format!("{} bestmove {} ({verdict})", p.fen, p.answer.bestmove)
+                })
+                .collect(),
+            Detail::Unchanged(positions) => positions
+                .iter()
+                .map(|p| {
+                    let verdict = if p.unchanged { "unchanged" } else { "changed" };
+                    format!(
+                        "{} {} {} vs baseline {} {} ({verdict})",
+                        p.fen,
+                        p.engine.bestmove,
+                        p.engine.score,
+                        p.baseline.bestmove,
+                        p.baseline.score
+                    )
+                })
+                .collect(),
+        }
+    }
+}
+
 /// A spec run on one binary.
 #[derive(Clone, Debug, Serialize)]
 pub struct ProofRun {

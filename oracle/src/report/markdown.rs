@@ -3,12 +3,13 @@
 use std::fmt::Write;
 
 use super::{RunReport, StageReport, short};
+use crate::governance::entry::Verdict;
 use crate::play::tally::FaultCounts;
 
 /// Renders the report as GitHub-flavoured Markdown; `svg` names the figure file to link, if any.
 pub fn render_markdown(report: &RunReport, svg: Option<&str>) -> String {
     let mut md = String::new();
-    let verdict = report.verdict.as_deref().map_or("no verdict", title);
+    let verdict = report.verdict.map_or("no verdict", Verdict::title);
     let _ = writeln!(md, "# oracle verify: {verdict}\n");
     let _ = writeln!(md, "{}\n", report.outcome);
     let _ = writeln!(md, "| | |\n|---|---|");
@@ -162,15 +163,6 @@ pub(super) fn state_text(state: &str) -> &str {
         "accept_h1" => "H1 accepted",
         "accept_h0" => "H0 accepted",
         "undecided" => "undecided (not passed)",
-        other => other,
-    }
-}
-
-fn title(verdict: &str) -> &str {
-    match verdict {
-        "gewinn" => "Gewinn",
-        "korrektur" => "Korrektur",
-        "abgelehnt" => "Abgelehnt",
         other => other,
     }
 }

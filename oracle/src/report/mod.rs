@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 pub use svg::{render_stage_svg, render_svg};
 
 use crate::governance::confirmation::ConfirmationRecord;
-use crate::governance::entry::{IsolationRecord, StageFaults, StageRecord};
+use crate::governance::entry::{IsolationRecord, StageFaults, StageRecord, Verdict};
 
 /// Everything a report shows about one run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -47,8 +47,8 @@ pub struct RunReport {
     pub isolation: Option<IsolationRecord>,
     /// The stages played so far, in order.
     pub stages: Vec<StageReport>,
-    /// `gewinn`, `korrektur` or `abgelehnt` once decided.
-    pub verdict: Option<String>,
+    /// The verdict, once decided.
+    pub verdict: Option<Verdict>,
     /// One sentence: the outcome, or which step failed and why.
     pub outcome: String,
 }
@@ -238,7 +238,7 @@ pub(crate) mod fixtures {
                     },
                 },
             ],
-            verdict: Some("gewinn".into()),
+            verdict: Some(Verdict::Gewinn),
             outcome: "Gewinn: both stages accepted H1 on the standard bounds".into(),
         }
     }

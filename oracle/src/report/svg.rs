@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use super::markdown::state_text;
 use super::{RunReport, StageReport, escape_markup as escape, short};
+use crate::governance::entry::Verdict;
 
 const WIDTH: f64 = 760.0;
 const PANEL: f64 = 230.0;
@@ -60,7 +61,7 @@ impl Scale {
 pub fn render_svg(report: &RunReport) -> String {
     let height = HEADER + PANEL * report.stages.len().max(1) as f64;
     let mut svg = open_svg(height);
-    let verdict = report.verdict.as_deref().unwrap_or("no verdict");
+    let verdict = report.verdict.map_or("no verdict", Verdict::name);
     let _ = writeln!(
         svg,
         r#"<text x="10" y="22" font-size="14" font-weight="bold">{} vs {} · {} · {} · {}</text>"#,

@@ -8,7 +8,7 @@ use serde_norway::Value;
 
 use super::progress::{Step, render_progress, verdict_class};
 use super::{EntryView, Site};
-use crate::governance::entry::{BinaryRecord, Entry, StageRecord, StageState};
+use crate::governance::entry::{BinaryRecord, Entry, OracleCommit, StageRecord, StageState};
 use crate::report::{StageReport, escape_markup as esc, render_stage_svg};
 
 /// The stylesheet: light and dark colours, tables that scroll sideways on a phone.
@@ -368,7 +368,10 @@ fn entry_sections(html: &mut String, site: &Site, view: &EntryView, entry: &Entr
             format!(
                 "{} at {}",
                 esc(&entry.oracle.version),
-                commit_link(site, entry.oracle.commit.as_str())
+                entry.oracle.commit.known().map_or_else(
+                    || esc(OracleCommit::UNKNOWN),
+                    |id| commit_link(site, id.as_str())
+                )
             ),
         ),
         (

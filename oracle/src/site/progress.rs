@@ -31,12 +31,7 @@ pub struct Step {
 /// The verdict's CSS class and colour name on the site.
 #[must_use]
 pub fn verdict_class(verdict: Option<Verdict>) -> &'static str {
-    verdict.map_or("unreadable", |verdict| match verdict {
-        Verdict::Genesis => "genesis",
-        Verdict::Gewinn => "gewinn",
-        Verdict::Korrektur => "korrektur",
-        Verdict::Abgelehnt => "abgelehnt",
-    })
+    verdict.map_or("unreadable", Verdict::name)
 }
 
 /// The chart as an inline SVG element (colours follow the page's CSS classes).

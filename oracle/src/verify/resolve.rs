@@ -68,6 +68,19 @@ pub enum ResolveError {
     /// The candidate is a root commit and no `--base` was given.
     #[error("candidate {0} has no parent; name the predecessor with --base")]
     NoParent(String),
+    /// The candidate changes nothing under `engine/`: there is no engine change to judge.
+    #[error(
+        "candidate {candidate} is not an engine change: it changes nothing under {}{}; \
+         the oracle judges engine changes only",
+        scope::ENGINE_PREFIX,
+        list_changed(.changed)
+    )]
+    NotAnEngineChange {
+        /// The candidate commit.
+        candidate: String,
+        /// What it changes instead (empty: nothing at all).
+        changed: Vec<String>,
+    },
     /// The candidate changes governance paths: it is not an engine change.
     #[error(
         "candidate {candidate} is not an engine change: {}; \
@@ -106,6 +119,20 @@ fn list_touches(touched: &[GovernanceTouch]) -> String {
         .map(|t| format!("{} ({}): {}", t.path, t.change, t.reason))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Names the paths a non-engine commit changes (the first few; all of them can be many).
+fn list_changed(changed: &[String]) -> String {
+    const SHOWN: usize = 5;
+    match changed.len() {
+        0 => " (it changes no file at all)".to_owned(),
+        n if n <= SHOWN => format!(" (it changes {})", changed.join(", ")),
+        n => format!(
+            " (it changes {} and {} more)",
+            changed[..SHOWN].join(", "),
+            n - SHOWN
+        ),
+    }
 }
 
 fn git<T>(doing: impl Into<String>, result: Result<T, git2::Error>) -> Result<T, ResolveError> {
@@ -240,13 +267,10 @@ fn engine_tree_id(tree: &Tree<'_>) -> Option<Oid> {
     tree.get_name(ENGINE_DIR).map(|entry| entry.id())
 }
 
-/// Every change of the candidate relative to the predecessor that is not an engine change
-/// (empty: an engine change): paths outside `engine/`, build hooks inside it, and refused keys in
-/// the candidate's `engine/Cargo.toml`.
-pub fn governance_touches(
-    repo: &Repository,
-    pair: &CommitPair,
-) -> Result<Vec<GovernanceTouch>, ResolveError> {
+/// Every changed path of the candidate relative to the predecessor, and every change that is not
+/// an engine change: paths outside `engine/`, build hooks inside it, and refused keys in the
+/// candidate's `engine/Cargo.toml`.
+pub fn changes(repo: &Repository, pair: &CommitPair) -> Result<Changes, ResolveError> {
     let old = tree_of(repo, &pair.predecessor)?;
     let new = tree_of(repo, &pair.candidate)?;
     let mut options = DiffOptions::new();
@@ -256,13 +280,17 @@ pub fn governance_touches(
         repo.diff_tree_to_tree(Some(&old), Some(&new), Some(&mut options)),
     )?;
     let mut touched = Vec::new();
+    let mut changed = Vec::new();
     for delta in diff.deltas() {
         let change = format!("{:?}", delta.status()).to_lowercase();
-        let paths = [delta.old_file().path(), delta.new_file().path()];
-        let found = paths
+        let paths: Vec<String> = [delta.old_file().path(), delta.new_file().path()]
             .iter()
             .flatten()
             .map(|p| p.to_string_lossy().replace('\\', "/"))
+            .collect();
+        changed.extend(paths.iter().cloned());
+        let found = paths
+            .into_iter()
             .find_map(|path| scope::path_violation(&path).map(|reason| (path, reason)));
         if let Some((path, reason)) = found {
             touched.push(GovernanceTouch {
@@ -282,12 +310,32 @@ pub fn governance_touches(
             }
         }));
     }
-    Ok(touched)
+    changed.dedup();
+    Ok(Changes { changed, touched })
 }
 
-/// Step 1's refusal: an error unless the candidate is an engine change.
+/// What the candidate changes relative to the predecessor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Changes {
+    /// Every changed path (both sides of a rename), in git's order.
+    pub changed: Vec<String>,
+    /// The changes that are not an engine change (empty: an engine change, if any path is one).
+    pub touched: Vec<GovernanceTouch>,
+}
+
+/// Step 1's refusal: an error unless the candidate is an engine change — one that changes
+/// something under `engine/` and only what an engine change may.
 pub fn refuse_governance_changes(repo: &Repository, pair: &CommitPair) -> Result<(), ResolveError> {
-    let touched = governance_touches(repo, pair)?;
+    let Changes { changed, touched } = changes(repo, pair)?;
+    if !changed
+        .iter()
+        .any(|path| path.starts_with(scope::ENGINE_PREFIX))
+    {
+        return Err(ResolveError::NotAnEngineChange {
+            candidate: pair.candidate.commit.clone(),
+            changed,
+        });
+    }
     if touched.is_empty() {
         Ok(())
     } else {
@@ -467,10 +515,12 @@ mod tests {
         );
         let engine_only = s.commit(&[root], &[("engine/src/lib.rs", Some("v2"))], "e");
         assert!(
-            governance_touches(&s.repo, &s.pair(engine_only))
+            changes(&s.repo, &s.pair(engine_only))
                 .unwrap()
+                .touched
                 .is_empty()
         );
+        refuse_governance_changes(&s.repo, &s.pair(engine_only)).unwrap();
         for (path, content, change) in [
             ("register/T-0002.yaml", Some("next"), "added"),
             ("register/T-0001.yaml", Some("edited"), "modified"),
@@ -502,6 +552,34 @@ mod tests {
             assert!(text.contains(&format!("{path} ({change})")), "{text}");
             assert!(text.contains("is not an engine change"), "{text}");
         }
+    }
+
+    #[test]
+    fn a_commit_that_changes_nothing_under_engine_is_not_an_engine_change() {
+        let s = Scratch::new();
+        let root = s.commit(
+            &[],
+            &[("engine/src/lib.rs", Some("v1")), ("README.md", Some("a"))],
+            "root",
+        );
+        let readme = s.commit(&[root], &[("README.md", Some("b"))], "docs");
+        let error = refuse_governance_changes(&s.repo, &s.pair(readme)).unwrap_err();
+        assert!(
+            matches!(&error, ResolveError::NotAnEngineChange { changed, .. } if changed == &["README.md"]),
+            "{error:?}"
+        );
+        assert!(
+            error
+                .to_string()
+                .ends_with("is not an engine change: it changes nothing under engine/ (it changes README.md); the oracle judges engine changes only"),
+            "{error}"
+        );
+        let empty = s.commit(&[root], &[], "nothing");
+        let error = refuse_governance_changes(&s.repo, &s.pair(empty)).unwrap_err();
+        assert!(
+            error.to_string().contains("(it changes no file at all)"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -613,7 +613,7 @@ fn read_started(plan: &StagePlan) -> Result<Option<u64>, StageError> {
 }
 
 /// The SPRT of a stage: the path's bounds in nElo with the profile's error rates.
-fn stage_sprt_params(
+pub(super) fn stage_sprt_params(
     stage: &Stage,
     profile: &Profile,
     path: PathKind,

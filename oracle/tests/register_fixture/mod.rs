@@ -6,14 +6,19 @@
     reason = "each test file uses a different part of the fixture"
 )]
 
+#[path = "../constitution_fixture/mod.rs"]
+mod constitution_fixture;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+use constitution_fixture::{ConstitutionFixture, ProfileFixture, StageFixture};
 
 use oracle::governance::confirmation::{ConfirmationRecord, Statements};
 use oracle::governance::constitution::LossBooking;
 use oracle::governance::entry::{
-    BinaryRecord, Entry, EntryId, GateRecord, LossBudget, OracleRecord, PathKind, ProofOutcome,
-    ProofRecord, StageRecord, StageState, Verdict,
+    BinaryRecord, Entry, EntryId, GateRecord, LossBudget, OracleCommit, OracleRecord, PathKind,
+    ProofOutcome, ProofRecord, StageRecord, StageState, Verdict,
 };
 use oracle::governance::hash::{GitId, Sha256Hex};
 use oracle::governance::register::audit::decide_recorded;
@@ -33,76 +38,50 @@ rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -\n";
 /// The fixture constitution: a binding profile `bound` and a non-binding `smoke`.
 #[must_use]
 pub fn constitution_text() -> String {
-    let a = Sha256Hex::of(BOOK_A.as_bytes());
-    let b = Sha256Hex::of(BOOK_B.as_bytes());
-    format!(
-        "version: 1
-build:
-  toolchain: \"1.95.0\"
-  package: coherent
-  binary: coherent
-  target_cpu: x86-64
-  profile_overrides:
-    codegen-units: 1
-gate:
-  symbols: [coherent_evaluate_popcnt]
-  callee_depth: 2
-loss_tolerance:
-  booking: final_stage_nelo_deficit
-  limit_nelo: 10.0
-profiles:
-  bound:
-    binding: true
-    description: Fixture profile that may enter the register.
-    alpha: 0.05
-    beta: 0.05
-    batch_size: 4
-    adjudication:
-      resign: null
-      draw: null
-    stages:
-      - name: short
-        tc: nodes=500
-        book: books/book-a.epd
-        book_sha256: {a}
-        concurrency: 2
-        min_games: 0
-        max_games: 20000
-        bounds:
-          standard: [0.0, 10.0]
-          randfall: [-10.0, 0.0]
-      - name: long
-        tc: \"10+0.1\"
-        book: books/book-b.epd
-        book_sha256: {b}
-        concurrency: 2
-        min_games: 0
-        max_games: 20000
-        bounds:
-          standard: [0.0, 10.0]
-          randfall: [-10.0, 0.0]
-  smoke:
-    binding: false
-    description: Fixture profile that never enters the register.
-    alpha: 0.05
-    beta: 0.05
-    batch_size: 4
-    adjudication:
-      resign: null
-      draw: null
-    stages:
-      - name: short
-        tc: nodes=500
-        book: books/book-a.epd
-        book_sha256: {a}
-        concurrency: 2
-        min_games: 0
-        max_games: 20000
-        bounds:
-          standard: [0.0, 10.0]
-          randfall: [-10.0, 0.0]
-"
-    )
+    let stage = |name, tc, book, text: &str| StageFixture {
+        name,
+        tc,
+        book,
+        book_sha256: Sha256Hex::of(text.as_bytes()).to_string(),
+        min_games: 0,
+        max_games: 20000,
+        standard: [0.0, 10.0],
+        randfall: [-10.0, 0.0],
+    };
+    let short = stage("short", "nodes=500", "books/book-a.epd", BOOK_A);
+    let profile = |name, binding, description, stages| ProfileFixture {
+        name,
+        binding,
+        description,
+        error_rate: 0.05,
+        batch_size: 4,
+        adjudicated: false,
+        stages,
+    };
+    ConstitutionFixture {
+        version: 1,
+        identical_binaries: false,
+        profile_overrides: &["codegen-units: 1"],
+        extra_rustflags: false,
+        profiles: vec![
+            profile(
+                "bound",
+                true,
+                "Fixture profile that may enter the register.",
+                vec![
+                    short.clone(),
+                    stage("long", "\"10+0.1\"", "books/book-b.epd", BOOK_B),
+                ],
+            ),
+            profile(
+                "smoke",
+                false,
+                "Fixture profile that never enters the register.",
+                vec![short],
+            ),
+        ],
+    }
+    .yaml()
 }
 
 /// A temporary repository with the fixture constitution and books (no register yet).
@@ -259,7 +238,9 @@ pub fn genesis_entry() -> Entry {
         constitution_sha256: constitution_sha256(),
         oracle: OracleRecord {
             version: "0.1.0".into(),
-            commit: git_id('a'),
+            commit: OracleCommit::Known(git_id('a')),
+            dirty: None,
+            binary_sha256: None,
         },
         toolchain: "rustc 1.95.0 (59807616e 2026-04-14)".into(),
         candidate: binary('1', 695),

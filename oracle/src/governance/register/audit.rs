@@ -55,14 +55,14 @@ impl Audit {
     }
 
     /// The entry of the current engine: the newest whose verdict let its candidate land
-    /// (genesis, Gewinn, Korrektur); an Abgelehnt entry leaves the engine as it was.
+    /// (genesis, Gewinn, Korrektur, Gleich); an Abgelehnt entry leaves the engine as it was.
     #[must_use]
     pub fn current_engine(&self) -> Option<&Entry> {
         self.entries
             .iter()
             .rev()
             .map(|(entry, _)| entry)
-            .find(|entry| entry.verdict != Verdict::Abgelehnt)
+            .find(|entry| entry.verdict.lands())
     }
 }
 
@@ -274,7 +274,17 @@ fn check_shape(entry: &Entry, id: EntryId, report: &mut impl FnMut(String)) {
         ),
         None => {}
     }
-    let accepted = matches!(entry.verdict, Verdict::Gewinn | Verdict::Korrektur);
+    if entry.verdict == Verdict::Gleich && !identical_binaries(entry) {
+        report(format!(
+            "verdict gleich needs bit-identical binaries, but the candidate is {} and the predecessor {}",
+            entry.candidate.binary_sha256,
+            entry
+                .predecessor
+                .as_ref()
+                .map_or("absent".to_owned(), |p| p.binary_sha256.to_string())
+        ));
+    }
+    let accepted = entry.verdict.lands() && entry.verdict != Verdict::Genesis;
     if let Some(gate) = entry.gate.filter(|_| accepted)
         && (!gate.popcnt_in_eval || gate.software_popcount_in_eval)
     {
@@ -288,7 +298,13 @@ fn check_stages(entry: &Entry, report: &mut impl FnMut(String)) {
     let proof_held = entry.proof.as_ref().is_none_or(|proof| {
         (proof.predecessor, proof.candidate) == (ProofOutcome::Fail, ProofOutcome::Pass)
     });
-    let mut stopped = !proof_held;
+    // Bit-identical binaries whose games were skipped (Article 2.4, verdict Gleich).
+    let skipped = identical_binaries(entry)
+        && entry
+            .stages
+            .iter()
+            .all(|stage| stage.state == StageState::NotRun);
+    let mut stopped = !proof_held || skipped;
     for stage in &entry.stages {
         let name = &stage.name;
         match stage.counted_pairs() {
@@ -360,6 +376,15 @@ fn check_verdict(entry: &Entry, used_before: f64, report: &mut impl FnMut(String
     }
 }
 
+/// Whether the entry's candidate binary is bit-identical to its predecessor's.
+#[must_use]
+pub fn identical_binaries(entry: &Entry) -> bool {
+    entry
+        .predecessor
+        .as_ref()
+        .is_some_and(|predecessor| predecessor.binary_sha256 == entry.candidate.binary_sha256)
+}
+
 /// The decision that the entry's recorded evidence implies.
 #[must_use]
 pub fn decide_recorded(entry: &Entry, used_before: f64) -> Decision {
@@ -371,6 +396,7 @@ pub fn decide_recorded(entry: &Entry, used_before: f64) -> Decision {
             .as_ref()
             .map(|proof| (proof.predecessor, proof.candidate)),
         stages: &states,
+        identical_binaries: identical_binaries(entry),
         final_stage_nelo: entry.final_stage().map_or(0.0, |stage| stage.nelo),
         loss_used_before: used_before,
         tolerance: LossTolerance {

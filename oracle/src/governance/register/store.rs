@@ -14,7 +14,8 @@ use thiserror::Error;
 
 use crate::governance::constitution::{Constitution, Profile};
 use crate::governance::entry::{
-    BinaryRecord, Entry, EntryError, EntryId, LossBudget, OracleRecord, PathKind, Verdict,
+    BinaryRecord, Entry, EntryError, EntryId, LossBudget, OracleCommit, OracleRecord, PathKind,
+    Verdict,
 };
 use crate::governance::hash::{GitId, Sha256Hex};
 use crate::governance::register::audit::{Audit, RegisterFile, audit, decide_recorded};
@@ -171,7 +172,9 @@ pub fn genesis(
             constitution_sha256: constitution_sha256.clone(),
             oracle: OracleRecord {
                 version: env!("CARGO_PKG_VERSION").to_owned(),
-                commit: record.oracle_commit,
+                commit: OracleCommit::Known(record.oracle_commit),
+                dirty: None,
+                binary_sha256: None,
             },
             toolchain: record.toolchain,
             candidate: record.engine,

@@ -1,0 +1,91 @@
+//! Step 6: the profile's stages in order, each an SPRT on the path's bounds; none when the
+//! binaries are bit-identical (Article 2.4).
+
+use crate::governance::constitution::IdenticalBinaries;
+use crate::governance::entry::{PathKind, StageState};
+
+use super::binding::BindingRecord;
+use super::stage::{self, StagePlan};
+use super::trailers::Trailers;
+use super::{Conclusion, Rules, Run, Status, Step, StepFailure, rehash};
+
+impl Run<'_> {
+    /// Step 6: the profile's stages in order; `Some` ends the run early (a mode's status).
+    pub(super) fn stages(
+        &mut self,
+        rules: &Rules,
+        binding: &BindingRecord,
+        trailers: &Trailers,
+    ) -> Result<Option<Conclusion>, StepFailure> {
+        if skips_games(rules, binding, trailers) {
+            for index in 0..rules.profile.stages.len() {
+                self.reporter.skip(
+                    Step::Stage(index + 1),
+                    "the binaries are bit-identical: no game can tell them apart (Article 2.4)",
+                );
+            }
+            return Ok(None);
+        }
+        for (index, stage) in rules.profile.stages.iter().enumerate() {
+            let step = Step::Stage(index + 1);
+            let plan = StagePlan::new(
+                index + 1,
+                stage,
+                &rules.profile,
+                trailers.path,
+                binding,
+                &self.out,
+            )
+            .map_err(|e| StepFailure::error(step, e))?;
+            self.reporter.begin(
+                step,
+                &format!(
+                    "{} at {} with {} — SPRT [{}, {}] nElo",
+                    stage.name,
+                    stage.tc,
+                    stage.book.display(),
+                    plan.params.elo0,
+                    plan.params.elo1
+                ),
+            );
+            let result = rehash(step, binding, &self.out).and_then(|()| {
+                stage::run(&plan, self.request.mode, self.reporter)
+                    .map_err(|e| StepFailure::error(step, e).evidence(plan.dir.clone()))
+            });
+            let progress = self.close(result, |p| p.describe())?;
+            match progress {
+                stage::Progress::Finished(outcome) => {
+                    self.report.stages.push(outcome.report.clone());
+                    let passed = outcome.record.state == StageState::AcceptH1;
+                    self.stages.push(*outcome);
+                    if !passed {
+                        break;
+                    }
+                }
+                stage::Progress::NeedsRound { reason } => {
+                    return Ok(Some(Conclusion {
+                        status: Status::Continue,
+                        verdict: None,
+                        reason,
+                    }));
+                }
+                stage::Progress::ShardPlayed { reason } => {
+                    return Ok(Some(Conclusion {
+                        status: Status::ShardDone,
+                        verdict: None,
+                        reason,
+                    }));
+                }
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Whether the constitution's Article 2.4 skips the games: a Standard candidate whose bound
+/// binary is bit-identical to its predecessor's.
+pub(super) fn skips_games(rules: &Rules, binding: &BindingRecord, trailers: &Trailers) -> bool {
+    rules.constitution.identical_binaries == Some(IdenticalBinaries::Gleich)
+        && trailers.path == PathKind::Standard
+        && binding.candidate.sha256 == binding.predecessor.sha256
+}

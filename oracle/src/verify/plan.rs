@@ -1,0 +1,211 @@
+//! The plan printed before any game: per stage the time control, the bounds, the games the SPRT
+//! is expected to need, and what that costs on this machine — so that nobody starts a fleet's
+//! worth of games by accident (a bare `oracle verify` has no default profile for this reason).
+//!
+//! Expected games come from Fishtest's calculator (`oracle sprt calc`, [`SprtCalculator`]) at
+//! both bounds; in normalized Elo they do not depend on the draw ratio or the opening bias. They
+//! are clamped to the stage's `[min_games, max_games]`. The time per game is derived from the
+//! time control and the engines' measured bench speed (nodes per second, step 4), assuming
+//! [`PLIES_PER_GAME`] plies; the wall time divides by the games played at once.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::governance::constitution::{Profile, TimeControl};
+use crate::governance::entry::PathKind;
+use crate::stats::SprtCalculator;
+
+use super::stage::{StageError, stage_sprt_params};
+
+/// Plies a game is assumed to last for the time estimate (adjudication ends many games sooner).
+pub const PLIES_PER_GAME: f64 = 100.0;
+
+/// Fishtest calculator's default draw ratio; it cancels out in normalized Elo.
+const DRAW_RATIO: f64 = 0.49;
+/// Fishtest calculator's default RMS opening bias (logistic Elo); it cancels out in normalized Elo.
+const RMS_BIAS: f64 = 191.0;
+
+/// What one stage is expected to cost.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StageForecast {
+    /// The stage's name.
+    pub name: String,
+    /// Time control or node limit, as the constitution writes it.
+    pub tc: String,
+    /// `[elo0, elo1]` in nElo for the declared path.
+    pub bounds: [f64; 2],
+    /// Expected games if the true difference is elo0, then elo1 (calculator, clamped to the
+    /// stage's minimum and maximum).
+    pub expected_games: [u64; 2],
+    /// The stage's maximum games (the worst case).
+    pub max_games: u64,
+    /// Estimated engine seconds for one game (both sides).
+    pub seconds_per_game: f64,
+    /// Games played at once here.
+    pub concurrency: usize,
+    /// Estimated wall-clock hours at the larger expected game count.
+    pub expected_hours: f64,
+    /// Estimated wall-clock hours at `max_games`.
+    pub max_hours: f64,
+}
+
+/// The forecast of every stage of `profile` for `path`, at `nodes_per_second` (the slower of the
+/// two engines' bench speeds) with `cores` usable cores.
+///
+/// # Errors
+/// A stage whose bounds are not a valid SPRT.
+pub fn forecast(
+    profile: &Profile,
+    path: PathKind,
+    nodes_per_second: u64,
+    cores: usize,
+) -> Result<Vec<StageForecast>, StageError> {
+    profile
+        .stages
+        .iter()
+        .map(|stage| {
+            let params = stage_sprt_params(stage, profile, path)?;
+            let calculator = SprtCalculator::new(&params, DRAW_RATIO, RMS_BIAS)
+                .expect("the calculator's defaults are a valid design");
+            let clamp =
+                |games: f64| (games.round() as u64).clamp(stage.min_games, stage.max_games.get());
+            let expected_games = [
+                clamp(
+                    calculator
+                        .characteristic(calculator.logistic_elo0)
+                        .expected_games,
+                ),
+                clamp(
+                    calculator
+                        .characteristic(calculator.logistic_elo1)
+                        .expected_games,
+                ),
+            ];
+            let seconds_per_game = seconds_per_game(stage.tc, nodes_per_second);
+            let concurrency = (stage.concurrency.get() as usize).clamp(1, cores.max(1));
+            let hours = |games: u64| games as f64 * seconds_per_game / concurrency as f64 / 3600.0;
+            Ok(StageForecast {
+                name: stage.name.clone(),
+                tc: stage.tc.to_string(),
+                bounds: [params.elo0, params.elo1],
+                expected_games,
+                max_games: stage.max_games.get(),
+                seconds_per_game,
+                concurrency,
+                expected_hours: hours(expected_games[0].max(expected_games[1])),
+                max_hours: hours(stage.max_games.get()),
+            })
+        })
+        .collect()
+}
+
+/// Engine seconds of one game: a clock game uses at most its base and increments on both sides;
+/// a node-limited game searches its node limit every ply at the bench speed.
+#[must_use]
+pub fn seconds_per_game(tc: TimeControl, nodes_per_second: u64) -> f64 {
+    match tc {
+        TimeControl::Clock {
+            base_ms,
+            increment_ms,
+        } => 2.0 * (base_ms as f64 + increment_ms as f64 * PLIES_PER_GAME / 2.0) / 1000.0,
+        TimeControl::Nodes(nodes) => {
+            PLIES_PER_GAME * nodes.get() as f64 / nodes_per_second.max(1) as f64
+        }
+    }
+}
+
+/// The plan as lines for the terminal.
+#[must_use]
+pub fn render(forecasts: &[StageForecast], nodes_per_second: u64) -> String {
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "plan (expected games from the SPRT calculator at elo0 / elo1; time at {nodes_per_second} \
+         nodes/s from the bench, {PLIES_PER_GAME} plies per game):"
+    );
+    for f in forecasts {
+        let _ = writeln!(
+            text,
+            "  {} at {}: SPRT [{}, {}] nElo, expected {} / {} games (at most {}), \
+             ~{:.2} s per game, {} at once: ~{} expected, at most ~{}",
+            f.name,
+            f.tc,
+            f.bounds[0],
+            f.bounds[1],
+            f.expected_games[0],
+            f.expected_games[1],
+            f.max_games,
+            f.seconds_per_game,
+            f.concurrency,
+            duration(f.expected_hours),
+            duration(f.max_hours)
+        );
+    }
+    text
+}
+
+/// Hours as the most readable unit.
+fn duration(hours: f64) -> String {
+    if hours < 1.0 / 60.0 {
+        format!("{:.0} s", hours * 3600.0)
+    } else if hours < 1.0 {
+        format!("{:.0} min", hours * 60.0)
+    } else if hours < 48.0 {
+        format!("{hours:.1} h")
+    } else {
+        format!("{:.1} days", hours / 24.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::governance::constitution::Constitution;
+
+    fn official() -> Profile {
+        let yaml = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../constitution/constitution.yaml"
+        ))
+        .unwrap();
+        let constitution =
+            Constitution::parse(&yaml, std::path::Path::new("constitution.yaml")).unwrap();
+        constitution.profile("official").unwrap().clone()
+    }
+
+    /// Worked example 2 of docs/statistics.md: [0, 2] nElo at α = β = 0.05 expects about
+    /// 159,942 games at either bound; the official long stage's 40+0.4 clock is at most
+    /// 2 × (40 + 0.4 × 50) = 120 s per game.
+    #[test]
+    fn the_official_profile_is_tens_of_thousands_of_games_and_days_on_two_cores() {
+        let plan = forecast(&official(), PathKind::Standard, 1_000_000, 2).unwrap();
+        assert_eq!(plan[0].expected_games[0], 159_942);
+        assert_eq!(plan[0].expected_games, [159_942, 159_942]);
+        assert_eq!(plan[0].seconds_per_game, 2.0 * (8.0 + 0.08 * 50.0));
+        assert_eq!(plan[1].seconds_per_game, 120.0);
+        assert!(plan[1].expected_hours > 48.0, "{:?}", plan[1]);
+        let text = render(&plan, 1_000_000);
+        assert!(
+            text.contains(
+                "short at 8+0.08: SPRT [0, 2] nElo, expected 159942 / 159942 games (at most 400000)"
+            ),
+            "{text}"
+        );
+        assert!(text.contains(" days"), "{text}");
+    }
+
+    #[test]
+    fn node_limits_use_the_bench_speed_and_clamp_to_the_stage() {
+        assert_eq!(
+            seconds_per_game(
+                TimeControl::try_from("nodes=8000".to_owned()).unwrap(),
+                800_000
+            ),
+            1.0
+        );
+        let randfall = forecast(&official(), PathKind::Randfall, 1_000_000, 2).unwrap();
+        assert_eq!(randfall[0].bounds, [-5.0, 0.0]);
+        assert!(randfall[0].expected_games[1] <= 400_000);
+    }
+}
