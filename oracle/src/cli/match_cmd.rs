@@ -115,7 +115,7 @@ pub struct MatchArgs {
     #[arg(long, default_value = "oracle match")]
     event: String,
     /// Print one JSON object instead of the human summary.
-    #[arg(long)]
+    #[arg(from_global)]
     json: bool,
 }
 
@@ -133,7 +133,7 @@ pub struct MergeArgs {
     #[arg(long, value_name = "FILE")]
     plan: Option<PathBuf>,
     /// Print one JSON object instead of the human summary.
-    #[arg(long)]
+    #[arg(from_global)]
     json: bool,
 }
 
