@@ -87,6 +87,7 @@ fn status_json() {
         "los",
         "fixed_games_elo",
         "fixed_games_elo_ci95",
+        "fixed_games_los",
     ];
     let mut sorted = keys.clone();
     sorted.sort_unstable();
