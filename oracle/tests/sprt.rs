@@ -454,3 +454,46 @@ fn bench_json() {
     );
     assert!(value["microseconds_per_call"].as_f64().unwrap() > 0.0);
 }
+
+/// `sprt calc` without --elo: the table over Fishtest calculator's axis, its JSON and the SVG.
+#[test]
+fn calc_over_a_range() {
+    let args = ["sprt", "calc", "--elo0", "0", "--elo1", "2"];
+    let text = ok(&args);
+    let rows: Vec<&str> = text.lines().skip(3).collect();
+    assert_eq!(rows.len(), 62, "{text}");
+    assert!(
+        rows.iter()
+            .any(|row| row.contains("5.00 %") && row.ends_with("159942  elo0")),
+        "{text}"
+    );
+    let value: serde_json::Value =
+        serde_json::from_str(&ok(&[&args[..], &["--json"]].concat())).unwrap();
+    let curve = value["curve"].as_array().unwrap();
+    assert_eq!(curve.len(), 62);
+    assert_eq!(curve[0]["elo"], -1.0);
+    assert!(
+        (value["design"]["logistic_elo1"].as_f64().unwrap() - 1.019_165_185_944_726_8).abs()
+            < 1e-12
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("calc.svg");
+    let text = ok(&[
+        &args[..],
+        &[
+            "--range",
+            "-2,3",
+            "--step",
+            "0.5",
+            "--svg",
+            svg.to_str().unwrap(),
+        ],
+    ]
+    .concat());
+    assert_eq!(text.lines().count(), 3 + 11 + 1, "{text}");
+    let figure = std::fs::read_to_string(&svg).unwrap();
+    assert_eq!(figure.matches("<polyline").count(), 2, "{figure}");
+    assert!(figure.contains("elo1 1.02"), "{figure}");
+    let stderr = bad_input(&[&args[..], &["--range", "3,-2"]].concat());
+    assert!(stderr.contains("--range"), "{stderr}");
+}

@@ -11,9 +11,9 @@ use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
 
 use oracle::stats::{
-    self, Counts, FishtestResult, Model, PentanomialCounts, SequentialSprt, SimulationSummary,
-    SprtCalculator, SprtDecision, SprtParams, SprtStatus, TrinomialCounts, parse_count_list,
-    parse_pentanomial, parse_trinomial,
+    self, Counts, CurvePoint, EloRange, FishtestResult, Model, PentanomialCounts, SequentialSprt,
+    SimulationSummary, SprtCalculator, SprtDecision, SprtParams, SprtStatus, TrinomialCounts,
+    parse_count_list, parse_pentanomial, parse_trinomial,
 };
 
 use super::EXIT_REJECTED;
@@ -143,9 +143,20 @@ struct ReplayArgs {
 struct CalcArgs {
     #[command(flatten)]
     bounds: BoundsArgs,
-    /// True logistic Elo difference (the calculator's x axis).
-    #[arg(long, allow_hyphen_values = true)]
-    elo: f64,
+    /// True logistic Elo difference: one point of the characteristic. Without it, a table over
+    /// --range.
+    #[arg(long, allow_hyphen_values = true, conflicts_with_all = ["range", "step", "svg"])]
+    elo: Option<f64>,
+    /// The table's true logistic Elo from FROM to TO [default: Fishtest calculator's axis,
+    /// ⌊elo0 − Δ/3⌋ to ⌈elo1 + Δ/3⌉ in logistic Elo].
+    #[arg(long, value_name = "FROM,TO", value_parser = parse_range, allow_hyphen_values = true)]
+    range: Option<(f64, f64)>,
+    /// The table's step in Elo [default: Fishtest's, 0.05 up to 5 Elo of range, else 0.1].
+    #[arg(long)]
+    step: Option<f64>,
+    /// Also write both curves (pass probability, expected games) as an SVG figure to FILE.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
     /// Draw ratio of the games (Fishtest calculator's default).
     #[arg(long, default_value_t = 0.49, allow_hyphen_values = true)]
     draw_ratio: f64,
@@ -155,6 +166,20 @@ struct CalcArgs {
     /// Print one JSON object.
     #[arg(from_global)]
     json: bool,
+}
+
+/// Reads `FROM,TO`.
+fn parse_range(text: &str) -> Result<(f64, f64), String> {
+    let (from, to) = text
+        .split_once(',')
+        .ok_or_else(|| format!("expected FROM,TO, got '{text}'"))?;
+    let number = |field: &str| {
+        field
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| format!("'{}' is not a number", field.trim()))
+    };
+    Ok((number(from)?, number(to)?))
 }
 
 /// Arguments of `oracle sprt simulate`.
@@ -449,46 +474,108 @@ fn replay(args: &ReplayArgs) -> anyhow::Result<(String, Option<SprtDecision>)> {
     Ok((out, decision))
 }
 
+/// The `--json` object of `oracle sprt calc` over a range.
+#[derive(Serialize)]
+struct CurveReport<'a> {
+    design: &'a SprtCalculator,
+    curve: &'a [CurvePoint],
+}
+
 fn calc(args: &CalcArgs) -> anyhow::Result<String> {
     let params = args.bounds.params()?;
-    let elo = args.elo;
-    if !elo.is_finite() {
-        bail!("--elo must be a finite number, got {elo}");
-    }
     let calculator = SprtCalculator::new(&params, args.draw_ratio, args.bias)
         .context("invalid --draw-ratio or --bias")?;
-    let c = calculator.characteristic(elo);
-    if args.json {
-        return json_line(&c);
-    }
     let mut out = String::new();
+    if !args.json {
+        let _ = writeln!(
+            out,
+            "SPRT [{:.2}, {:.2}] {}, alpha {}, beta {}, draw ratio {}, RMS bias {} Elo",
+            params.elo0,
+            params.elo1,
+            params.model,
+            params.alpha,
+            params.beta,
+            args.draw_ratio,
+            args.bias
+        );
+        let _ = writeln!(
+            out,
+            "Bounds in logistic Elo: [{:.3}, {:.3}], per-game variance {:.5}, LLR bounds ({:.2}, {:.2})",
+            calculator.logistic_elo0,
+            calculator.logistic_elo1,
+            calculator.variance,
+            calculator.lower_bound,
+            calculator.upper_bound
+        );
+    }
+    if let Some(elo) = args.elo {
+        if !elo.is_finite() {
+            bail!("--elo must be a finite number, got {elo}");
+        }
+        let c = calculator.characteristic(elo);
+        if args.json {
+            return json_line(&c);
+        }
+        let _ = writeln!(
+            out,
+            "True Elo {elo:.2}: pass probability {}, expected games {:.0} ({:.0} pairs)",
+            percent(c.pass_probability),
+            c.expected_games,
+            c.expected_games / 2.0
+        );
+        return Ok(out);
+    }
+    let fishtest = calculator.fishtest_range();
+    let (from, to) = args.range.unwrap_or((fishtest.from, fishtest.to));
+    let range = EloRange {
+        from,
+        to,
+        step: args.step.unwrap_or(fishtest.step),
+    };
+    let curve = calculator.curve(range).context("--range / --step")?;
+    if let Some(path) = &args.svg {
+        let title = format!(
+            "SPRT [{}, {}] {}, alpha {}, beta {}, draw ratio {}, RMS bias {}",
+            params.elo0,
+            params.elo1,
+            params.model,
+            params.alpha,
+            params.beta,
+            args.draw_ratio,
+            args.bias
+        );
+        let bounds = [calculator.logistic_elo0, calculator.logistic_elo1];
+        let svg = oracle::report::render_calculator_svg(&title, &curve, bounds);
+        oracle::play::runner::write_atomically(path, svg.as_bytes())
+            .with_context(|| format!("--svg {}", path.display()))?;
+    }
+    if args.json {
+        return json_line(&CurveReport {
+            design: &calculator,
+            curve: &curve,
+        });
+    }
     let _ = writeln!(
         out,
-        "SPRT [{:.2}, {:.2}] {}, alpha {}, beta {}, draw ratio {}, RMS bias {} Elo",
-        params.elo0,
-        params.elo1,
-        params.model,
-        params.alpha,
-        params.beta,
-        args.draw_ratio,
-        args.bias
+        "{:>9} {:>9} {:>15}",
+        "Elo", "P(pass)", "expected games"
     );
-    let _ = writeln!(
-        out,
-        "Bounds in logistic Elo: [{:.3}, {:.3}], per-game variance {:.5}, LLR bounds ({:.2}, {:.2})",
-        calculator.logistic_elo0,
-        calculator.logistic_elo1,
-        calculator.variance,
-        calculator.lower_bound,
-        calculator.upper_bound
-    );
-    let _ = writeln!(
-        out,
-        "True Elo {elo:.2}: pass probability {}, expected games {:.0} ({:.0} pairs)",
-        percent(c.pass_probability),
-        c.expected_games,
-        c.expected_games / 2.0
-    );
+    for point in &curve {
+        let bound = if point.elo == calculator.logistic_elo0 {
+            "  elo0"
+        } else if point.elo == calculator.logistic_elo1 {
+            "  elo1"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "{:>9.3} {:>9} {:>15.0}{bound}",
+            point.elo,
+            percent(point.pass_probability),
+            point.expected_games
+        );
+    }
     Ok(out)
 }
 

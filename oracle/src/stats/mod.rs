@@ -24,7 +24,7 @@ mod simulate;
 mod sprt;
 mod status;
 
-pub use calculator::{Characteristic, SprtCalculator};
+pub use calculator::{Characteristic, CurvePoint, EloRange, SprtCalculator};
 pub use counts::{Counts, PentanomialCounts, TrinomialCounts};
 pub use distribution::REGULARIZATION;
 pub use elo::{Model, NELO_PER_T, logistic_elo, logistic_score};
