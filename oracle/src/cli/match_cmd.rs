@@ -16,8 +16,8 @@ use oracle::play::book::BookFormat;
 use oracle::play::clock::{ClockRules, TimeControl};
 use oracle::play::game::{Adjudication, DrawRule, ResignRule};
 use oracle::play::runner::{
-    Fingerprint, LiveSprt, MatchConfig, PairOutcome, Progress, Shard, StopRule, Tally, run_match,
-    write_atomically,
+    Fingerprint, LiveSprt, MatchConfig, MatchProgress, PairOutcome, Shard, StopRule, Tally,
+    run_match, write_atomically,
 };
 use oracle::play::shard::{ShardResult, merge, read_shards};
 use oracle::play::uci::EngineConfig;
@@ -157,7 +157,7 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
         .context("--sprt")?;
     let bar = progress_bar(args.json);
     let sprt_for_bar = sprt_params;
-    let mut observer = |p: &Progress| {
+    let mut observer = |p: &MatchProgress| {
         bar.set_length(p.games_total);
         bar.set_position(p.games_played);
         bar.set_message(status_line(&p.tally, sprt_for_bar.as_ref()));

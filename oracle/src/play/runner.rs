@@ -419,7 +419,7 @@ pub enum RunError {
 
 /// Live progress, passed to the observer after each counted pair.
 #[derive(Debug, Clone, Copy)]
-pub struct Progress {
+pub struct MatchProgress {
     /// Counted results.
     pub tally: Tally,
     /// Games finished (also those of discarded pairs).
@@ -492,7 +492,7 @@ struct Shared {
 pub fn run_match(
     config: MatchConfig,
     stop_rule: Option<&mut dyn StopRule>,
-    observer: &mut dyn FnMut(&Progress),
+    observer: &mut dyn FnMut(&MatchProgress),
 ) -> Result<MatchReport, RunError> {
     let started = Instant::now();
     let cpu_before = cpu_time(libc::RUSAGE_CHILDREN);
@@ -527,7 +527,7 @@ pub fn run_match(
         .filter(|&i| config.shard.contains(i) && !done.contains(&i))
         .collect();
     let games_total = state.games_played + 2 * todo.len() as u64;
-    let mut progress = Progress {
+    let mut progress = MatchProgress {
         tally,
         games_played: state.games_played,
         games_total,
