@@ -78,7 +78,7 @@ fn two_commits_each_build_bit_identically_and_the_second_request_is_cached() {
         let sha = json["sha256"].as_str().unwrap().to_owned();
         let binary = PathBuf::from(json["binary"].as_str().unwrap());
         let bytes = std::fs::read(&binary).unwrap();
-        assert_eq!(oracle::build::recipe::hex(&sha2_digest(&bytes)), sha);
+        assert_eq!(oracle::integrity::sha256_hex(&bytes), sha);
         let output = std::process::Command::new(&binary).output().unwrap();
         assert!(String::from_utf8_lossy(&output.stdout).starts_with("hello"));
         hashes.push((json["recipe_sha256"].clone(), sha));
@@ -101,11 +101,6 @@ fn two_commits_each_build_bit_identically_and_the_second_request_is_cached() {
         "short ids resolve to the full id"
     );
     assert_eq!(json["sha256"].as_str().unwrap(), hashes[1].1);
-}
-
-fn sha2_digest(bytes: &[u8]) -> Vec<u8> {
-    use sha2::Digest;
-    sha2::Sha256::digest(bytes).to_vec()
 }
 
 #[test]

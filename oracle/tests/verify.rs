@@ -11,8 +11,8 @@ use std::process::{Command, Output};
 use std::sync::Mutex;
 
 use git2::{Oid, Repository, Signature};
+use oracle::integrity::sha256_hex;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 /// The games and builds of these tests share two cores: one scenario at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -189,16 +189,9 @@ profiles:
           standard: [0.0, 150.0]
           randfall: [-150.0, 0.0]
 "#,
-        a = sha256(BOOK_A.as_bytes()),
-        b = sha256(BOOK_B.as_bytes()),
+        a = sha256_hex(BOOK_A.as_bytes()),
+        b = sha256_hex(BOOK_B.as_bytes()),
     )
-}
-
-fn sha256(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// The workspace around the engine copy: engine only, no dependencies, the real profile.
@@ -617,7 +610,11 @@ fn much_stronger_candidate_is_a_gewinn_and_much_weaker_is_abgelehnt() {
     let confirmation = out.path().join("confirmation.yaml");
     fs::write(
         &confirmation,
-        confirmation_text(&randfall.to_string(), &sha256(PROOF.as_bytes()), REVIEWER),
+        confirmation_text(
+            &randfall.to_string(),
+            &sha256_hex(PROOF.as_bytes()),
+            REVIEWER,
+        ),
     )
     .unwrap();
     let (code, korrektur, stderr) = fixture.verify_with(
@@ -645,8 +642,11 @@ fn much_stronger_candidate_is_a_gewinn_and_much_weaker_is_abgelehnt() {
         .confirmation
         .unwrap_or_else(|| panic!("no confirmation in the entry:\n{entry}"));
     assert_eq!(recorded.confirmed_by, REVIEWER);
-    assert_eq!(recorded.proof_sha256.as_str(), sha256(PROOF.as_bytes()));
-    assert_eq!(recorded.file_sha256.as_str(), sha256(&confirmation_bytes));
+    assert_eq!(recorded.proof_sha256.as_str(), sha256_hex(PROOF.as_bytes()));
+    assert_eq!(
+        recorded.file_sha256.as_str(),
+        sha256_hex(&confirmation_bytes)
+    );
     assert_eq!(
         recorded.statements.named().map(|(_, text)| text.to_owned()),
         [
@@ -738,10 +738,10 @@ fn randfall_confirmation_is_checked_before_any_build() {
             "eval: cheaper pieces\n\nBench: 1\nOracle-Path: randfall\nOracle-Proof: engine/proofs/hanging-queen.yaml\n",
         )
         .to_string();
-    let spec_sha256 = sha256(PROOF.as_bytes());
+    let spec_sha256 = sha256_hex(PROOF.as_bytes());
     let dir = tempfile::tempdir().unwrap();
     let good = confirmation_text(&candidate, &spec_sha256, REVIEWER);
-    let wrong_sha256 = format!("field `proof_sha256` is `{}`", sha256(b"another spec"));
+    let wrong_sha256 = format!("field `proof_sha256` is `{}`", sha256_hex(b"another spec"));
     let cases: Vec<(String, Option<String>, &str)> = vec![
         ("missing".into(), None, "needs `--confirmation FILE`"),
         (
@@ -757,7 +757,7 @@ fn randfall_confirmation_is_checked_before_any_build() {
             "wrong sha256".into(),
             Some(confirmation_text(
                 &candidate,
-                &sha256(b"another spec"),
+                &sha256_hex(b"another spec"),
                 REVIEWER,
             )),
             &wrong_sha256,
@@ -1349,7 +1349,7 @@ fn a_poisoned_build_cache_is_detected_and_never_used() {
         }
         let output = build.output().unwrap();
         assert!(!output.status.success(), "the build script fails the build");
-        let cached_sha256 = sha256(&fs::read(cached.join("coherent")).unwrap());
+        let cached_sha256 = sha256_hex(&fs::read(cached.join("coherent")).unwrap());
         if bubblewrap {
             assert_eq!(
                 cached_sha256, registered_sha256,
@@ -1397,7 +1397,7 @@ fn a_poisoned_build_cache_is_detected_and_never_used() {
         );
         assert_eq!(output.status.code(), Some(0), "{stderr}\n{result:#}");
         assert_eq!(
-            sha256(&fs::read(cached.join("coherent")).unwrap()),
+            sha256_hex(&fs::read(cached.join("coherent")).unwrap()),
             registered_sha256,
             "the fresh build replaced the poisoned cache entry"
         );

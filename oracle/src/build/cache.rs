@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::cargo::CargoError;
-use super::recipe::hex;
+use crate::integrity::{self, hex};
 
 /// What a cache entry records about its binary (`entry.json` beside it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,6 +49,15 @@ pub enum CacheError {
         /// What is wrong.
         reason: String,
     },
+}
+
+impl From<integrity::FileError> for CacheError {
+    fn from(error: integrity::FileError) -> Self {
+        Self::Io {
+            path: error.path,
+            source: error.reason,
+        }
+    }
 }
 
 /// A build cache rooted at one directory.
@@ -162,7 +171,7 @@ impl Cache {
                 reason: error.to_string(),
             })?;
         let binary = dir.join(binary_name);
-        let actual = sha256_file(&binary)?;
+        let actual = integrity::sha256_file(&binary)?;
         if actual != entry.sha256 {
             return Err(CacheError::Corrupt {
                 path: record,
@@ -220,12 +229,6 @@ impl Cache {
     }
 }
 
-/// sha256 (hex) of a file's bytes.
-pub fn sha256_file(path: &Path) -> Result<String, CacheError> {
-    let bytes = fs::read(path).map_err(io(path))?;
-    Ok(hex(&Sha256::digest(bytes)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,7 +249,7 @@ mod tests {
         let cache = Cache::open(&dir.path().join("cache")).unwrap();
         let binary = dir.path().join("bin");
         fs::write(&binary, b"engine bytes").unwrap();
-        let sha = sha256_file(&binary).unwrap();
+        let sha = integrity::sha256_file(&binary).unwrap();
         let key = Cache::key("tree", "rustc 1.95.0", "recipe");
         assert!(cache.lookup(&key, "coherent").unwrap().is_none());
         let stored = cache

@@ -171,7 +171,7 @@ pub fn build_commit(request: &BuildRequest) -> Result<BuildOutcome, BuildError> 
                 &request.sandbox,
             )
             .map_err(|error| cache.keep_log(error, &format!("{commit}-{name}")))?;
-            let sha256 = cache::sha256_file(&binary)?;
+            let sha256 = crate::integrity::sha256_file(&binary).map_err(cache::CacheError::from)?;
             Ok((binary, sha256))
         };
     // Each copy is essentially one rustc process (one codegen unit, LTO), so building the two
@@ -198,7 +198,7 @@ pub fn build_commit(request: &BuildRequest) -> Result<BuildOutcome, BuildError> 
         sha256: first_sha256.clone(),
     };
     let binary = cache.store(&key, &recipe.binary, &first, &entry)?;
-    let stored = cache::sha256_file(&binary)?;
+    let stored = crate::integrity::sha256_file(&binary).map_err(cache::CacheError::from)?;
     if stored != first_sha256 {
         return Err(cache::CacheError::Corrupt {
             path: binary,

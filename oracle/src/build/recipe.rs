@@ -5,7 +5,6 @@ use std::fmt;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 /// Where the oracle's path remaps put the source tree inside the binary's recorded paths.
 pub const REMAPPED_SOURCE: &str = "/coherent/src";
@@ -117,7 +116,7 @@ impl BuildRecipe {
     #[must_use]
     pub fn sha256(&self) -> String {
         let canonical = serde_json::to_vec(self).expect("a recipe always serialises to JSON");
-        hex(&Sha256::digest(canonical))
+        crate::integrity::sha256_hex(&canonical)
     }
 
     /// Checks that every name is a plain word, so none can smuggle extra arguments or TOML.
@@ -174,12 +173,6 @@ impl BuildRecipe {
             })
             .collect()
     }
-}
-
-/// Lower-case hex of a byte string (digests in reports and cache keys).
-#[must_use]
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 fn check_name(field: &'static str, value: &str) -> Result<(), RecipeError> {

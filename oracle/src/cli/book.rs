@@ -8,8 +8,8 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 
 use oracle::book::{check, generate};
-use oracle::play::book::{BookFormat, hex};
-use sha2::{Digest, Sha256};
+use oracle::integrity::sha256_hex;
+use oracle::play::book::BookFormat;
 
 use super::EXIT_REJECTED;
 
@@ -126,8 +126,8 @@ fn run_generate(a: &GenerateArgs) -> anyhow::Result<ExitCode> {
     bar.finish_and_clear();
     let mut text = positions.join("\n");
     text.push('\n');
-    oracle::play::runner::write_atomically(&a.out, text.as_bytes())?;
-    let digest = hex(&Sha256::digest(text.as_bytes()));
+    oracle::integrity::write_atomically(&a.out, text.as_bytes())?;
+    let digest = sha256_hex(text.as_bytes());
     if a.json {
         let value = serde_json::json!({
             "positions": positions.len(),

@@ -12,12 +12,13 @@ use clap::{ArgGroup, Args};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
+use oracle::integrity::write_atomically;
 use oracle::play::book::BookFormat;
 use oracle::play::clock::{ClockRules, TimeControl};
 use oracle::play::game::{Adjudication, DrawRule, ResignRule};
 use oracle::play::runner::{
     Fingerprint, LiveSprt, MatchConfig, MatchProgress, PairOutcome, Shard, StopRule, Tally,
-    run_match, write_atomically,
+    run_match,
 };
 use oracle::play::shard::{ShardResult, merge, read_shards};
 use oracle::play::uci::EngineConfig;

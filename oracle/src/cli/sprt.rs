@@ -546,7 +546,7 @@ fn calc(args: &CalcArgs) -> anyhow::Result<String> {
         );
         let bounds = [calculator.logistic_elo0, calculator.logistic_elo1];
         let svg = oracle::report::render_calculator_svg(&title, &curve, bounds);
-        oracle::play::runner::write_atomically(path, svg.as_bytes())
+        oracle::integrity::write_atomically(path, svg.as_bytes())
             .with_context(|| format!("--svg {}", path.display()))?;
     }
     if args.json {

@@ -9,10 +9,10 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-use oracle::play::book::{self, BookFormat};
+use oracle::integrity::{self, write_atomically};
+use oracle::play::book::BookFormat;
 use oracle::play::clock::{ClockRules, TimeControl};
 use oracle::play::game::Adjudication;
-use oracle::play::runner::write_atomically;
 use oracle::play::uci::EngineConfig;
 use oracle::tune::duel::MatchDuels;
 use oracle::tune::model::{self, Row, RuleSummary};
@@ -172,12 +172,6 @@ fn engine_tunables(engine: &Path) -> anyhow::Result<String> {
     Ok(text)
 }
 
-/// sha256 of a file, hex.
-fn file_sha256(path: &Path) -> anyhow::Result<String> {
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(book::hex(&Sha256::digest(&bytes)))
-}
-
 /// The duel player and the context string that binds a state file to it.
 fn duels(m: &MatchArgs, opening_seed: u64) -> anyhow::Result<(MatchDuels, String)> {
     if m.concurrency == 0 {
@@ -196,10 +190,10 @@ fn duels(m: &MatchArgs, opening_seed: u64) -> anyhow::Result<(MatchDuels, String
     let book_format = BookFormat::from_path(&m.book);
     let context = format!(
         "engine sha256 {}; {}; hash {}; book sha256 {}; plies {}; Fishtest adjudication",
-        file_sha256(&m.engine).context("--engine")?,
+        integrity::sha256_file(&m.engine).context("--engine")?,
         tc.describe(),
         m.hash,
-        file_sha256(&m.book).context("--book")?,
+        integrity::sha256_file(&m.book).context("--book")?,
         m.plies
     );
     let player = MatchDuels {

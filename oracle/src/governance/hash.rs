@@ -5,7 +5,6 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::governance::text::deserialize_via_try_from;
-use sha2::{Digest, Sha256};
 
 /// A SHA-256 digest written as 64 lowercase hexadecimal digits.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -16,8 +15,7 @@ impl Sha256Hex {
     /// The digest of `bytes`.
     #[must_use]
     pub fn of(bytes: &[u8]) -> Self {
-        let digest = Sha256::digest(bytes);
-        Self(digest.iter().map(|b| format!("{b:02x}")).collect())
+        Self(crate::integrity::sha256_hex(bytes))
     }
 
     /// The all-zero digest that stands for "no previous entry" at genesis.

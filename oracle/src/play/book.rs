@@ -10,7 +10,6 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
@@ -97,7 +96,7 @@ impl Book {
             path: path.to_path_buf(),
             source,
         })?;
-        let sha256 = hex(&Sha256::digest(&bytes));
+        let sha256 = crate::integrity::sha256_hex(&bytes);
         let text = String::from_utf8_lossy(&bytes);
         let invalid = |line: usize, reason: String| BookError::Invalid {
             path: path.to_path_buf(),
@@ -135,17 +134,6 @@ impl Schedule {
         let n = self.order.len() as u64;
         self.order[((self.offset as u64 + pair) % n) as usize]
     }
-}
-
-/// Lower-case hexadecimal of a digest.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-            use std::fmt::Write as _;
-            let _ = write!(s, "{b:02x}");
-            s
-        })
 }
 
 /// Parses and validates a FEN into a position.

@@ -17,16 +17,16 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use shakmaty::Color;
 
-use super::book::{Book, BookFormat, Schedule, hex};
+use super::book::{Book, BookFormat, Schedule};
 use super::clock::ClockRules;
 use super::game::{
     Adjudication, GameRecord, GameResult, GameSettings, Termination, play_game, unstarted_game,
 };
 use super::pgn::{PgnHeader, render};
 use super::uci::{Engine, EngineConfig, UciError};
+use crate::integrity;
 use crate::stats::{PentanomialCounts, SequentialSprt, SprtDecision, SprtParams, StatsError};
 
 /// Which slice of the pairs a run plays: pair `i` belongs to shard `i mod count`.
@@ -87,7 +87,7 @@ impl EngineIdentity {
         })?;
         Ok(EngineIdentity {
             name: config.name.clone(),
-            sha256: hex(&Sha256::digest(&bytes)),
+            sha256: integrity::sha256_hex(&bytes),
             args: config.args.clone(),
             options: config
                 .ordered_options()
@@ -417,6 +417,15 @@ pub enum RunError {
     Worker(String),
 }
 
+impl From<integrity::FileError> for RunError {
+    fn from(error: integrity::FileError) -> Self {
+        Self::Io {
+            path: error.path,
+            source: error.reason,
+        }
+    }
+}
+
 /// Live progress, passed to the observer after each counted pair.
 #[derive(Debug, Clone, Copy)]
 pub struct MatchProgress {
@@ -614,7 +623,7 @@ pub fn run_match(
                 path: path.clone(),
                 source,
             })?;
-            Some(hex(&Sha256::digest(&bytes)))
+            Some(integrity::sha256_hex(&bytes))
         }
         None => None,
     };
@@ -852,30 +861,10 @@ fn open_pgn(path: &Path, keep_bytes: u64) -> Result<File, RunError> {
     Ok(file)
 }
 
-/// Writes `state` atomically: temp file in the same directory, fsync, rename, fsync directory.
+/// Writes `state` whole or not at all, so a crash leaves the last complete state to resume from.
 fn write_state(path: &Path, state: &State) -> Result<(), RunError> {
     let bytes = serde_json::to_vec(state).expect("state serializes");
-    write_atomically(path, &bytes)
-}
-
-/// Writes `bytes` to `path` so that readers see the old or the new file, never a half-written one.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
-    let io = |source| RunError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let mut temp = tempfile::NamedTempFile::new_in(&dir).map_err(io)?;
-    temp.write_all(bytes).map_err(io)?;
-    temp.as_file().sync_all().map_err(io)?;
-    temp.persist(path).map_err(|e| io(e.error))?;
-    if let Ok(dir) = File::open(&dir) {
-        let _ = dir.sync_all();
-    }
-    Ok(())
+    Ok(integrity::write_atomically(path, &bytes)?)
 }
 
 /// User + system CPU time of this process (`RUSAGE_SELF`) or of its terminated, reaped

@@ -22,8 +22,7 @@ pub use run::{
 pub use sign_test::sign_test_p;
 pub use spec::{BestmoveSpec, ConversionSpec, Defender, Spec, SpecError, UnchangedSpec};
 pub use study::{
-    EngineRun, Paired, Study, StudyReport, conversion_game, fen_of, file_sha256, run_study,
-    won_positions,
+    EngineRun, Paired, Study, StudyReport, conversion_game, fen_of, run_study, won_positions,
 };
 pub use unchanged::{Answer, Comparison, compare};
 
@@ -70,4 +69,13 @@ pub enum ProofError {
         /// The underlying error.
         source: std::io::Error,
     },
+}
+
+impl From<crate::integrity::FileError> for ProofError {
+    fn from(error: crate::integrity::FileError) -> Self {
+        Self::Io {
+            path: error.path,
+            source: error.reason,
+        }
+    }
 }

@@ -8,8 +8,9 @@ use super::ProofError;
 use super::game::GameOutcome;
 use super::player::EnginePlayer;
 use super::spec::{BestmoveSpec, ConversionSpec, Spec};
-use super::study::{conversion_game, fen_of, file_sha256};
+use super::study::{conversion_game, fen_of};
 use super::unchanged::{Answer, Comparison, compare};
+use crate::integrity::sha256_file;
 use crate::tablebase::Tablebase;
 
 /// One conversion position: its games (one per repetition).
@@ -72,13 +73,13 @@ pub fn run_spec(
     baseline: Option<&Path>,
     tb: &Tablebase,
 ) -> Result<ProofRun, ProofError> {
-    let sha256 = file_sha256(engine)?;
+    let sha256 = sha256_file(engine)?;
     let (detail, baseline) = match spec {
         Spec::Conversion(s) => (Detail::Conversion(conversion(s, engine, tb)?), None),
         Spec::Bestmove(s) => (Detail::Bestmove(bestmove(s, engine)), None),
         Spec::Unchanged(s) => {
             let base = baseline.ok_or(ProofError::NeedsBaseline)?;
-            file_sha256(base)?;
+            sha256_file(base)?;
             let mut a = EnginePlayer::new(engine, s.nodes);
             let mut b = EnginePlayer::new(base, s.nodes);
             let comparisons = compare(&mut a, &mut b, &s.positions);
@@ -172,7 +173,7 @@ pub fn verify_proof(
     tb: &Tablebase,
 ) -> Result<ProofVerdict, ProofError> {
     let spec = Spec::read(spec_path)?;
-    let spec_sha256 = file_sha256(spec_path)?;
+    let spec_sha256 = sha256_file(spec_path)?;
     if let Spec::Unchanged(_) = spec {
         let run = run_spec(&spec, candidate, Some(predecessor), tb)?;
         return Ok(ProofVerdict {

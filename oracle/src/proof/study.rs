@@ -13,7 +13,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 use shakmaty::fen::Fen;
 use shakmaty::{Board, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Piece, Setup, Square};
 
@@ -22,6 +21,7 @@ use super::game::{GameOutcome, play_conversion};
 use super::player::EnginePlayer;
 use super::sign_test::sign_test_p;
 use super::unchanged::{Comparison, compare};
+use crate::integrity;
 use crate::tablebase::{Ending, Outcome, Tablebase};
 
 /// Draws `count` distinct random legal positions of `ending`, White (the stronger side) to
@@ -160,18 +160,6 @@ pub struct Study {
     pub concurrency: usize,
 }
 
-/// Hex sha256 of a file.
-pub fn file_sha256(path: &std::path::Path) -> Result<String, ProofError> {
-    let bytes = std::fs::read(path).map_err(|source| ProofError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    Ok(Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
-}
-
 /// Runs `study`; `on_game(engine, position, outcome)` is called as each game finishes.
 pub fn run_study(
     study: &Study,
@@ -181,14 +169,11 @@ pub fn run_study(
     let positions = won_positions(tb, &study.ending, study.positions, study.seed)?;
     let fens: Vec<String> = positions.iter().map(fen_of).collect();
     let listing: String = fens.iter().map(|f| format!("{f}\n")).collect();
-    let positions_sha256 = Sha256::digest(listing.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let positions_sha256 = integrity::sha256_hex(listing.as_bytes());
     let hashes = study
         .engines
         .iter()
-        .map(|e| file_sha256(e))
+        .map(|e| integrity::sha256_file(e))
         .collect::<Result<Vec<_>, _>>()?;
 
     let jobs: Vec<(usize, usize)> = (0..study.engines.len())

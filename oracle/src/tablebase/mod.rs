@@ -57,3 +57,12 @@ pub enum TablebaseError {
         source: std::io::Error,
     },
 }
+
+impl From<crate::integrity::FileError> for TablebaseError {
+    fn from(error: crate::integrity::FileError) -> Self {
+        Self::Io {
+            path: error.path,
+            source: error.reason,
+        }
+    }
+}

@@ -6,12 +6,10 @@
 
 use std::collections::HashMap;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use shakmaty::{Color, Role};
 
 use super::TablebaseError;
@@ -20,6 +18,7 @@ use super::index::Indexer;
 use super::movegen::{NONE, Placement};
 use super::outcome::Outcome;
 use super::solve::solve;
+use crate::integrity;
 
 /// First line of every table file.
 const MAGIC: &str = "COHERENT-TB 1";
@@ -113,7 +112,7 @@ impl Table {
             white_to_move,
             black_to_move,
             max_dtm_moves: longest.div_ceil(2),
-            sha256: hex_sha256(&values),
+            sha256: integrity::sha256_hex(&values),
         };
         Table {
             ending,
@@ -202,7 +201,7 @@ impl Table {
         if values.len() != Indexer::new(ending.piece_count()).size() {
             return Err(corrupt(format!("body has {} bytes", values.len())));
         }
-        if hex_sha256(&values) != header.sha256 {
+        if integrity::sha256_hex(&values) != header.sha256 {
             return Err(corrupt(
                 "body does not match the header's sha256".to_owned(),
             ));
@@ -216,21 +215,7 @@ impl Table {
 
     /// Writes the table to `path` atomically (temp file, fsync, rename).
     pub fn write(&self, path: &Path) -> Result<(), TablebaseError> {
-        let io = |source| TablebaseError::Io {
-            path: path.to_owned(),
-            source,
-        };
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-        let dir = dir.unwrap_or(Path::new("."));
-        fs::create_dir_all(dir).map_err(io)?;
-        let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-        tmp.write_all(&self.to_bytes()).map_err(io)?;
-        tmp.as_file().sync_all().map_err(io)?;
-        // Tables are shared read-only data; tempfile creates files private (0600).
-        let readable = <fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o644);
-        tmp.as_file().set_permissions(readable).map_err(io)?;
-        tmp.persist(path).map_err(|e| io(e.error))?;
-        Ok(())
+        Ok(integrity::write_atomically(path, &self.to_bytes())?)
     }
 
     /// Reads a table of `ending` from `path`, checking its header and checksum.
@@ -241,14 +226,6 @@ impl Table {
         })?;
         Table::from_bytes(ending, path, &bytes)
     }
-}
-
-/// Lower-case hex sha256.
-fn hex_sha256(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// A piece on a square, as the lookups take them.

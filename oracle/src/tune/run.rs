@@ -309,7 +309,7 @@ pub fn save(path: &Path, state: &RunState) -> Result<(), TuneError> {
         reason,
     };
     let json = serde_json::to_vec(state).map_err(|e| fail(e.to_string()))?;
-    crate::play::runner::write_atomically(path, &json).map_err(|e| fail(e.to_string()))
+    crate::integrity::write_atomically(path, &json).map_err(|e| fail(e.to_string()))
 }
 
 #[cfg(test)]

@@ -12,8 +12,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::out::{sha256_file, write_atomic};
 use crate::governance::timestamp::Timestamp;
+use crate::integrity::{self, sha256_file, write_atomically};
 
 /// One bound binary: the commit it was built from and the exact bytes that will be measured.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,6 +84,15 @@ pub enum BindingError {
     },
 }
 
+impl From<integrity::FileError> for BindingError {
+    fn from(error: integrity::FileError) -> Self {
+        Self::Io {
+            path: error.path.display().to_string(),
+            source: error.reason,
+        }
+    }
+}
+
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> BindingError + '_ {
     move |source| BindingError::Io {
         path: path.display().to_string(),
@@ -96,7 +105,7 @@ impl BindingRecord {
     pub fn write(&self, path: &Path) -> Result<(), BindingError> {
         let mut json = serde_json::to_vec_pretty(self).expect("a binding record serializes");
         json.push(b'\n');
-        write_atomic(path, &json).map_err(io_error(path))
+        Ok(write_atomically(path, &json)?)
     }
 
     /// Reads an earlier run's record (`None` when there is none).
@@ -121,7 +130,7 @@ impl BindingRecord {
             ("candidate", &self.candidate),
             ("predecessor", &self.predecessor),
         ] {
-            let actual = sha256_file(&bound.path).map_err(io_error(&bound.path))?;
+            let actual = sha256_file(&bound.path)?;
             if actual != bound.sha256 {
                 return Err(BindingError::Changed {
                     role,

@@ -43,12 +43,13 @@ use crate::governance::hash::{GitId, Sha256Hex};
 use crate::governance::register::{self, RegisterFile, audit};
 use crate::governance::timestamp::Timestamp;
 use crate::governance::verdict::{Evidence, decide};
+use crate::integrity::{sha256_file, write_atomically};
 use crate::play::runner::Shard;
 use crate::proof::{Detail, verify_proof};
 use crate::report::{self, BenchReport, GateSummary, RunReport};
 use crate::tablebase::Tablebase;
 use binding::{BindingRecord, BoundBinary, timestamp};
-use out::{OutDir, write_atomic};
+use out::OutDir;
 use resolve::CommitPair;
 use stage::{StageOutcome, StagePlan};
 pub use steps::{FailureKind, Step, StepFailure, StepRecord, StepReporter};
@@ -301,7 +302,7 @@ impl Run<'_> {
         let bytes =
             resolve::read_file(repo, predecessor, CONSTITUTION_PATH).map_err(|e| error(&e))?;
         let copy = self.out.input(CONSTITUTION_PATH);
-        write_atomic(&copy, &bytes).map_err(|e| error(&format!("{}: {e}", copy.display())))?;
+        write_atomically(&copy, &bytes).map_err(|e| error(&e.to_string()))?;
         let label = PathBuf::from(format!(
             "{}:{CONSTITUTION_PATH}",
             short(&predecessor.commit)
@@ -324,7 +325,7 @@ impl Run<'_> {
             let path = stage.book.to_string_lossy().into_owned();
             let book = resolve::read_file(repo, predecessor, &path).map_err(|e| error(&e))?;
             let copy = self.out.input(&path);
-            write_atomic(&copy, &book).map_err(|e| error(&format!("{}: {e}", copy.display())))?;
+            write_atomically(&copy, &book).map_err(|e| error(&e.to_string()))?;
             stage
                 .check_book(&inputs, &self.request.profile)
                 .map_err(|e| error(&e))?;
@@ -469,8 +470,8 @@ impl Run<'_> {
         let checked = confirmation::read(file, repo, &self.pair().candidate, proof)
             .map_err(|e| StepFailure::error(step, e))?;
         let copy = self.out.input("confirmation.yaml");
-        write_atomic(&copy, &checked.bytes)
-            .map_err(|e| StepFailure::error(step, format!("{}: {e}", copy.display())))?;
+        write_atomically(&copy, &checked.bytes)
+            .map_err(|e| StepFailure::error(step, e.to_string()))?;
         self.report.confirmation = Some(checked.record.clone());
         self.confirmation = Some(checked.record);
         Ok(())
@@ -644,8 +645,7 @@ impl Run<'_> {
             let copy = self.out.engine(role);
             fs::copy(&outcome.binary, &copy)
                 .map_err(|e| StepFailure::error(step, format!("{}: {e}", copy.display())))?;
-            let sha256 = out::sha256_file(&copy)
-                .map_err(|e| StepFailure::error(step, format!("{}: {e}", copy.display())))?;
+            let sha256 = sha256_file(&copy).map_err(|e| StepFailure::error(step, e.to_string()))?;
             if sha256 != outcome.sha256 {
                 return Err(StepFailure::error(
                     step,
@@ -854,7 +854,7 @@ impl Run<'_> {
             let bytes =
                 resolve::read_file(repo, &self.pair().candidate, spec).map_err(|e| error(&e))?;
             let copy = self.out.input(&format!("proof/{spec}"));
-            write_atomic(&copy, &bytes).map_err(|e| error(&format!("{}: {e}", copy.display())))?;
+            write_atomically(&copy, &bytes).map_err(|e| error(&e.to_string()))?;
             rehash(step, binding, &self.out)?;
             let tablebase = Tablebase::new(Tablebase::default_cache_dir());
             let verdict = verify_proof(
@@ -1043,8 +1043,8 @@ impl Run<'_> {
                 .to_canonical()
                 .map_err(|e| StepFailure::error(step, e))?;
             let file = self.out.entry();
-            write_atomic(&file, text.as_bytes())
-                .map_err(|e| StepFailure::error(step, format!("{}: {e}", file.display())))?;
+            write_atomically(&file, text.as_bytes())
+                .map_err(|e| StepFailure::error(step, e.to_string()))?;
             self.entry = Some(file.clone());
             self.report.verdict = Some(verdict_name(decision.verdict).to_owned());
             if self.request.append {
@@ -1109,10 +1109,11 @@ impl Run<'_> {
             svg: self.out.report_svg(),
         };
         let markdown = report::render_markdown(&self.report, Some("report.svg"));
+        let svg = report::render_svg(&self.report);
         let writes = [
-            write_atomic(&files.markdown, markdown.as_bytes()),
-            write_atomic(&files.svg, report::render_svg(&self.report).as_bytes()),
-            append_step_summary(&self.report),
+            write_atomically(&files.markdown, markdown.as_bytes()).map_err(|e| e.to_string()),
+            write_atomically(&files.svg, svg.as_bytes()).map_err(|e| e.to_string()),
+            append_step_summary(&self.report).map_err(|e| format!("$GITHUB_STEP_SUMMARY: {e}")),
         ];
         for error in writes.into_iter().filter_map(Result::err) {
             eprintln!("warning: the report could not be written: {error}");
@@ -1136,8 +1137,8 @@ impl Run<'_> {
             report: files,
         };
         let json = serde_json::to_vec_pretty(&result).expect("the result serializes");
-        if let Err(error) = write_atomic(&self.out.result(), &json) {
-            eprintln!("warning: {}: {error}", self.out.result().display());
+        if let Err(error) = write_atomically(&self.out.result(), &json) {
+            eprintln!("warning: {error}");
         }
         result
     }
@@ -1217,8 +1218,7 @@ fn rehash(step: Step, binding: &BindingRecord, out: &OutDir) -> Result<(), StepF
 
 fn write_json<T: Serialize>(step: Step, file: &Path, value: &T) -> Result<(), StepFailure> {
     let json = serde_json::to_vec_pretty(value).expect("step results serialize");
-    write_atomic(file, &json)
-        .map_err(|e| StepFailure::error(step, format!("{}: {e}", file.display())))
+    write_atomically(file, &json).map_err(|e| StepFailure::error(step, e.to_string()))
 }
 
 /// The Markdown report goes to the job summary on GitHub Actions.

@@ -1,13 +1,11 @@
 //! The `--out` directory: where every piece of evidence of one run lives, and how it is written.
 //!
-//! Files are written whole or not at all (temp file, fsync, rename), so an interrupted run
-//! leaves only complete files and can be resumed from them.
+//! Files in it are written whole or not at all (`integrity::write_atomically`), so an interrupted
+//! run leaves only complete files and can be resumed from them.
 
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
-
-use crate::governance::hash::Sha256Hex;
 
 /// The layout of one run's `--out` directory.
 #[derive(Debug, Clone)]
@@ -73,40 +71,5 @@ impl OutDir {
     /// The final machine-readable result (the `--json` object).
     pub fn result(&self) -> PathBuf {
         self.root.join("result.json")
-    }
-}
-
-/// Writes `bytes` to `path` atomically: a temp file in the same directory, fsync, rename, fsync dir.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir)?;
-    let mut temp = tempfile::NamedTempFile::new_in(dir)?;
-    temp.write_all(bytes)?;
-    temp.as_file().sync_all()?;
-    temp.persist(path).map_err(|e| e.error)?;
-    fs::File::open(dir)?.sync_all()
-}
-
-/// The sha256 of a file's bytes, lower-case hex.
-pub fn sha256_file(path: &Path) -> io::Result<String> {
-    Ok(Sha256Hex::of(&fs::read(path)?).to_string())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn atomic_write_replaces_whole_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("sub").join("f.json");
-        write_atomic(&path, b"first").unwrap();
-        write_atomic(&path, b"second").unwrap();
-        assert_eq!(fs::read(&path).unwrap(), b"second");
-        assert_eq!(fs::read_dir(path.parent().unwrap()).unwrap().count(), 1);
-        assert_eq!(
-            sha256_file(&path).unwrap(),
-            "16367aacb67a4a017c8da8ab95682ccb390863780f7114dda0a0e0c55644c7c4"
-        );
     }
 }

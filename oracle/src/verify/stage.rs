@@ -18,12 +18,13 @@ use serde::{Deserialize, Serialize};
 
 use super::Mode;
 use super::binding::{BindingRecord, timestamp};
-use super::out::{OutDir, write_atomic};
+use super::out::OutDir;
 use super::steps::StepReporter;
 use crate::governance::constitution::{self, FaultLimits, Profile, Stage};
 use crate::governance::entry::{PathKind, StageFaults, StageRecord, StageState};
 use crate::governance::hash::Sha256Hex;
 use crate::governance::replay::replay_stage_record;
+use crate::integrity::write_atomically;
 use crate::play::book::BookFormat;
 use crate::play::clock::{ClockRules, TimeControl};
 use crate::play::game::{Adjudication, DrawRule, ResignRule};
@@ -381,8 +382,7 @@ fn play_shard(
     let report = play(config, &mut rule, quota, reporter)?;
     let result = ShardResult::of(&report);
     let json = serde_json::to_vec_pretty(&result).expect("shard results serialize");
-    write_atomic(&result_file, &json)
-        .map_err(|e| fail(format!("{}: {e}", result_file.display())))?;
+    write_atomically(&result_file, &json).map_err(|e| fail(e.to_string()))?;
     Ok(StageProgress::ShardPlayed {
         reason: format!(
             "shard {}/{} of stage {} has {} pairs ({} this round) in {}",
@@ -568,7 +568,7 @@ fn finish(
     };
     let json = serde_json::to_vec_pretty(&outcome).expect("stage outcomes serialize");
     let file = plan.outcome_file();
-    write_atomic(&file, &json).map_err(|e| fail(format!("{}: {e}", file.display())))?;
+    write_atomically(&file, &json).map_err(|e| fail(e.to_string()))?;
     Ok(outcome)
 }
 
@@ -627,7 +627,7 @@ fn mark_started(plan: &StagePlan) -> Result<u64, StageError> {
         started_at_unix_ms: ms,
     })
     .expect("serializes");
-    write_atomic(&file, &json).map_err(|e| fail(format!("{}: {e}", file.display())))?;
+    write_atomically(&file, &json).map_err(|e| fail(e.to_string()))?;
     Ok(ms)
 }
 
