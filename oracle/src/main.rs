@@ -5,6 +5,8 @@ use clap::Parser;
 mod cli;
 
 fn main() -> std::process::ExitCode {
-    let cli = cli::Cli::parse();
-    cli::run(cli)
+    match cli::Cli::try_parse() {
+        Ok(cli) => cli::run(cli),
+        Err(error) => cli::report_parse_error(&error),
+    }
 }

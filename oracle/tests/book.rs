@@ -38,6 +38,7 @@ fn duplicates_and_bad_lines_exit_one_naming_the_place() {
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("book.epd:2:"), "{text}");
+    assert!(text.contains("\nline 2    not a position\n"), "{text}");
 }
 
 #[test]
@@ -47,5 +48,24 @@ fn a_missing_file_is_an_error() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/book.epd"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("/nonexistent/book.epd"), "{stderr}");
+    // The operating system's reason once, not once per level of the error chain.
+    assert_eq!(stderr.matches("(os error 2)").count(), 1, "{stderr}");
+    // Under --json the same error is one JSON object on standard output, same exit status.
+    let out = Command::new(env!("CARGO_BIN_EXE_oracle"))
+        .args(["book", "check", "/nonexistent/book.epd", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["exit_code"], 2);
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("/nonexistent/book.epd"),
+        "{v}"
+    );
+    assert!(out.stderr.is_empty());
 }

@@ -216,10 +216,11 @@ fn refused_trees_and_bad_revisions() {
         "{run:?}"
     );
 
+    // Under --json the error is the JSON object on stdout (docs/cli.md).
     let run = quick_build(&repo, "no-such-branch");
     assert_eq!(run.code, 2, "{run:?}");
     assert!(
-        run.stderr
+        run.stdout
             .contains("`no-such-branch` does not name a commit"),
         "{run:?}"
     );
@@ -274,9 +275,9 @@ fn an_ambiguous_short_id_is_refused() {
         .unwrap();
     let run = quick_build(&repo, &prefix);
     assert_eq!(run.code, 2, "{run:?}");
-    assert!(run.stderr.contains("is ambiguous"), "{run:?}");
+    assert!(run.stdout.contains("is ambiguous"), "{run:?}");
     assert!(
-        run.stderr.contains("full 40-character commit id"),
+        run.stdout.contains("full 40-character commit id"),
         "{run:?}"
     );
 }

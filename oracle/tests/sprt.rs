@@ -51,7 +51,7 @@ fn status_human() {
             "sprt",
             "status",
             "--trinomial",
-            "5026,15699,5019",
+            "w=5019,l=5026,d=15699",
             "--elo0",
             "-3",
             "--elo1",
@@ -87,6 +87,7 @@ fn status_json() {
         "los",
         "fixed_games_elo",
         "fixed_games_elo_ci95",
+        "fixed_games_los",
     ];
     let mut sorted = keys.clone();
     sorted.sort_unstable();
@@ -100,7 +101,7 @@ fn status_json() {
             "sprt",
             "status",
             "--trinomial",
-            "0,0,10",
+            "l=0,d=0,w=10",
             "--elo0",
             "-1500",
             "--elo1",
@@ -282,6 +283,135 @@ fn simulate_is_seeded() {
     assert!(runs[0]["pass_rate"].as_f64().unwrap() < runs[1]["pass_rate"].as_f64().unwrap());
 }
 
+/// Trinomial counts only by name: three bare numbers are refused (exit 2) with the reason.
+#[test]
+fn trinomial_counts_are_read_by_name_only() {
+    let named = ok(&[
+        "sprt",
+        "status",
+        "--trinomial",
+        "d=15699,w=5019,l=5026",
+        "--elo0",
+        "-3",
+        "--elo1",
+        "1",
+        "--model",
+        "logistic",
+        "--json",
+    ]);
+    let value: serde_json::Value = serde_json::from_str(&named).unwrap();
+    assert_eq!(value["games"], 25744);
+    assert!(
+        value["fixed_games_elo"].as_f64().unwrap() < 0.0,
+        "W < L: {named}"
+    );
+    let stderr = bad_input(&[
+        "sprt",
+        "status",
+        "--trinomial",
+        "5019,5026,15699",
+        "--elo0",
+        "-3",
+        "--elo1",
+        "1",
+    ]);
+    assert!(
+        stderr.contains("--trinomial") && stderr.contains("name the counts"),
+        "{stderr}"
+    );
+}
+
+/// A Fishtest result block as pasted gives the same status as its pentanomial counts; bounds
+/// in it that are not the command's are refused.
+#[test]
+fn fishtest_text_as_pasted() {
+    let text = "LLR: 0.94 (-2.94,2.94) <0.00,2.00>\n\
+                Total: 21200 W: 5420 L: 5300 D: 10480\n\
+                Ptnml(0-2): 120, 2480, 5300, 2560, 140\n";
+    let from_text = ok(&[
+        "sprt",
+        "status",
+        "--fishtest",
+        text,
+        "--elo0",
+        "0",
+        "--elo1",
+        "2",
+    ]);
+    assert_eq!(from_text, ok(EXAMPLE));
+    let stderr = bad_input(&[
+        "sprt",
+        "status",
+        "--fishtest",
+        text,
+        "--elo0",
+        "0",
+        "--elo1",
+        "5",
+    ]);
+    assert!(
+        stderr.contains("--fishtest") && stderr.contains("<0.00,2.00>"),
+        "{stderr}"
+    );
+    let stderr = bad_input(&[
+        "sprt",
+        "status",
+        "--fishtest",
+        "Total: 20 W: 5 L: 5 D: 9",
+        "--elo0",
+        "0",
+        "--elo1",
+        "2",
+    ]);
+    assert!(stderr.contains("Total: 20"), "{stderr}");
+}
+
+/// docs/cli.md: a test that ended in H0 exits 1, with its output; `--json` is global and an
+/// error under it is one JSON object on standard output with the exit status.
+#[test]
+fn exit_statuses_and_json_errors() {
+    let args = [
+        "sprt",
+        "status",
+        "--penta",
+        "300,400,500,300,100",
+        "--elo0",
+        "0",
+        "--elo1",
+        "2",
+    ];
+    let (code, stdout, _) = oracle(&[&["--json"], &args[..]].concat());
+    assert_eq!(code, 1);
+    let value: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(value["state"], "accept_h0");
+    let (code, stdout, stderr) = oracle(&[
+        "sprt", "status", "--penta", "1,2", "--elo0", "0", "--elo1", "2", "--json",
+    ]);
+    assert_eq!(code, 2);
+    assert!(stderr.is_empty(), "{stderr}");
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    let value: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(value["exit_code"], 2);
+    assert!(
+        value["error"].as_str().unwrap().contains("--penta"),
+        "{value}"
+    );
+    let (code, stdout, _) = oracle(&[
+        "sprt",
+        "status",
+        "--penta",
+        "1,2,3,4,5",
+        "--elo0",
+        "0",
+        "--elo1",
+        "-1",
+        "--json",
+    ]);
+    assert_eq!(code, 2);
+    let value: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert!(value["error"].as_str().unwrap().contains("elo1"), "{value}");
+}
+
 #[test]
 fn bench_reports_time_per_call() {
     let stdout = ok(&[
@@ -300,4 +430,70 @@ fn bench_reports_time_per_call() {
         stdout.contains("us per call") && stdout.contains("pairs 100000"),
         "{stdout}"
     );
+}
+
+#[test]
+fn bench_json() {
+    let text = ok(&[
+        "sprt",
+        "bench",
+        "--penta",
+        "2000,20000,56000,20000,2000",
+        "--elo0",
+        "0",
+        "--elo1",
+        "2",
+        "--iterations",
+        "3",
+        "--json",
+    ]);
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        (value["iterations"].as_u64(), value["pairs"].as_u64()),
+        (Some(3), Some(100_000))
+    );
+    assert!(value["microseconds_per_call"].as_f64().unwrap() > 0.0);
+}
+
+/// `sprt calc` without --elo: the table over Fishtest calculator's axis, its JSON and the SVG.
+#[test]
+fn calc_over_a_range() {
+    let args = ["sprt", "calc", "--elo0", "0", "--elo1", "2"];
+    let text = ok(&args);
+    let rows: Vec<&str> = text.lines().skip(3).collect();
+    assert_eq!(rows.len(), 62, "{text}");
+    assert!(
+        rows.iter()
+            .any(|row| row.contains("5.00 %") && row.ends_with("159942  elo0")),
+        "{text}"
+    );
+    let value: serde_json::Value =
+        serde_json::from_str(&ok(&[&args[..], &["--json"]].concat())).unwrap();
+    let curve = value["curve"].as_array().unwrap();
+    assert_eq!(curve.len(), 62);
+    assert_eq!(curve[0]["elo"], -1.0);
+    assert!(
+        (value["design"]["logistic_elo1"].as_f64().unwrap() - 1.019_165_185_944_726_8).abs()
+            < 1e-12
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("calc.svg");
+    let text = ok(&[
+        &args[..],
+        &[
+            "--range",
+            "-2,3",
+            "--step",
+            "0.5",
+            "--svg",
+            svg.to_str().unwrap(),
+        ],
+    ]
+    .concat());
+    assert_eq!(text.lines().count(), 3 + 11 + 1, "{text}");
+    let figure = std::fs::read_to_string(&svg).unwrap();
+    assert_eq!(figure.matches("<polyline").count(), 2, "{figure}");
+    assert!(figure.contains("elo1 1.02"), "{figure}");
+    let stderr = bad_input(&[&args[..], &["--range", "3,-2"]].concat());
+    assert!(stderr.contains("--range"), "{stderr}");
 }

@@ -23,6 +23,15 @@ pub struct Duplicate {
     pub at: Vec<usize>,
 }
 
+/// A line of the book file quoted exactly as it is there.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct QuotedLine {
+    /// The 1-based line number.
+    pub line: usize,
+    /// The line's text, unchanged (the error message may show it parsed or normalized).
+    pub text: String,
+}
+
 /// What `book check` found.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Report {
@@ -44,6 +53,8 @@ pub struct Report {
     pub duplicates: Vec<Duplicate>,
     /// Why the book cannot be loaded at all (names the line), if so.
     pub error: Option<String>,
+    /// The line the error names, as it is in the file.
+    pub bad_line: Option<QuotedLine>,
 }
 
 impl Report {
@@ -68,10 +79,14 @@ pub fn check(path: &Path, plies: usize) -> Result<Report, BookError> {
         unique: 0,
         duplicates: Vec::new(),
         error: None,
+        bad_line: None,
     };
     let book = match Book::load(path, format, plies) {
         Ok(book) => book,
         Err(e @ (BookError::Invalid { .. } | BookError::Empty(_))) => {
+            if let BookError::Invalid { line, .. } = e {
+                report.bad_line = quote_line(path, line);
+            }
             report.error = Some(e.to_string());
             return Ok(report);
         }
@@ -107,6 +122,16 @@ pub fn check(path: &Path, plies: usize) -> Result<Report, BookError> {
         })
         .collect();
     Ok(report)
+}
+
+/// Line `line` (1-based) of the file at `path` as it is there, if it can be read.
+fn quote_line(path: &Path, line: usize) -> Option<QuotedLine> {
+    let bytes = std::fs::read(path).ok()?;
+    let text = String::from_utf8_lossy(&bytes)
+        .lines()
+        .nth(line.checked_sub(1)?)?
+        .to_owned();
+    Some(QuotedLine { line, text })
 }
 
 /// The position each opening reaches after its book moves.
@@ -178,11 +203,22 @@ mod tests {
     }
 
     #[test]
-    fn an_illegal_line_is_named() {
-        let f = book(&format!("{E4}\nK6K/8/8/8/8/8/8/k7 w - -\n"), ".epd");
+    fn an_illegal_line_is_named_and_quoted_as_written() {
+        let written = "  K6K/8/8/8/8/8/8/k7   w - - c0 \"x\";";
+        let f = book(&format!("{E4}\n{written}\n"), ".epd");
         let r = check(f.path(), usize::MAX).unwrap();
         let err = r.error.unwrap();
         assert!(err.contains(":2:"), "{err}");
+        assert_eq!(
+            r.bad_line,
+            Some(QuotedLine {
+                line: 2,
+                text: written.into()
+            })
+        );
+        let f = book("[Event \"a\"]\n\n1. e4 e5 2. Qxf7 *\n", ".pgn");
+        let r = check(f.path(), usize::MAX).unwrap();
+        assert_eq!(r.bad_line.unwrap().text, "1. e4 e5 2. Qxf7 *");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use git2::{Oid, Repository};
 use serde::Serialize;
 
 use super::sandbox::engine::{EngineIsolation, EngineLimits};
-use super::sandbox::{self, Ending, SandboxError};
+use super::sandbox::{self, ProcessEnding, SandboxError};
 
 /// Wall-clock limit of one `bench` run (its CPU limit is [`EngineLimits::BENCH`]'s).
 const BENCH_WALL_TIME: std::time::Duration = std::time::Duration::from_secs(600);
@@ -131,7 +131,7 @@ pub fn measure(
         let log = logs.path().join(format!("run-{index}.log"));
         let ending = sandbox::run_logged(&mut confined.command, &log, BENCH_WALL_TIME)?;
         let output = std::fs::read_to_string(&log).unwrap_or_default();
-        if !matches!(ending, Ending::Exited(status) if status.success()) {
+        if !matches!(ending, ProcessEnding::Exited(status) if status.success()) {
             let lines: Vec<&str> = output.lines().collect();
             return Err(BenchError::Failed {
                 binary: binary.to_owned(),

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::recipe::BuildRecipe;
-use super::sandbox::{self, Ending, Job, Sandbox, SandboxError};
+use super::sandbox::{self, Job, ProcessEnding, Sandbox, SandboxError};
 
 /// A toolchain located on this machine: rustup resolved once, outside the sandbox.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -222,7 +222,7 @@ pub fn build(
         log: dirs.log.clone(),
     };
     let ending = sandbox.run(&job)?;
-    if !matches!(ending, Ending::Exited(status) if status.success()) {
+    if !matches!(ending, ProcessEnding::Exited(status) if status.success()) {
         return Err(CargoError::Failed {
             ending: sandbox::describe(&ending),
             log: dirs.log.clone(),

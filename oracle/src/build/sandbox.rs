@@ -64,7 +64,8 @@ impl Isolation {
                 Self::UnshareNet => tool("unshare").is_absolute(),
                 Self::None => true,
             };
-            installed && matches!(sandbox.run(&job), Ok(Ending::Exited(status)) if status.success())
+            installed
+                && matches!(sandbox.run(&job), Ok(ProcessEnding::Exited(status)) if status.success())
         };
         [Self::Bubblewrap, Self::UnshareNet]
             .into_iter()
@@ -174,7 +175,7 @@ pub struct Job {
 
 /// How a sandboxed command ended.
 #[derive(Debug)]
-pub enum Ending {
+pub enum ProcessEnding {
     /// It exited by itself with this status.
     Exited(ExitStatus),
     /// The wall-time limit killed it.
@@ -230,7 +231,7 @@ impl Sandbox {
     }
 
     /// Runs `job` to completion or until the wall-time limit, stdout and stderr into its log.
-    pub fn run(&self, job: &Job) -> Result<Ending, SandboxError> {
+    pub fn run(&self, job: &Job) -> Result<ProcessEnding, SandboxError> {
         let drop_root = self.isolation == Isolation::Bubblewrap && is_root();
         if drop_root {
             for dir in &job.writable {
@@ -371,7 +372,7 @@ pub(crate) fn run_logged(
     command: &mut Command,
     log: &Path,
     wall_time: Duration,
-) -> Result<Ending, SandboxError> {
+) -> Result<ProcessEnding, SandboxError> {
     let log_error = |source| SandboxError::Log {
         path: log.to_owned(),
         source,
@@ -388,12 +389,12 @@ pub(crate) fn run_logged(
     let started = Instant::now();
     loop {
         if let Some(status) = child.try_wait().map_err(spawn_error)? {
-            return Ok(Ending::Exited(status));
+            return Ok(ProcessEnding::Exited(status));
         }
         if started.elapsed() >= wall_time {
             kill_group(child.id());
             child.wait().map_err(spawn_error)?;
-            return Ok(Ending::TimedOut(wall_time));
+            return Ok(ProcessEnding::TimedOut(wall_time));
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -436,13 +437,13 @@ fn kill_group(pid: u32) {
 
 /// A human reading of how a command ended: exit code or the signal and the limit it stands for.
 #[must_use]
-pub fn describe(ending: &Ending) -> String {
+pub fn describe(ending: &ProcessEnding) -> String {
     use std::os::unix::process::ExitStatusExt;
     match ending {
-        Ending::TimedOut(limit) => {
+        ProcessEnding::TimedOut(limit) => {
             format!("killed after the wall-time limit of {} s", limit.as_secs())
         }
-        Ending::Exited(status) => match (status.code(), status.signal()) {
+        ProcessEnding::Exited(status) => match (status.code(), status.signal()) {
             (Some(code), _) => format!("exit status {code}"),
             (None, Some(libc::SIGXCPU)) => "killed by SIGXCPU (CPU-time limit)".into(),
             (None, Some(libc::SIGXFSZ)) => "killed by SIGXFSZ (file-size limit)".into(),
@@ -478,7 +479,7 @@ mod tests {
         );
         let ending = sandbox.run(&job).unwrap();
         assert!(
-            matches!(ending, Ending::Exited(status) if status.success()),
+            matches!(ending, ProcessEnding::Exited(status) if status.success()),
             "{ending:?}"
         );
         let log = std::fs::read_to_string(dir.path().join("log")).unwrap();
@@ -530,7 +531,7 @@ mod tests {
         let sandbox = Sandbox::detect(limits);
         let started = Instant::now();
         let ending = sandbox.run(&shell_job(dir.path(), "sleep 30")).unwrap();
-        assert!(matches!(ending, Ending::TimedOut(_)), "{ending:?}");
+        assert!(matches!(ending, ProcessEnding::TimedOut(_)), "{ending:?}");
         assert!(started.elapsed() < Duration::from_secs(10));
         assert!(describe(&ending).contains("wall-time"));
     }
@@ -544,7 +545,7 @@ mod tests {
         let job = shell_job(dir.path(), "head -c 100000 /dev/zero > big");
         let ending = sandbox.run(&job).unwrap();
         assert!(
-            matches!(ending, Ending::Exited(status) if !status.success()),
+            matches!(ending, ProcessEnding::Exited(status) if !status.success()),
             "{ending:?}"
         );
         assert!(std::fs::metadata(dir.path().join("big")).unwrap().len() <= 4096);

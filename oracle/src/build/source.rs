@@ -11,9 +11,10 @@ use std::path::{Path, PathBuf};
 
 use git2::{ErrorCode, ObjectType, Oid, Repository, Tree};
 
-/// A revision resolved to exactly one commit.
+/// A revision resolved to exactly one commit: the git ids of the commit and of its root tree
+/// (`verify::resolve::CommitIds` adds the message for reports).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ResolvedCommit {
+pub struct CommitIds {
     /// The full commit id.
     pub commit: Oid,
     /// The id of the commit's root tree (what the build depends on).
@@ -100,7 +101,7 @@ pub fn open_repository(path: &Path) -> Result<Repository, SourceError> {
 }
 
 /// Resolves any revision (`HEAD`, a branch, a full or unambiguous short id) to one commit.
-pub fn resolve(repo: &Repository, rev: &str) -> Result<ResolvedCommit, SourceError> {
+pub fn resolve(repo: &Repository, rev: &str) -> Result<CommitIds, SourceError> {
     let object = repo.revparse_single(rev).map_err(|error| {
         if error.code() == ErrorCode::Ambiguous {
             SourceError::Ambiguous {
@@ -119,7 +120,7 @@ pub fn resolve(repo: &Repository, rev: &str) -> Result<ResolvedCommit, SourceErr
             rev: rev.to_owned(),
             reason: error.message().to_owned(),
         })?;
-    Ok(ResolvedCommit {
+    Ok(CommitIds {
         commit: commit.id(),
         tree: commit.tree_id(),
     })

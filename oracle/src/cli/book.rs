@@ -62,6 +62,8 @@ struct GenerateArgs {
     /// A book whose positions must not appear (book B is generated with `--exclude` book A).
     #[arg(long)]
     exclude: Option<PathBuf>,
+    #[arg(from_global)]
+    json: bool,
 }
 
 /// Arguments of `oracle book check`.
@@ -73,7 +75,7 @@ struct CheckArgs {
     #[arg(long)]
     plies: Option<usize>,
     /// Print one JSON object.
-    #[arg(long)]
+    #[arg(from_global)]
     json: bool,
 }
 
@@ -126,11 +128,21 @@ fn run_generate(a: &GenerateArgs) -> anyhow::Result<ExitCode> {
     text.push('\n');
     oracle::integrity::write_atomically(&a.out, text.as_bytes())?;
     let digest = sha256_hex(text.as_bytes());
-    println!(
-        "{} positions from {candidates} candidates  sha256 {digest}  {}",
-        positions.len(),
-        a.out.display()
-    );
+    if a.json {
+        let value = serde_json::json!({
+            "positions": positions.len(),
+            "candidates": candidates,
+            "sha256": digest,
+            "out": a.out.display().to_string(),
+        });
+        println!("{value}");
+    } else {
+        println!(
+            "{} positions from {candidates} candidates  sha256 {digest}  {}",
+            positions.len(),
+            a.out.display()
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -147,6 +159,9 @@ fn run_check(a: &CheckArgs) -> anyhow::Result<ExitCode> {
         println!("book      {} ({:?})", report.file, report.format);
         if let Some(error) = &report.error {
             println!("invalid   {error}");
+            if let Some(quoted) = &report.bad_line {
+                println!("line {:<5}{}", quoted.line, quoted.text);
+            }
         } else {
             println!("sha256    {}", report.sha256);
             println!(

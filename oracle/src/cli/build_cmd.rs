@@ -28,7 +28,7 @@ pub struct BuildArgs {
     #[arg(long)]
     pub recipe: Option<PathBuf>,
     /// Print one JSON object instead of text.
-    #[arg(long)]
+    #[arg(from_global)]
     pub json: bool,
 }
 
@@ -41,7 +41,7 @@ pub struct GateArgs {
     #[arg(long = "symbol")]
     pub symbols: Vec<String>,
     /// Print one JSON object instead of text.
-    #[arg(long)]
+    #[arg(from_global)]
     pub json: bool,
 }
 
@@ -51,7 +51,7 @@ pub struct BenchArgs {
     /// The engine binary to run `bench` on.
     pub binary: PathBuf,
     /// Print one JSON object instead of text.
-    #[arg(long)]
+    #[arg(from_global)]
     pub json: bool,
 }
 

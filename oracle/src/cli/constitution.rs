@@ -27,7 +27,7 @@ enum ConstitutionCommand {
         #[arg(long, default_value = ".")]
         repo: PathBuf,
         /// Print one JSON object instead of text.
-        #[arg(long)]
+        #[arg(from_global)]
         json: bool,
     },
 }

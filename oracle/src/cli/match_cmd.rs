@@ -27,7 +27,7 @@ use oracle::play::cpus::Cpus;
 use oracle::play::game::{Adjudication, DrawRule, ResignRule};
 use oracle::play::interrupt::{self, EXIT_INTERRUPTED, resume_command};
 use oracle::play::preflight::check_engines;
-use oracle::play::runner::{MatchConfig, Progress, run_match};
+use oracle::play::runner::{MatchConfig, MatchProgress, run_match};
 use oracle::play::shard::{Shard, ShardResult, merge, read_plan, read_shards};
 use oracle::play::spec::{key_values, parse_engine, parse_sprt};
 use oracle::play::stop::SprtStop;
@@ -134,7 +134,7 @@ pub struct MatchArgs {
     #[arg(long, default_value = "oracle match")]
     event: String,
     /// Print one JSON object instead of the human summary.
-    #[arg(long)]
+    #[arg(from_global)]
     json: bool,
 }
 
@@ -155,7 +155,7 @@ pub struct MergeArgs {
     #[arg(long, value_name = "FILE")]
     plan: PathBuf,
     /// Print one JSON object instead of the human summary.
-    #[arg(long)]
+    #[arg(from_global)]
     json: bool,
 }
 
@@ -181,7 +181,7 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
         config.engines[1].name.clone(),
     ];
     let mut reported_at = 0;
-    let mut observer = |p: &Progress| {
+    let mut observer = |p: &MatchProgress| {
         bar.set_length(p.games_total);
         bar.set_position(p.games_played);
         bar.set_message(status_line(p.finished_wdl, &p.tally, sprt_params.as_ref()));

@@ -3,6 +3,8 @@
 //! Each area has its own file here with its clap arguments and a `run` that
 //! returns the exit status; errors reaching this level are bad input or
 //! failed I/O and exit with status 2 after a message that names the culprit.
+//! The conventions every command keeps (the global `--json`, one-line JSON, JSON errors, exit
+//! statuses) are docs/cli.md.
 
 use std::process::ExitCode;
 
@@ -25,6 +27,10 @@ mod verify;
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Print one JSON object on one line instead of text; errors too become one JSON object
+    /// (`{"error": …, "exit_code": 2}`) on standard output.
+    #[arg(long, global = true)]
+    json: bool,
 }
 
 /// Every subcommand of the oracle.
@@ -68,11 +74,49 @@ pub const EXIT_ERROR: u8 = 2;
 pub fn run(cli: Cli) -> ExitCode {
     match execute(cli.command) {
         Ok(code) => code,
-        Err(error) => {
-            eprintln!("error: {error:#}");
-            ExitCode::from(EXIT_ERROR)
+        Err(error) => report_error(&render_chain(&error), cli.json),
+    }
+}
+
+/// Prints an error that stopped the command and returns exit status 2: one JSON object on
+/// standard output under `--json` (a consumer reads one document whatever happens), else
+/// `error: …` on standard error.
+pub fn report_error(message: &str, json: bool) -> ExitCode {
+    if json {
+        let value = serde_json::json!({ "error": message, "exit_code": EXIT_ERROR });
+        println!("{value}");
+    } else {
+        eprintln!("error: {message}");
+    }
+    ExitCode::from(EXIT_ERROR)
+}
+
+/// Reports a command line that clap did not accept: help and version as clap prints them; a
+/// usage error as clap prints it or, when `--json` is on the command line, as the JSON error
+/// object. The exit status is clap's (2 for usage errors).
+pub fn report_parse_error(error: &clap::Error) -> ExitCode {
+    if error.use_stderr() && std::env::args_os().any(|arg| arg == "--json") {
+        let text = error.to_string();
+        let first = text.split("\n\n").next().unwrap_or(&text);
+        return report_error(first.trim().trim_start_matches("error: "), true);
+    }
+    let _ = error.print();
+    ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(EXIT_ERROR))
+}
+
+/// The error with its causes, outermost first, joined by `: `. A cause whose text the message
+/// already holds is left out: many error types quote their source in their own text (so that
+/// `to_string()` alone is complete), and printing the chain as well would say it twice.
+fn render_chain(error: &anyhow::Error) -> String {
+    let mut message = error.to_string();
+    for cause in error.chain().skip(1) {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(": ");
+            message.push_str(&text);
         }
     }
+    message
 }
 
 /// Dispatches one subcommand to its area's `run`.
@@ -91,5 +135,27 @@ fn execute(command: Command) -> anyhow::Result<ExitCode> {
         Command::Bench(args) => build_cmd::run_bench(args),
         Command::Proof(args) => proof::run(args),
         Command::Tb(args) => tb::run(args),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn causes_already_quoted_are_not_repeated() {
+        let io = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let text = io.to_string();
+        let quoting = anyhow::Error::new(io).context(format!("cannot read book b.epd: {text}"));
+        assert_eq!(
+            render_chain(&quoting),
+            format!("cannot read book b.epd: {text}")
+        );
+        let io = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let plain = anyhow::Error::new(io).context("--outcomes: cannot read p.txt");
+        assert_eq!(
+            render_chain(&plain),
+            format!("--outcomes: cannot read p.txt: {text}")
+        );
     }
 }

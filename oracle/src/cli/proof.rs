@@ -49,7 +49,7 @@ struct RunArgs {
     #[arg(long)]
     baseline: Option<PathBuf>,
     /// Print one JSON object.
-    #[arg(long)]
+    #[arg(from_global)]
     json: bool,
 }
 
@@ -81,7 +81,7 @@ struct StudyArgs {
     #[arg(long, default_value_t = 1)]
     concurrency: usize,
     /// Print the full report as one JSON object.
-    #[arg(long)]
+    #[arg(from_global)]
     json: bool,
 }
 

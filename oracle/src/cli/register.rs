@@ -104,7 +104,7 @@ struct RepoArgs {
     #[arg(long, default_value = ".")]
     repo: PathBuf,
     /// Print one JSON object instead of text.
-    #[arg(long)]
+    #[arg(from_global)]
     json: bool,
 }
 

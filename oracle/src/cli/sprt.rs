@@ -11,9 +11,12 @@ use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
 
 use oracle::stats::{
-    self, Counts, Model, PentanomialCounts, SequentialSprt, SimulationSummary, SprtCalculator,
-    SprtDecision, SprtParams, SprtStatus, TrinomialCounts,
+    self, Counts, CurvePoint, EloRange, FishtestResult, Model, PentanomialCounts, SequentialSprt,
+    SimulationSummary, SprtCalculator, SprtDecision, SprtParams, SprtStatus, TrinomialCounts,
+    parse_count_list, parse_pentanomial, parse_trinomial,
 };
+
+use super::EXIT_REJECTED;
 
 /// Arguments of `oracle sprt`.
 #[derive(Debug, Args)]
@@ -92,37 +95,23 @@ impl BoundsArgs {
     }
 }
 
-/// Counts given on the command line: exactly one of the two kinds.
+/// Counts given on the command line: exactly one of the three notations (docs/cli.md).
 #[derive(Debug, Args)]
 #[group(required = true, multiple = false)]
 struct CountsArgs {
-    /// Pentanomial pair counts from the candidate's side.
-    #[arg(long, value_name = "LL,LD,DD,WD,WW", value_parser = parse_counts::<5>, allow_hyphen_values = true)]
-    penta: Option<[u64; 5]>,
-    /// Trinomial game counts from the candidate's side.
-    #[arg(long, value_name = "L,D,W", value_parser = parse_counts::<3>, allow_hyphen_values = true)]
-    trinomial: Option<[u64; 3]>,
-}
-
-/// Parses `N` comma-separated non-negative integer counts.
-fn parse_counts<const N: usize>(text: &str) -> Result<[u64; N], String> {
-    let fields: Vec<&str> = text.split(',').map(str::trim).collect();
-    if fields.len() != N {
-        return Err(format!(
-            "expected {N} comma-separated counts, got {}",
-            fields.len()
-        ));
-    }
-    let mut counts = [0; N];
-    for (slot, field) in counts.iter_mut().zip(&fields) {
-        if field.starts_with('-') {
-            return Err(format!("count '{field}' is negative"));
-        }
-        *slot = field
-            .parse()
-            .map_err(|_| format!("count '{field}' is not a non-negative integer"))?;
-    }
-    Ok(counts)
+    /// Pentanomial pair counts from the candidate's side, worst pair first as in Fishtest's and
+    /// fastchess's `Ptnml(0-2)` (commas and/or spaces, brackets allowed).
+    #[arg(long, value_name = "LL,LD,DD,WD,WW", value_parser = parse_pentanomial, allow_hyphen_values = true)]
+    penta: Option<PentanomialCounts>,
+    /// Trinomial game counts from the candidate's side, by name in any order; bare numbers are
+    /// refused because tools disagree on their order.
+    #[arg(long, value_name = "w=W,l=L,d=D", value_parser = parse_trinomial, allow_hyphen_values = true)]
+    trinomial: Option<TrinomialCounts>,
+    /// A Fishtest test page's result block as pasted (`LLR: … <e0,e1>`, `Total: … W: … L: … D: …`,
+    /// `Ptnml(0-2): …`), `-` to read it from standard input; its pentanomial counts are used
+    /// when present, and bounds in it must match --elo0, --elo1 and --model.
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    fishtest: Option<String>,
 }
 
 /// Arguments of `oracle sprt status`.
@@ -133,7 +122,7 @@ struct StatusArgs {
     #[command(flatten)]
     bounds: BoundsArgs,
     /// Print one JSON object instead of the human block.
-    #[arg(long)]
+    #[arg(from_global)]
     json: bool,
 }
 
@@ -149,7 +138,7 @@ struct ReplayArgs {
     #[command(flatten)]
     bounds: BoundsArgs,
     /// Print one JSON object instead of the table.
-    #[arg(long)]
+    #[arg(from_global)]
     json: bool,
 }
 
@@ -158,9 +147,20 @@ struct ReplayArgs {
 struct CalcArgs {
     #[command(flatten)]
     bounds: BoundsArgs,
-    /// True logistic Elo difference (the calculator's x axis).
-    #[arg(long, allow_hyphen_values = true)]
-    elo: f64,
+    /// True logistic Elo difference: one point of the characteristic. Without it, a table over
+    /// --range.
+    #[arg(long, allow_hyphen_values = true, conflicts_with_all = ["range", "step", "svg"])]
+    elo: Option<f64>,
+    /// The table's true logistic Elo from FROM to TO [default: Fishtest calculator's axis,
+    /// ⌊elo0 − Δ/3⌋ to ⌈elo1 + Δ/3⌉ in logistic Elo].
+    #[arg(long, value_name = "FROM,TO", value_parser = parse_range, allow_hyphen_values = true)]
+    range: Option<(f64, f64)>,
+    /// The table's step in Elo [default: Fishtest's, 0.05 up to 5 Elo of range, else 0.1].
+    #[arg(long)]
+    step: Option<f64>,
+    /// Also write both curves (pass probability, expected games) as an SVG figure to FILE.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
     /// Draw ratio of the games (Fishtest calculator's default).
     #[arg(long, default_value_t = 0.49, allow_hyphen_values = true)]
     draw_ratio: f64,
@@ -168,8 +168,22 @@ struct CalcArgs {
     #[arg(long, default_value_t = 191.0, allow_hyphen_values = true)]
     bias: f64,
     /// Print one JSON object.
-    #[arg(long)]
+    #[arg(from_global)]
     json: bool,
+}
+
+/// Reads `FROM,TO`.
+fn parse_range(text: &str) -> Result<(f64, f64), String> {
+    let (from, to) = text
+        .split_once(',')
+        .ok_or_else(|| format!("expected FROM,TO, got '{text}'"))?;
+    let number = |field: &str| {
+        field
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| format!("'{}' is not a number", field.trim()))
+    };
+    Ok((number(from)?, number(to)?))
 }
 
 /// Arguments of `oracle sprt simulate`.
@@ -197,7 +211,7 @@ struct SimulateArgs {
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u64).range(1..))]
     batch: u64,
     /// Shape of the pair distribution, tilted to each true nElo (relative weights).
-    #[arg(long, value_name = "LL,LD,DD,WD,WW", default_value = "130,2520,5300,2520,130", value_parser = parse_counts::<5>)]
+    #[arg(long, value_name = "LL,LD,DD,WD,WW", default_value = "130,2520,5300,2520,130", value_parser = parse_count_list::<5>)]
     base_penta: [u64; 5],
     /// Undecided tests stop here (counted as not passed).
     #[arg(long, default_value_t = 2_000_000, value_parser = clap::value_parser!(u64).range(1..))]
@@ -206,7 +220,7 @@ struct SimulateArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Print one JSON object.
-    #[arg(long)]
+    #[arg(from_global)]
     json: bool,
 }
 
@@ -220,19 +234,26 @@ struct BenchArgs {
     /// Number of timed status computations.
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
     iterations: u64,
+    #[arg(from_global)]
+    json: bool,
 }
 
-/// Runs one `oracle sprt` subcommand.
+/// Runs one `oracle sprt` subcommand. A test that ends in H0 (`status`, `replay`) exits 1 like
+/// a rejected change (docs/cli.md); everything else that ran exits 0.
 pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
-    let text = match args.command {
+    let (text, decision) = match args.command {
         SprtCommand::Status(args) => status(&args)?,
         SprtCommand::Replay(args) => replay(&args)?,
-        SprtCommand::Calc(args) => calc(&args)?,
-        SprtCommand::Simulate(args) => simulate(&args)?,
-        SprtCommand::Bench(args) => bench(&args)?,
+        SprtCommand::Calc(args) => (calc(&args)?, None),
+        SprtCommand::Simulate(args) => (simulate(&args)?, None),
+        SprtCommand::Bench(args) => (bench(&args)?, None),
     };
     print!("{text}");
-    Ok(ExitCode::SUCCESS)
+    Ok(if decision == Some(SprtDecision::AcceptH0) {
+        ExitCode::from(EXIT_REJECTED)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// One JSON object and a newline.
@@ -247,13 +268,30 @@ enum AnyCounts {
 }
 
 impl CountsArgs {
-    fn counts(&self) -> AnyCounts {
-        match (self.penta, self.trinomial) {
-            (Some(p), _) => AnyCounts::Penta(PentanomialCounts(p)),
-            (None, Some(t)) => AnyCounts::Tri(TrinomialCounts(t)),
-            (None, None) => unreachable!("clap requires one of --penta and --trinomial"),
+    /// The counts in whichever notation was given; Fishtest text is checked against `params`.
+    fn counts(&self, params: &SprtParams) -> anyhow::Result<AnyCounts> {
+        match (self.penta, self.trinomial, &self.fishtest) {
+            (Some(counts), _, _) => Ok(AnyCounts::Penta(counts)),
+            (None, Some(counts), _) => Ok(AnyCounts::Tri(counts)),
+            (None, None, Some(text)) => fishtest_counts(text, params).context("--fishtest"),
+            (None, None, None) => bail!("give the counts: --penta, --trinomial or --fishtest"),
         }
     }
+}
+
+/// The counts of a pasted Fishtest result block (`-`: standard input), pentanomial if present.
+fn fishtest_counts(text: &str, params: &SprtParams) -> anyhow::Result<AnyCounts> {
+    let text = if text == "-" {
+        std::io::read_to_string(std::io::stdin()).context("cannot read standard input")?
+    } else {
+        text.to_owned()
+    };
+    let result = FishtestResult::parse(&text)?;
+    result.check_bounds(params)?;
+    Ok(match result.pentanomial {
+        Some(counts) => AnyCounts::Penta(counts),
+        None => AnyCounts::Tri(result.trinomial),
+    })
 }
 
 impl AnyCounts {
@@ -265,15 +303,16 @@ impl AnyCounts {
     }
 }
 
-fn status(args: &StatusArgs) -> anyhow::Result<String> {
+fn status(args: &StatusArgs) -> anyhow::Result<(String, Option<SprtDecision>)> {
     let params = args.bounds.params()?;
-    let counts = args.counts.counts();
+    let counts = args.counts.counts(&params)?;
     let status = counts.status(&params)?;
-    if args.json {
-        json_line(&status)
+    let text = if args.json {
+        json_line(&status)?
     } else {
-        Ok(render_status(&counts, &params, &status))
-    }
+        render_status(&counts, &params, &status)
+    };
+    Ok((text, Some(status.state)))
 }
 
 /// A percentage with two decimals.
@@ -384,7 +423,7 @@ struct ReplayReport {
     final_status: SprtStatus,
 }
 
-fn replay(args: &ReplayArgs) -> anyhow::Result<String> {
+fn replay(args: &ReplayArgs) -> anyhow::Result<(String, Option<SprtDecision>)> {
     let params = args.bounds.params()?;
     let text = std::fs::read_to_string(&args.outcomes)
         .with_context(|| format!("--outcomes: cannot read {}", args.outcomes.display()))?;
@@ -407,11 +446,13 @@ fn replay(args: &ReplayArgs) -> anyhow::Result<String> {
     }
     let mut final_status = stats::sprt_status(&counts, &params)?;
     final_status.state = sprt.decision();
+    let decision = Some(final_status.state);
     if args.json {
-        return json_line(&ReplayReport {
+        let text = json_line(&ReplayReport {
             trajectory,
             final_status,
-        });
+        })?;
+        return Ok((text, decision));
     }
     let mut out = String::new();
     let _ = writeln!(
@@ -434,49 +475,111 @@ fn replay(args: &ReplayArgs) -> anyhow::Result<String> {
         &params,
         &final_status,
     ));
-    Ok(out)
+    Ok((out, decision))
+}
+
+/// The `--json` object of `oracle sprt calc` over a range.
+#[derive(Serialize)]
+struct CurveReport<'a> {
+    design: &'a SprtCalculator,
+    curve: &'a [CurvePoint],
 }
 
 fn calc(args: &CalcArgs) -> anyhow::Result<String> {
     let params = args.bounds.params()?;
-    let elo = args.elo;
-    if !elo.is_finite() {
-        bail!("--elo must be a finite number, got {elo}");
-    }
     let calculator = SprtCalculator::new(&params, args.draw_ratio, args.bias)
         .context("invalid --draw-ratio or --bias")?;
-    let c = calculator.characteristic(elo);
-    if args.json {
-        return json_line(&c);
-    }
     let mut out = String::new();
+    if !args.json {
+        let _ = writeln!(
+            out,
+            "SPRT [{:.2}, {:.2}] {}, alpha {}, beta {}, draw ratio {}, RMS bias {} Elo",
+            params.elo0,
+            params.elo1,
+            params.model,
+            params.alpha,
+            params.beta,
+            args.draw_ratio,
+            args.bias
+        );
+        let _ = writeln!(
+            out,
+            "Bounds in logistic Elo: [{:.3}, {:.3}], per-game variance {:.5}, LLR bounds ({:.2}, {:.2})",
+            calculator.logistic_elo0,
+            calculator.logistic_elo1,
+            calculator.variance,
+            calculator.lower_bound,
+            calculator.upper_bound
+        );
+    }
+    if let Some(elo) = args.elo {
+        if !elo.is_finite() {
+            bail!("--elo must be a finite number, got {elo}");
+        }
+        let c = calculator.characteristic(elo);
+        if args.json {
+            return json_line(&c);
+        }
+        let _ = writeln!(
+            out,
+            "True Elo {elo:.2}: pass probability {}, expected games {:.0} ({:.0} pairs)",
+            percent(c.pass_probability),
+            c.expected_games,
+            c.expected_games / 2.0
+        );
+        return Ok(out);
+    }
+    let fishtest = calculator.fishtest_range();
+    let (from, to) = args.range.unwrap_or((fishtest.from, fishtest.to));
+    let range = EloRange {
+        from,
+        to,
+        step: args.step.unwrap_or(fishtest.step),
+    };
+    let curve = calculator.curve(range).context("--range / --step")?;
+    if let Some(path) = &args.svg {
+        let title = format!(
+            "SPRT [{}, {}] {}, alpha {}, beta {}, draw ratio {}, RMS bias {}",
+            params.elo0,
+            params.elo1,
+            params.model,
+            params.alpha,
+            params.beta,
+            args.draw_ratio,
+            args.bias
+        );
+        let bounds = [calculator.logistic_elo0, calculator.logistic_elo1];
+        let svg = oracle::report::render_calculator_svg(&title, &curve, bounds);
+        oracle::integrity::write_atomically(path, svg.as_bytes())
+            .with_context(|| format!("--svg {}", path.display()))?;
+    }
+    if args.json {
+        return json_line(&CurveReport {
+            design: &calculator,
+            curve: &curve,
+        });
+    }
     let _ = writeln!(
         out,
-        "SPRT [{:.2}, {:.2}] {}, alpha {}, beta {}, draw ratio {}, RMS bias {} Elo",
-        params.elo0,
-        params.elo1,
-        params.model,
-        params.alpha,
-        params.beta,
-        args.draw_ratio,
-        args.bias
+        "{:>9} {:>9} {:>15}",
+        "Elo", "P(pass)", "expected games"
     );
-    let _ = writeln!(
-        out,
-        "Bounds in logistic Elo: [{:.3}, {:.3}], per-game variance {:.5}, LLR bounds ({:.2}, {:.2})",
-        calculator.logistic_elo0,
-        calculator.logistic_elo1,
-        calculator.variance,
-        calculator.lower_bound,
-        calculator.upper_bound
-    );
-    let _ = writeln!(
-        out,
-        "True Elo {elo:.2}: pass probability {}, expected games {:.0} ({:.0} pairs)",
-        percent(c.pass_probability),
-        c.expected_games,
-        c.expected_games / 2.0
-    );
+    for point in &curve {
+        let bound = if point.elo == calculator.logistic_elo0 {
+            "  elo0"
+        } else if point.elo == calculator.logistic_elo1 {
+            "  elo1"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "{:>9.3} {:>9} {:>15.0}{bound}",
+            point.elo,
+            percent(point.pass_probability),
+            point.expected_games
+        );
+    }
     Ok(out)
 }
 
@@ -564,20 +667,34 @@ fn simulate(args: &SimulateArgs) -> anyhow::Result<String> {
     Ok(out)
 }
 
+/// The `--json` object of `oracle sprt bench`.
+#[derive(Serialize)]
+struct BenchReport {
+    microseconds_per_call: f64,
+    iterations: u64,
+    pairs: u64,
+    llr: f64,
+}
+
 fn bench(args: &BenchArgs) -> anyhow::Result<String> {
     let params = args.bounds.params()?;
-    let counts = args.counts.counts();
+    let counts = args.counts.counts(&params)?;
     let start = Instant::now();
     let mut last = counts.status(&params)?;
     for _ in 1..args.iterations {
         last = std::hint::black_box(counts.status(std::hint::black_box(&params))?);
     }
-    let per_call = start.elapsed().as_secs_f64() / args.iterations as f64;
+    let report = BenchReport {
+        microseconds_per_call: start.elapsed().as_secs_f64() / args.iterations as f64 * 1e6,
+        iterations: args.iterations,
+        pairs: last.pairs,
+        llr: last.llr,
+    };
+    if args.json {
+        return json_line(&report);
+    }
     Ok(format!(
         "sprt_status: {:.1} us per call over {} calls (pairs {}, llr {:.4})\n",
-        per_call * 1e6,
-        args.iterations,
-        last.pairs,
-        last.llr
+        report.microseconds_per_call, report.iterations, report.pairs, report.llr
     ))
 }

@@ -33,7 +33,7 @@ enum TbCommand {
         #[arg(long)]
         out: Option<PathBuf>,
         /// Print the header as JSON.
-        #[arg(long)]
+        #[arg(from_global)]
         json: bool,
     },
     /// Value, depth to mate and best move of a position.
@@ -44,7 +44,7 @@ enum TbCommand {
         #[arg(long, num_args = 0..)]
         moves: Vec<String>,
         /// Print one JSON object: ending, wdl, dtm_plies, best_move.
-        #[arg(long)]
+        #[arg(from_global)]
         json: bool,
     },
 }

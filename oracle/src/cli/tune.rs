@@ -80,7 +80,7 @@ struct MatchArgs {
     #[arg(long, default_value_t = 16)]
     hash: u32,
     /// Print one JSON object.
-    #[arg(long)]
+    #[arg(from_global)]
     json: bool,
 }
 
@@ -463,7 +463,7 @@ struct ModelArgs {
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Print one JSON object instead of the table.
-    #[arg(long)]
+    #[arg(from_global)]
     json: bool,
 }
 

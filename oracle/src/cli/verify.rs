@@ -29,7 +29,7 @@ pub struct VerifyArgs {
     #[arg(long, default_value = "oracle-out", value_name = "DIR")]
     out: PathBuf,
     /// Print one JSON object (the run's result) on stdout.
-    #[arg(long)]
+    #[arg(from_global)]
     json: bool,
     /// Append the entry to the repository's register (binding profiles only).
     #[arg(long)]

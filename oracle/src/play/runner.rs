@@ -135,7 +135,7 @@ pub struct FinishedGame {
 /// Live progress, passed to the observer at the start, after each finished game and after
 /// each counted pair.
 #[derive(Debug, Clone, Copy)]
-pub struct Progress {
+pub struct MatchProgress {
     /// Counted results.
     pub tally: Tally,
     /// Games finished (also those of discarded pairs).
@@ -212,7 +212,7 @@ pub(super) struct Shared {
 pub fn run_match(
     config: MatchConfig,
     stop_rule: Option<&mut dyn StopRule>,
-    observer: &mut dyn FnMut(&Progress),
+    observer: &mut dyn FnMut(&MatchProgress),
 ) -> Result<MatchReport, RunError> {
     let started = Instant::now();
     let cpu_before = cpu_time(libc::RUSAGE_CHILDREN);
@@ -247,7 +247,7 @@ pub fn run_match(
         .filter(|&i| config.shard.contains(i) && !done.contains(&i))
         .collect();
     let games_total = state.games_played + 2 * todo.len() as u64;
-    let mut progress = Progress {
+    let mut progress = MatchProgress {
         tally,
         games_played: state.games_played,
         games_total,

@@ -16,7 +16,7 @@ use crate::tablebase::Tablebase;
 /// How a conversion game ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Ending {
+pub enum GameEnding {
     /// The strong side mated in time.
     Converted,
     /// The strong side stalemated the defender.
@@ -39,7 +39,7 @@ pub enum Ending {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct GameOutcome {
     /// How it ended.
-    pub ending: Ending,
+    pub ending: GameEnding,
     /// Moves played (UCI), both sides.
     pub moves: Vec<String>,
 }
@@ -48,7 +48,7 @@ impl GameOutcome {
     /// True when the game counts as converted.
     #[must_use]
     pub fn converted(&self) -> bool {
-        self.ending == Ending::Converted
+        self.ending == GameEnding::Converted
     }
 }
 
@@ -77,7 +77,7 @@ pub fn play_conversion(
         let uci = if pos.turn() == strong_side {
             let text = match strong(&start_fen, &moves) {
                 Ok(text) => text,
-                Err(fault) => return end(Ending::EngineFault(fault), moves),
+                Err(fault) => return end(GameEnding::EngineFault(fault), moves),
             };
             let legal = text
                 .parse::<UciMove>()
@@ -86,7 +86,7 @@ pub fn play_conversion(
                 .filter(|(_, m)| pos.is_legal(*m));
             match legal {
                 Some((_, m)) => m.to_uci(CastlingMode::Standard),
-                None => return end(Ending::IllegalMove(text), moves),
+                None => return end(GameEnding::IllegalMove(text), moves),
             }
         } else {
             tb.defend(&pos)?.ok_or(ProofError::DefenderHasNoMove)?
@@ -100,18 +100,18 @@ pub fn play_conversion(
         seen.push(key);
         let ending = if pos.is_checkmate() {
             Some(if pos.turn() == strong_side {
-                Ending::Mated
+                GameEnding::Mated
             } else {
-                Ending::Converted
+                GameEnding::Converted
             })
         } else if pos.is_stalemate() {
-            Some(Ending::Stalemate)
+            Some(GameEnding::Stalemate)
         } else if men(&pos, strong_side) < strong_men {
-            Some(Ending::LostPiece)
+            Some(GameEnding::LostPiece)
         } else if seen.iter().filter(|&&k| k == key).count() >= 3 {
-            Some(Ending::Threefold)
+            Some(GameEnding::Threefold)
         } else if pos.halfmoves() >= 100 {
-            Some(Ending::FiftyMoves)
+            Some(GameEnding::FiftyMoves)
         } else {
             None
         };
@@ -162,40 +162,40 @@ mod tests {
     fn stalemate_lost_piece_repetition_and_illegal_moves_fail() {
         assert_eq!(
             scripted("k7/8/1K6/8/8/8/8/2Q5 w - - 0 1", &["c1c7"]).ending,
-            Ending::Stalemate
+            GameEnding::Stalemate
         );
         let lost = scripted("8/8/8/3k4/8/8/8/K1Q5 w - - 0 1", &["c1c5"]);
         assert_eq!(
             (lost.ending, lost.moves),
             (
-                Ending::LostPiece,
+                GameEnding::LostPiece,
                 vec!["c1c5".to_owned(), "d5c5".to_owned()]
             )
         );
         let repeated = scripted("8/8/8/8/8/7R/2K5/k7 w - - 0 1", &["h3g3", "g3h3"]);
         assert_eq!(
             (repeated.ending, repeated.moves.len()),
-            (Ending::Threefold, 8)
+            (GameEnding::Threefold, 8)
         );
         let illegal = scripted("8/8/8/3k4/8/8/8/K1Q5 w - - 0 1", &["c1c1"]);
-        assert_eq!(illegal.ending, Ending::IllegalMove("c1c1".to_owned()));
+        assert_eq!(illegal.ending, GameEnding::IllegalMove("c1c1".to_owned()));
     }
 
     #[test]
     fn mate_on_the_hundredth_half_move_counts_and_later_does_not() {
         let mate = perfect("k7/8/1K6/8/8/8/8/6Q1 w - - 99 60");
-        assert_eq!((mate.ending, mate.moves.len()), (Ending::Converted, 1));
+        assert_eq!((mate.ending, mate.moves.len()), (GameEnding::Converted, 1));
         // A mate in two from clock 98 would land on half-move 101.
         let tb = Tablebase::new(None);
         let start = pos("k7/8/2K5/8/8/8/8/6Q1 w - - 98 60");
         assert_eq!(tb.value(&start).unwrap(), crate::tablebase::Outcome::Win(3));
         assert_eq!(
             perfect("k7/8/2K5/8/8/8/8/6Q1 w - - 98 60").ending,
-            Ending::FiftyMoves
+            GameEnding::FiftyMoves
         );
         assert_eq!(
             perfect("k7/8/2K5/8/8/8/8/6Q1 w - - 0 1").ending,
-            Ending::Converted
+            GameEnding::Converted
         );
     }
 }

@@ -13,7 +13,7 @@ mod unchanged;
 
 use std::path::PathBuf;
 
-pub use game::{Ending as GameEnding, GameOutcome, play_conversion};
+pub use game::{GameEnding, GameOutcome, play_conversion};
 pub use player::EnginePlayer;
 pub use positions::{EpdLine, parse_epd, read_positions};
 pub use run::{

@@ -271,7 +271,7 @@ pub fn conversion_game(
 ) -> Result<GameOutcome, ProofError> {
     if let Err(fault) = player.new_game() {
         return Ok(GameOutcome {
-            ending: super::game::Ending::EngineFault(fault.to_string()),
+            ending: super::game::GameEnding::EngineFault(fault.to_string()),
             moves: Vec::new(),
         });
     }

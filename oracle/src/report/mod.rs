@@ -9,7 +9,7 @@ mod svg;
 
 pub use markdown::render_markdown;
 use serde::{Deserialize, Serialize};
-pub use svg::{render_stage_svg, render_svg};
+pub use svg::{render_calculator_svg, render_stage_svg, render_svg};
 
 use crate::governance::confirmation::ConfirmationRecord;
 use crate::governance::entry::{IsolationRecord, StageFaults, StageRecord, Verdict};

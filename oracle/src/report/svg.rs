@@ -7,6 +7,7 @@ use std::fmt::Write;
 use super::markdown::state_text;
 use super::{RunReport, StageReport, escape_markup as escape, short};
 use crate::governance::entry::Verdict;
+use crate::stats::CurvePoint;
 
 const WIDTH: f64 = 760.0;
 const PANEL: f64 = 230.0;
@@ -279,6 +280,103 @@ fn frame(svg: &mut String, b: Box2) {
         r##"<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#ccc"/>"##,
         b.x, b.y, b.w, b.h
     );
+}
+
+/// The SPRT calculator's two curves against true logistic Elo, as Fishtest's calculator draws
+/// them: pass probability (top) and expected number of games (bottom), the design's bounds
+/// `[elo0, elo1]` (logistic Elo) marked; `title` names the design.
+pub fn render_calculator_svg(title: &str, curve: &[CurvePoint], bounds: [f64; 2]) -> String {
+    const PASS_BOX: Box2 = Box2 {
+        x: 75.0,
+        y: 50.0,
+        w: 640.0,
+        h: 200.0,
+    };
+    const GAMES_BOX: Box2 = Box2 {
+        x: 75.0,
+        y: 310.0,
+        w: 640.0,
+        h: 200.0,
+    };
+    let mut svg = open_svg(560.0);
+    let _ = writeln!(
+        svg,
+        r#"<text x="10" y="22" font-size="14" font-weight="bold">{}</text>"#,
+        escape(title)
+    );
+    let (first, last) = match (curve.first(), curve.last()) {
+        (Some(first), Some(last)) => (first.elo, last.elo),
+        _ => (bounds[0], bounds[1]),
+    };
+    let most_games = curve.iter().map(|p| p.expected_games).fold(0.0, f64::max);
+    let panels = [
+        (PASS_BOX, "pass probability", 1.0),
+        (GAMES_BOX, "expected games", most_games),
+    ];
+    for (index, (b, name, top)) in panels.into_iter().enumerate() {
+        let x = Scale::new(first, last, b.x, b.x + b.w);
+        let y = Scale::new(0.0, top, b.y + b.h, b.y);
+        frame(&mut svg, b);
+        for (bound, label) in bounds.iter().zip(["elo0", "elo1"]) {
+            let xx = x.at(*bound);
+            let _ = writeln!(
+                svg,
+                r##"<line x1="{xx:.1}" y1="{}" x2="{xx:.1}" y2="{}" stroke="#e69500" stroke-dasharray="6,3"/>"##,
+                b.y,
+                b.y + b.h
+            );
+            let _ = writeln!(
+                svg,
+                r##"<text x="{xx:.1}" y="{}" text-anchor="middle" fill="#e69500">{label} {bound:.2}</text>"##,
+                b.y - 4.0
+            );
+        }
+        let value = |p: &CurvePoint| {
+            if index == 0 {
+                p.pass_probability
+            } else {
+                p.expected_games
+            }
+        };
+        let points: Vec<String> = curve
+            .iter()
+            .map(|p| format!("{:.1},{:.1}", x.at(p.elo), y.at(value(p))))
+            .collect();
+        let _ = writeln!(
+            svg,
+            r##"<polyline points="{}" fill="none" stroke="#1f5fbf" stroke-width="2"/>"##,
+            points.join(" ")
+        );
+        let top_text = if index == 0 {
+            "100%".to_owned()
+        } else {
+            format!("{top:.0}")
+        };
+        for (v, text) in [(0.0, "0".to_owned()), (top, top_text)] {
+            let _ = writeln!(
+                svg,
+                r#"<text x="{}" y="{:.1}" text-anchor="end">{text}</text>"#,
+                b.x - 4.0,
+                y.at(v) + 4.0
+            );
+        }
+        for (v, anchor) in [(first, "start"), (last, "end")] {
+            let _ = writeln!(
+                svg,
+                r##"<text x="{:.1}" y="{}" text-anchor="{anchor}" fill="#666">{v:+.2}</text>"##,
+                x.at(v),
+                b.y + b.h + 14.0
+            );
+        }
+        let _ = writeln!(
+            svg,
+            r#"<text x="{}" y="{}" text-anchor="middle">{name} against true logistic Elo</text>"#,
+            b.x + b.w / 2.0,
+            b.y + b.h + 28.0
+        );
+    }
+    svg.push_str("</svg>\n");
+    svg
 }
 
 #[cfg(test)]

@@ -10,6 +10,9 @@ use super::params::SprtParams;
 /// Below this |h·(A − B)| the drift is treated as zero (the limit formulas avoid 0/0).
 const ZERO_DRIFT: f64 = 1e-6;
 
+/// Most points of one curve: a table or figure longer than this is a typing error.
+const MAX_CURVE_POINTS: usize = 10_000;
+
 /// The operating characteristic of an SPRT design.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct SprtCalculator {
@@ -36,6 +39,28 @@ pub struct Characteristic {
     pub pass_probability: f64,
     /// Expected number of games (not pairs) until a decision.
     pub expected_games: f64,
+}
+
+/// One point of the operating characteristic over a range of true Elo.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct CurvePoint {
+    /// True logistic Elo.
+    pub elo: f64,
+    /// Probability that the test accepts H1.
+    pub pass_probability: f64,
+    /// Expected number of games until a decision.
+    pub expected_games: f64,
+}
+
+/// The x axis of a calculator curve: first point, last point and step, in logistic Elo.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EloRange {
+    /// First Elo.
+    pub from: f64,
+    /// Last Elo (included).
+    pub to: f64,
+    /// Distance between neighbouring points.
+    pub step: f64,
 }
 
 impl SprtCalculator {
@@ -91,6 +116,66 @@ impl SprtCalculator {
             logistic_elo0: logistic_elo(score0),
             logistic_elo1: logistic_elo(score1),
         })
+    }
+
+    /// Fishtest calculator's axis for this design: from ⌊elo0 − Δ/3⌋ to ⌈elo1 + Δ/3⌉ in
+    /// logistic Elo (Δ = elo1 − elo0), twenty points per Elo when that spans at most 5 Elo and
+    /// ten otherwise (its `calc.js`).
+    #[must_use]
+    pub fn fishtest_range(&self) -> EloRange {
+        let delta = self.logistic_elo1 - self.logistic_elo0;
+        let from = (self.logistic_elo0 - delta / 3.0).floor();
+        let to = (self.logistic_elo1 + delta / 3.0).ceil();
+        let per_elo = if to - from <= 5.0 { 20.0 } else { 10.0 };
+        EloRange {
+            from,
+            to,
+            step: 1.0 / per_elo,
+        }
+    }
+
+    /// The characteristic at every point of `range` and at the design's bounds inside it (as
+    /// Fishtest's calculator marks them), in increasing Elo.
+    ///
+    /// # Errors
+    /// [`StatsError::Calculator`] for a range that is empty, not finite, not increasing, or of
+    /// more than 10,000 points.
+    pub fn curve(&self, range: EloRange) -> Result<Vec<CurvePoint>, StatsError> {
+        let EloRange { from, to, step } = range;
+        finite("range start", from)?;
+        finite("range end", to)?;
+        finite("step", step)?;
+        if !(from < to && step > 0.0) {
+            return Err(StatsError::Calculator(format!(
+                "the Elo range must run upwards with a positive step, got {from} to {to} by {step}"
+            )));
+        }
+        let steps = ((to - from) / step).round();
+        if steps >= MAX_CURVE_POINTS as f64 {
+            return Err(StatsError::Calculator(format!(
+                "{from} to {to} by {step} is more than {MAX_CURVE_POINTS} points"
+            )));
+        }
+        let mut elos: Vec<f64> = (0..=steps as usize)
+            .map(|k| from + k as f64 * step)
+            .collect();
+        for bound in [self.logistic_elo0, self.logistic_elo1] {
+            if (from..=to).contains(&bound) && !elos.iter().any(|&e| (e - bound).abs() < 1e-12) {
+                elos.push(bound);
+            }
+        }
+        elos.sort_by(f64::total_cmp);
+        Ok(elos
+            .into_iter()
+            .map(|elo| {
+                let c = self.characteristic(elo);
+                CurvePoint {
+                    elo,
+                    pass_probability: c.pass_probability,
+                    expected_games: c.expected_games,
+                }
+            })
+            .collect())
     }
 
     /// Pass probability and expected games at true logistic Elo `elo`.
@@ -171,6 +256,47 @@ mod tests {
                 "{elo}: {c:?}"
             );
         }
+    }
+
+    /// Fishtest's calculator (`sprt.js`, `calc.js`) at its defaults, [0, 2] nElo, draw ratio
+    /// 0.49, RMS bias 191: its axis and values, computed by the same formulas in Python.
+    #[test]
+    fn curve_matches_fishtests_calculator() {
+        let calc = SprtCalculator::new(&params(0.0, 2.0, Model::Normalized), 0.49, 191.0).unwrap();
+        let range = calc.fishtest_range();
+        assert_eq!((range.from, range.to, range.step), (-1.0, 2.0, 0.05));
+        let curve = calc.curve(range).unwrap();
+        // 61 grid points and elo1; elo0 = 0 is on the grid (Fishtest lists it twice).
+        assert_eq!(curve.len(), 62);
+        let at = |elo: f64| *curve.iter().find(|p| (p.elo - elo).abs() < 1e-9).unwrap();
+        for (elo, pass, games) in [
+            (-1.0, 0.000_162_840_184_247_852_28, 59_970.458_520_062_47),
+            (0.5, 0.486_162_719_038_977_4, 261_566.916_399_386_16),
+            (2.0, 0.999_818_076_841_786_9, 60_739.966_752_947_1),
+        ] {
+            let p = at(elo);
+            assert!(
+                (p.pass_probability - pass).abs() < 1e-12 * pass.max(1e-3),
+                "{p:?}"
+            );
+            assert!((p.expected_games - games).abs() < 1e-9 * games, "{p:?}");
+        }
+        let at_elo1 = at(calc.logistic_elo1);
+        assert!((at_elo1.pass_probability - 0.95).abs() < 1e-12);
+        assert!((at_elo1.expected_games - 159_942.422_191_019_84).abs() < 1e-6);
+        assert!(curve.windows(2).all(|w| w[0].elo < w[1].elo));
+        let bad = EloRange {
+            from: 2.0,
+            to: 1.0,
+            step: 0.1,
+        };
+        assert!(calc.curve(bad).is_err());
+        let huge = EloRange {
+            from: 0.0,
+            to: 1.0,
+            step: 1e-6,
+        };
+        assert!(calc.curve(huge).is_err());
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //!
 //! Everything here is pure functions over plain data: no files, no clocks, no printing.
 //! The layering follows Fishtest's `LLRcalc` → `sprt` → `stat_util` and never runs back up:
-//! `elo`, `error`, `counts`, `roots`, `distribution` and `params` at the bottom; `llr` and
+//! `elo`, `error`, `counts`, `roots`, `distribution` and `params` at the bottom (`notation`,
+//! how people write counts, on `counts` and `params`); `llr` and
 //! `brownian` on them; `sprt` (the sequential test) and `estimate` above; `status`,
 //! `calculator` and `simulate` on top.
 
@@ -16,13 +17,14 @@ mod elo;
 mod error;
 mod estimate;
 mod llr;
+mod notation;
 mod params;
 mod roots;
 mod simulate;
 mod sprt;
 mod status;
 
-pub use calculator::{Characteristic, SprtCalculator};
+pub use calculator::{Characteristic, CurvePoint, EloRange, SprtCalculator};
 pub use counts::{Counts, PentanomialCounts, TrinomialCounts};
 pub use distribution::REGULARIZATION;
 pub use elo::{Model, NELO_PER_T, logistic_elo, logistic_score};
@@ -31,6 +33,10 @@ pub use estimate::{
     FixedGamesElo, NormalizedElo, SprtElo, fixed_games_elo, normalized_elo, sprt_elo,
 };
 pub use llr::{llr, llr_normalized_approx};
+pub use notation::{
+    FishtestBounds, FishtestModel, FishtestResult, NotationError, parse_count_list,
+    parse_pentanomial, parse_trinomial,
+};
 pub use params::{SprtDecision, SprtParams};
 pub use simulate::{SimulationSummary, pentanomial_at_nelo, simulate_sprt};
 pub use sprt::{SequentialSprt, overshoot_limit};

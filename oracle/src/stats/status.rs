@@ -40,6 +40,9 @@ pub struct SprtStatus {
     pub fixed_games_elo: f64,
     /// Its 95% interval.
     pub fixed_games_elo_ci95: [f64; 2],
+    /// Likelihood of superiority as if the games were a fixed-length match (the LOS Fishtest
+    /// shows for a test of fixed length: `stat_util.get_elo`).
+    pub fixed_games_los: f64,
 }
 
 /// Computes the status of an SPRT with parameters `params` on cumulative `counts`
@@ -67,6 +70,7 @@ pub fn sprt_status<C: Counts>(counts: &C, params: &SprtParams) -> Result<SprtSta
         los: elo.los,
         fixed_games_elo: fixed.elo,
         fixed_games_elo_ci95: fixed.ci95,
+        fixed_games_los: fixed.los,
     })
 }
 
@@ -88,6 +92,7 @@ mod tests {
             s.fixed_games_elo,
             s.fixed_games_elo_ci95[0],
             s.fixed_games_elo_ci95[1],
+            s.fixed_games_los,
         ]
         .iter()
         .all(|v| v.is_finite())
@@ -143,5 +148,53 @@ mod tests {
             }
         }
         assert!(checked > 4000, "{checked}");
+    }
+
+    fn close(actual: f64, expected: f64, tolerance: f64) {
+        assert!(
+            (actual - expected).abs() <= tolerance,
+            "{actual} vs Fishtest {expected}"
+        );
+    }
+
+    /// The cases of issue 15 through the whole status, against fishtest's `sprt.py`
+    /// (`SPRT_elo`: LLR, Elo, interval, LOS) and `stat_util.get_elo` (the fixed-games Elo, its
+    /// half-width and LOS), run with scipy on the same counts. Both LOS figures the issue
+    /// quotes are here: 0.94399 and 0.97739 are `get_elo`'s, the fixed-games LOS; the SPRT's
+    /// are 0.94496 and 0.99187. For [0, 0, 0, 10, 0] Fishtest, like the oracle, regularizes
+    /// the empty buckets to 10⁻³ first; 190.73 is `get_elo`'s Elo, while `SPRT_elo` puts the
+    /// SPRT estimate and its interval at its +1000 limit.
+    #[test]
+    fn issue_cases_match_fishtest() {
+        let normalized = |elo0, elo1| SprtParams::new(elo0, elo1, 0.05, 0.05, Model::Normalized);
+        let s = sprt_status(
+            &PentanomialCounts([0, 0, 0, 10, 0]),
+            &normalized(0.0, 2.0).unwrap(),
+        )
+        .unwrap();
+        close(s.llr, 0.057_233_078_627_106_374, 1e-12);
+        assert_eq!((s.elo, s.elo_ci95, s.los), (1000.0, [1000.0, 1000.0], 1.0));
+        close(s.fixed_games_elo, 190.732_755_611_296_4, 1e-9);
+        let half = (s.fixed_games_elo_ci95[1] - s.fixed_games_elo_ci95[0]) / 2.0;
+        close(half, 5.556_316_969_043_451, 1e-9);
+        close(s.fixed_games_los, 1.0, 1e-12);
+        let s = sprt_status(
+            &PentanomialCounts([3, 40, 90, 50, 7]),
+            &normalized(0.0, 5.0).unwrap(),
+        )
+        .unwrap();
+        close(s.llr, 0.405_629_101_428_861_66, 1e-10);
+        close(s.los, 0.944_960_266_812_153_1, 1e-10);
+        close(s.fixed_games_los, 0.943_988_052_615_701_5, 1e-12);
+        let half = (s.fixed_games_elo_ci95[1] - s.fixed_games_elo_ci95[0]) / 2.0;
+        close(half, 20.366_629_882_607_22, 1e-9);
+        let s = sprt_status(
+            &PentanomialCounts([0, 1, 3, 4, 1]),
+            &normalized(0.0, 2.0).unwrap(),
+        )
+        .unwrap();
+        close(s.llr, 0.038_335_062_197_605_55, 1e-10);
+        close(s.los, 0.991_874_585_286_112_7, 1e-10);
+        close(s.fixed_games_los, 0.977_390_253_435_465_9, 1e-12);
     }
 }

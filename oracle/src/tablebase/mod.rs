@@ -27,8 +27,12 @@ pub enum TablebaseError {
         /// What is wrong with it.
         reason: String,
     },
-    /// A position outside the solved endings.
-    #[error("not covered by the solver (pawnless, at most 4 pieces, no castling): {0}")]
+    /// A position outside the solved endings; the reason comes first (pieces, then pawns,
+    /// then castling rights), since a full board with castling rights is first of all too big.
+    #[error(
+        "not covered by the solver: {0} (it solves pawnless positions of at most 4 pieces \
+         without castling rights)"
+    )]
     NotCovered(String),
     /// A position where the side not to move is in check, or pieces overlap.
     #[error("illegal position: the side not to move is in check")]

@@ -20,20 +20,29 @@ pub struct Probe {
     pub best_move: Option<String>,
 }
 
-/// The men of a pawnless, castling-free position of at most four pieces.
+/// The men of a pawnless, castling-free position of at most four pieces. The reasons are
+/// checked in that order so that the start position is refused for its 32 pieces, not for
+/// its castling rights.
 fn men(pos: &Chess) -> Result<Vec<Man>, TablebaseError> {
-    if pos.castles().any() {
-        return Err(TablebaseError::NotCovered(
-            "positions with castling rights".to_owned(),
-        ));
-    }
     let men: Vec<Man> = pos
         .board()
         .iter()
         .map(|(sq, piece)| (piece.color, piece.role, sq as u8))
         .collect();
-    if men.len() > super::ending::MAX_PIECES || men.iter().any(|m| m.1 == Role::Pawn) {
-        return Err(TablebaseError::NotCovered(pos.board().to_string()));
+    let board = pos.board().to_string();
+    if men.len() > super::ending::MAX_PIECES {
+        return Err(TablebaseError::NotCovered(format!(
+            "{} pieces on {board}",
+            men.len()
+        )));
+    }
+    if men.iter().any(|m| m.1 == Role::Pawn) {
+        return Err(TablebaseError::NotCovered(format!("pawns on {board}")));
+    }
+    if pos.castles().any() {
+        return Err(TablebaseError::NotCovered(format!(
+            "castling rights in {board}"
+        )));
     }
     Ok(men)
 }
@@ -87,5 +96,40 @@ impl Tablebase {
     /// every losing one, and among losing moves the one that delays mate longest.
     pub fn defend(&self, pos: &Chess) -> Result<Option<UciMove>, TablebaseError> {
         Ok(self.rank_moves(pos)?.into_iter().next().map(|(m, _)| m))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+
+    fn reason(fen: &str) -> String {
+        let pos: Chess = fen
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        men(&pos).unwrap_err().to_string()
+    }
+
+    /// The first reason named is the one that matters most: size, then pawns, then castling.
+    #[test]
+    fn refusals_name_the_pieces_before_castling() {
+        let start = reason("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+        assert!(
+            start.starts_with("not covered by the solver: 32 pieces on rnbqkbnr/"),
+            "{start}"
+        );
+        let pawn = reason("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1");
+        assert!(
+            pawn.starts_with("not covered by the solver: pawns on "),
+            "{pawn}"
+        );
+        let castling = reason("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1");
+        assert!(
+            castling.starts_with("not covered by the solver: castling rights in "),
+            "{castling}"
+        );
     }
 }

@@ -378,7 +378,7 @@ impl Tablebase {
         let (ending, _) = Ending::from_material(&roles(Color::White), &roles(Color::Black));
         if ending.piece_count() > super::ending::MAX_PIECES || men.iter().any(|m| m.1 == Role::Pawn)
         {
-            return Err(TablebaseError::NotCovered(ending.to_string()));
+            return Err(TablebaseError::NotCovered(format!("the ending {ending}")));
         }
         lookup(|e| self.table(e), men, stm)
     }

@@ -54,7 +54,7 @@ impl Run<'_> {
             });
             let progress = self.close(result, |p| p.describe())?;
             match progress {
-                stage::Progress::Finished(outcome) => {
+                stage::StageProgress::Finished(outcome) => {
                     self.report.stages.push(outcome.report.clone());
                     let passed = outcome.record.state == StageState::AcceptH1;
                     self.stages.push(*outcome);
@@ -62,14 +62,14 @@ impl Run<'_> {
                         break;
                     }
                 }
-                stage::Progress::NeedsRound { reason } => {
+                stage::StageProgress::NeedsRound { reason } => {
                     return Ok(Some(Conclusion {
                         status: Status::Continue,
                         verdict: None,
                         reason,
                     }));
                 }
-                stage::Progress::ShardPlayed { reason } => {
+                stage::StageProgress::ShardPlayed { reason } => {
                     return Ok(Some(Conclusion {
                         status: Status::ShardDone,
                         verdict: None,

@@ -30,7 +30,7 @@ use crate::play::clock::{ClockRules, TimeControl};
 use crate::play::cpus::Cpus;
 use crate::play::fingerprint::Fingerprint;
 use crate::play::game::{Adjudication, DrawRule, ResignRule};
-use crate::play::runner::{MatchConfig, MatchReport, Progress as MatchProgress, run_match};
+use crate::play::runner::{MatchConfig, MatchProgress, MatchReport, run_match};
 use crate::play::shard::Shard;
 use crate::play::shard::{ShardResult, merge, read_shards};
 use crate::play::stop::{SprtStop, StopRule};
@@ -91,7 +91,7 @@ pub struct StageOutcome {
 
 /// Where a stage stands after this invocation.
 #[derive(Debug, Clone)]
-pub enum Progress {
+pub enum StageProgress {
     /// Decided, or undecided at its maximum.
     Finished(Box<StageOutcome>),
     /// `--no-play`: another round of shards is needed.
@@ -106,11 +106,11 @@ pub enum Progress {
     },
 }
 
-impl Progress {
+impl StageProgress {
     /// One line for the step reporter.
     pub fn describe(&self) -> String {
         match self {
-            Progress::Finished(outcome) => {
+            StageProgress::Finished(outcome) => {
                 let r = &outcome.record;
                 format!(
                     "{} after {} pairs: pentanomial {:?}, nElo {:+.1} [{:+.1}, {:+.1}], LLR {:.2} in [{:.2}, {:.2}]",
@@ -125,7 +125,9 @@ impl Progress {
                     r.upper
                 )
             }
-            Progress::NeedsRound { reason } | Progress::ShardPlayed { reason } => reason.clone(),
+            StageProgress::NeedsRound { reason } | StageProgress::ShardPlayed { reason } => {
+                reason.clone()
+            }
         }
     }
 }
@@ -245,13 +247,17 @@ impl StagePlan {
 
 /// Plays (or merges) the stage as `mode` says; a finished stage whose faults exceed the
 /// constitution's limits is void, an error rather than evidence.
-pub fn run(plan: &StagePlan, mode: Mode, reporter: &StepReporter) -> Result<Progress, StageError> {
+pub fn run(
+    plan: &StagePlan,
+    mode: Mode,
+    reporter: &StepReporter,
+) -> Result<StageProgress, StageError> {
     let progress = match mode {
-        Mode::Local => play_local(plan, reporter).map(|o| Progress::Finished(Box::new(o))),
+        Mode::Local => play_local(plan, reporter).map(|o| StageProgress::Finished(Box::new(o))),
         Mode::Shard(shard) => play_shard(plan, shard, reporter),
         Mode::NoPlay => merge_round(plan),
     }?;
-    if let Progress::Finished(outcome) = &progress
+    if let StageProgress::Finished(outcome) = &progress
         && let (Some(limits), Some(faults)) = (plan.fault_limits, outcome.record.faults)
         && let Some(reason) = limits.void_reason(&faults, outcome.record.games)
     {
@@ -323,9 +329,9 @@ fn play_shard(
     plan: &StagePlan,
     shard: Shard,
     reporter: &StepReporter,
-) -> Result<Progress, StageError> {
+) -> Result<StageProgress, StageError> {
     // A stage the merged rounds have decided is done: the pipeline goes on to the next one.
-    if let Some(finished @ Progress::Finished(_)) = merged_progress(plan)? {
+    if let Some(finished @ StageProgress::Finished(_)) = merged_progress(plan)? {
         return Ok(finished);
     }
     mark_started(plan)?;
@@ -348,7 +354,7 @@ fn play_shard(
     let result = ShardResult::of(&report);
     let json = serde_json::to_vec_pretty(&result).expect("shard results serialize");
     write_atomically(&result_file, &json).map_err(|e| fail(e.to_string()))?;
-    Ok(Progress::ShardPlayed {
+    Ok(StageProgress::ShardPlayed {
         reason: format!(
             "shard {}/{} of stage {} has {} pairs ({} this round) in {}",
             shard.index,
@@ -372,9 +378,9 @@ impl StopRule for Quota {
     }
 }
 
-fn merge_round(plan: &StagePlan) -> Result<Progress, StageError> {
+fn merge_round(plan: &StagePlan) -> Result<StageProgress, StageError> {
     Ok(
-        merged_progress(plan)?.unwrap_or_else(|| Progress::NeedsRound {
+        merged_progress(plan)?.unwrap_or_else(|| StageProgress::NeedsRound {
             reason: format!(
                 "stage {}: no shard has played yet; play round 1",
                 plan.index
@@ -384,9 +390,9 @@ fn merge_round(plan: &StagePlan) -> Result<Progress, StageError> {
 }
 
 /// The stage as the shard files in `--out` show it (`None` when there are none).
-fn merged_progress(plan: &StagePlan) -> Result<Option<Progress>, StageError> {
+fn merged_progress(plan: &StagePlan) -> Result<Option<StageProgress>, StageError> {
     if let Some(outcome) = read_finished(plan)? {
-        return Ok(Some(Progress::Finished(Box::new(outcome))));
+        return Ok(Some(StageProgress::Finished(Box::new(outcome))));
     }
     let files: Vec<PathBuf> = match std::fs::read_dir(&plan.shards_dir) {
         Ok(listing) => listing
@@ -421,7 +427,7 @@ fn merged_progress(plan: &StagePlan) -> Result<Option<Progress>, StageError> {
         _ => None,
     };
     let Some(state) = state else {
-        return Ok(Some(Progress::NeedsRound {
+        return Ok(Some(StageProgress::NeedsRound {
             reason: format!(
                 "stage {}: {} shards merged, {} contiguous pairs, LLR {:.2} in [{:.2}, {:.2}]: another round",
                 plan.index,
@@ -459,7 +465,7 @@ fn merged_progress(plan: &StagePlan) -> Result<Option<Progress>, StageError> {
         merged.games_played,
         merged.tally.faults,
     )?;
-    Ok(Some(Progress::Finished(Box::new(outcome))))
+    Ok(Some(StageProgress::Finished(Box::new(outcome))))
 }
 
 /// The LLR after every `every` pairs of `pairs` (in pair order), from (0, 0).

@@ -110,7 +110,7 @@ impl EngineIsolation {
                     Duration::from_secs(30),
                 )
                 .map_err(std::io::Error::other)?;
-                Ok(matches!(ending, super::Ending::Exited(status) if status.success()))
+                Ok(matches!(ending, super::ProcessEnding::Exited(status) if status.success()))
             };
             let installed =
                 tool("bwrap").is_absolute() && (!is_root() || tool("setpriv").is_absolute());
@@ -339,7 +339,7 @@ mod tests {
 
     /// Runs `script` with `/bin/sh` as a sandboxed engine; how it ended and what it printed, or
     /// `None` (said on stderr) where bubblewrap cannot create the namespaces.
-    fn run_confined_script(script: &str) -> Option<(super::super::Ending, String)> {
+    fn run_confined_script(script: &str) -> Option<(super::super::ProcessEnding, String)> {
         if EngineIsolation::detect() != EngineIsolation::Bubblewrap {
             eprintln!("SKIPPED: bubblewrap cannot create the namespaces on this machine");
             return None;
@@ -366,7 +366,7 @@ mod tests {
             return;
         };
         assert!(
-            matches!(ending, super::super::Ending::Exited(s) if s.success()),
+            matches!(ending, super::super::ProcessEnding::Exited(s) if s.success()),
             "{ending:?}"
         );
         let lines: Vec<&str> = output.lines().collect();
@@ -390,7 +390,7 @@ mod tests {
             return;
         };
         assert!(
-            !matches!(ending, super::super::Ending::Exited(s) if s.success())
+            !matches!(ending, super::super::ProcessEnding::Exited(s) if s.success())
                 || !output.contains("started"),
             "40 background processes were allowed: {output}"
         );
