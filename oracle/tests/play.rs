@@ -482,18 +482,7 @@ fn killed_run_resumes_without_losing_or_repeating_a_pair() {
         .spawn()
         .unwrap();
     // Kill as soon as at least two pairs are recorded, mid-match.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let counted = std::fs::read_to_string(&state)
-            .ok()
-            .and_then(|s| serde_json::from_str::<Value>(&s).ok())
-            .map_or(0, |v| v["pairs"].as_array().map_or(0, Vec::len));
-        if counted >= 2 {
-            break;
-        }
-        assert!(Instant::now() < deadline, "no progress");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_for_counted_pairs(&state, 2);
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     let at_kill: Value = serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
@@ -622,18 +611,7 @@ fn an_interrupted_run_prints_its_resume_command_which_finishes_without_replaying
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let counted = std::fs::read_to_string(&state)
-            .ok()
-            .and_then(|s| serde_json::from_str::<Value>(&s).ok())
-            .map_or(0, |v| v["pairs"].as_array().map_or(0, Vec::len));
-        if counted >= 1 {
-            break;
-        }
-        assert!(Instant::now() < deadline, "no progress");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_for_counted_pairs(&state, 1);
     let kill = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -847,7 +825,7 @@ fn merge_refuses_forged_shards_naming_file_and_field() {
         }
         std::fs::write(&forged, shard.to_string()).unwrap();
         let output = merge(&[&honest[0], &forged]);
-        let stderr = String::from_utf8_lossy(&output.stderr);
+        let stderr = json_error(&output.stdout);
         assert_eq!(output.status.code(), Some(2), "{field}: {stderr}");
         assert!(
             stderr.contains(&format!(
@@ -863,7 +841,7 @@ fn merge_refuses_forged_shards_naming_file_and_field() {
     shard["tally"]["wins"] = Value::from(shard["tally"]["wins"].as_u64().unwrap() + 1);
     std::fs::write(&edited, shard.to_string()).unwrap();
     let output = merge(&[&honest[0], &edited]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = json_error(&output.stdout);
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(
         stderr.contains(&format!(
@@ -943,4 +921,29 @@ fn a_candidate_cannot_kill_stop_or_overwrite_its_opponent() {
             "{mode}: the opponent's binary was overwritten"
         );
     }
+}
+
+/// Waits (at most a minute) until the match's state file counts at least `pairs` pairs.
+fn wait_for_counted_pairs(state: &Path, pairs: usize) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let counted = std::fs::read_to_string(state)
+            .ok()
+            .and_then(|s| serde_json::from_str::<Value>(&s).ok())
+            .map_or(0, |v| v["pairs"].as_array().map_or(0, Vec::len));
+        if counted >= pairs {
+            return;
+        }
+        assert!(Instant::now() < deadline, "no progress");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The `error` of the JSON object a command prints on stdout under `--json` when it fails.
+fn json_error(stdout: &[u8]) -> String {
+    let object: Value = serde_json::from_slice(stdout).expect("a JSON error object on stdout");
+    object["error"]
+        .as_str()
+        .expect("an `error` string")
+        .to_owned()
 }
