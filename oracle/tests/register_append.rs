@@ -129,7 +129,14 @@ fn a_draft_is_completed_and_appended_as_the_next_entry() {
     );
     assert_eq!(written.prev_sha256, Some(genesis_hash));
     assert!(written.recorded_at.is_some());
-    assert!(repo.oracle(&["register", "verify"]).status.success());
+    // Verified in full: its rules read from its predecessor commit, its custody checked.
+    let report: serde_json::Value =
+        serde_json::from_slice(&repo.oracle(&["register", "verify", "--json"]).stdout).unwrap();
+    assert_eq!(
+        (&report["ok"], &report["unchecked"]),
+        (&serde_json::json!(true), &serde_json::json!([])),
+        "{report}"
+    );
     assert_eq!(
         repo.register_listing(),
         [".lock", "T-0001.yaml", "T-0002.yaml"]

@@ -471,10 +471,15 @@ pub fn tested_entry(
         .as_ref()
         .map(|proof| confirmation(&proof.spec_sha256));
     entry.stages = stages;
-    let decision = decide_recorded(&entry, 0.0);
+    redecide(&mut entry);
+    entry
+}
+
+/// Sets the verdict and claimed gain of `entry` (first after genesis) to what its stages give.
+pub fn redecide(entry: &mut Entry) {
+    let decision = decide_recorded(entry, 0.0);
     entry.verdict = decision.verdict;
     entry.claimed_gain_nelo = decision.claimed_gain_nelo;
-    entry
 }
 
 /// An independent confirmation (Annex A3.3) of the proof spec with sha256 `proof_sha256`.
