@@ -212,11 +212,11 @@ fn check_custody(
         return;
     }
     let field = "field `predecessor.commit`";
-    let (commit, ancestor) = match (
+    let (commit, ancestor, git) = match (
         find_commit(history, &predecessor.commit),
         find_commit(history, &engine.commit),
     ) {
-        (Lookup::Found(commit), Lookup::Found(ancestor)) => (commit, ancestor),
+        (Lookup::Found(commit, git), Lookup::Found(ancestor, _)) => (commit, ancestor, git),
         (Lookup::Absent(why), _) | (_, Lookup::Absent(why)) => {
             return findings.push(RuleFinding::Broken(format!("{field}: {why}")));
         }
@@ -228,11 +228,8 @@ fn check_custody(
             )));
         }
     };
-    let descends = history.is_some_and(|git| {
-        git.graph_descendant_of(commit.id(), ancestor.id())
-            .unwrap_or(false)
-    });
-    if !descends {
+    let descends = git.graph_descendant_of(commit.id(), ancestor.id());
+    if !descends.unwrap_or(false) {
         findings.push(RuleFinding::Broken(format!(
             "{field}: {} is neither the current engine's commit {} ({id}) nor a descendant of it",
             predecessor.commit, engine.commit
@@ -242,8 +239,8 @@ fn check_custody(
 
 /// A commit the check needs, looked up in the repository's history.
 pub enum Lookup<'r> {
-    /// The commit.
-    Found(Commit<'r>),
+    /// The commit, and the repository that has it.
+    Found(Commit<'r>, &'r Repository),
     /// Not at hand, through no fault of the entry (no repository, a shallow clone): why, without
     /// the commit's id (the caller names it).
     Unavailable(String),
@@ -259,7 +256,7 @@ pub fn find_commit<'r>(history: Option<&'r Repository>, id: &GitId) -> Lookup<'r
     };
     let found = Oid::from_str(id.as_str()).and_then(|oid| git.find_commit(oid));
     match found {
-        Ok(commit) => Lookup::Found(commit),
+        Ok(commit) => Lookup::Found(commit, git),
         Err(_) if git.is_shallow() => Lookup::Unavailable(
             "this shallow clone does not have it (fetch the whole history to check it)".into(),
         ),

@@ -135,64 +135,11 @@ pub fn verify_files(repo: &Path, files: &[RegisterFile]) -> Audit {
         let file = entry
             .id
             .map_or_else(|| format!("entry {}", index + 1), |id| id.file_name());
-        let mut found = Vec::new();
-        let at_commit = match judge(entry) {
-            None => None,
-            Some(judge) => match find_commit(history.as_ref(), &judge.commit) {
-                Lookup::Found(commit) => history
-                    .as_ref()
-                    .map(|git| constitution_at(git, &commit))
-                    .and_then(|read| {
-                        read.map_err(|why| {
-                            found.push(RuleFinding::Broken(format!(
-                                "field `{}.commit`: {why}",
-                                judge_role(entry)
-                            )))
-                        })
-                        .ok()
-                    }),
-                Lookup::Absent(why) => {
-                    found.push(RuleFinding::Broken(format!(
-                        "field `{}.commit`: {why}",
-                        judge_role(entry)
-                    )));
-                    None
-                }
-                Lookup::Unavailable(why) => {
-                    let same = work_tree
-                        .as_ref()
-                        .filter(|(_, sha256)| *sha256 == entry.constitution_sha256);
-                    let role = judge_role(entry);
-                    found.push(RuleFinding::Unchecked(if same.is_some() {
-                        format!(
-                            "rules taken from the work tree's {CONSTITUTION_PATH}, which has the \
-                             recorded sha256; that it was the one at the {role} commit {} is \
-                             unchecked: {why}",
-                            judge.commit
-                        )
-                    } else {
-                        format!(
-                            "the constitution it was judged under ({}) is not at hand, so its \
-                             profile, stages, α, β, bounds and loss tolerance are unchecked: the \
-                             {role} commit {}: {why}",
-                            entry.constitution_sha256, judge.commit
-                        )
-                    }));
-                    same.cloned()
-                }
-            },
-        };
-        let origin = judge(entry).map_or_else(String::new, |judge| {
-            format!(
-                "{CONSTITUTION_PATH} at the {} commit {}",
-                judge_role(entry),
-                judge.commit
-            )
-        });
-        let rules = at_commit.as_ref().map(|(constitution, sha256)| Rules {
+        let (judged, mut found) = judged_under(entry, history.as_ref(), work_tree.as_ref());
+        let rules = judged.as_ref().map(|(constitution, sha256, origin)| Rules {
             constitution,
             sha256,
-            origin: &origin,
+            origin,
         });
         found.extend(check_entry(
             entry,
@@ -220,6 +167,57 @@ pub fn verify_files(repo: &Path, files: &[RegisterFile]) -> Audit {
     audit
 }
 
+/// The constitution `entry` is held to, with the sha256 of its bytes and where it was read: the
+/// one in the tree of the commit it was judged at, or where the history lacks that commit, the
+/// work tree's if it has the recorded sha256. Also what the lookup found wrong or left unchecked.
+fn judged_under(
+    entry: &Entry,
+    history: Option<&Repository>,
+    work_tree: Option<&(Constitution, Sha256Hex)>,
+) -> (Option<(Constitution, Sha256Hex, String)>, Vec<RuleFinding>) {
+    let Some(judge) = judge(entry) else {
+        return (None, Vec::new());
+    };
+    let role = judge_role(entry);
+    let broken = |why: String| vec![RuleFinding::Broken(format!("field `{role}.commit`: {why}"))];
+    match find_commit(history, &judge.commit) {
+        Lookup::Found(commit, git) => match constitution_at(git, &commit) {
+            Ok((constitution, sha256)) => {
+                let origin = format!("{CONSTITUTION_PATH} at the {role} commit {}", judge.commit);
+                (Some((constitution, sha256, origin)), Vec::new())
+            }
+            Err(why) => (None, broken(why)),
+        },
+        Lookup::Absent(why) => (None, broken(why)),
+        Lookup::Unavailable(why) => {
+            match work_tree.filter(|(_, sha256)| *sha256 == entry.constitution_sha256) {
+                Some((constitution, sha256)) => (
+                    Some((
+                        constitution.clone(),
+                        sha256.clone(),
+                        format!("the work tree's {CONSTITUTION_PATH}"),
+                    )),
+                    vec![RuleFinding::Unchecked(format!(
+                        "rules taken from the work tree's {CONSTITUTION_PATH}, which has the \
+                         recorded sha256; that it was the one at the {role} commit {} is \
+                         unchecked: {why}",
+                        judge.commit
+                    ))],
+                ),
+                None => (
+                    None,
+                    vec![RuleFinding::Unchecked(format!(
+                        "the constitution it was judged under ({}) is not at hand, so its \
+                         profile, stages, α, β, bounds and loss tolerance are unchecked: the \
+                         {role} commit {}: {why}",
+                        entry.constitution_sha256, judge.commit
+                    ))],
+                ),
+            }
+        }
+    }
+}
+
 /// Which side of an entry it was judged at: its predecessor (its candidate at genesis).
 fn judge_role(entry: &Entry) -> &'static str {
     if entry.path == PathKind::Genesis {
@@ -234,8 +232,10 @@ fn judge_role(entry: &Entry) -> &'static str {
 /// Fills `id`, `prev_sha256`, `recorded_at` (with `now`) where the draft has
 /// `null`, refuses them where they are not the next id, the head, or not
 /// after the newest entry, carries the loss budget over from the head, and
-/// refuses a profile that is not binding or a constitution that is not the
-/// one in force.
+/// refuses what the check `verify` also runs finds ([`check_entry`] against
+/// the constitution in force: a profile that is not binding, stages off the
+/// profile, a predecessor that is not the current engine), including what it
+/// cannot check.
 ///
 /// # Errors
 /// [`AppendError`]; the register is unchanged in every case.
