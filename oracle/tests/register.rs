@@ -1,10 +1,11 @@
 //! The register end to end: verify, show, replay, genesis, and the tamper cases.
 
+mod build_support;
 mod register_fixture;
 
-use oracle::governance::entry::{Entry, StageState, Verdict};
+use oracle::governance::entry::{Entry, StageRecord, StageState, Verdict};
 use oracle::stats::{Model, PentanomialCounts, SprtParams, sprt_status};
-use register_fixture::{Repo, sample_entries, stdout};
+use register_fixture::{Repo, measure, redecide, sample_entries, stdout};
 
 #[test]
 fn sample_register_has_the_intended_verdicts_and_verifies() {
@@ -37,7 +38,13 @@ fn sample_register_has_the_intended_verdicts_and_verifies() {
         serde_json::from_slice(&repo.oracle(&["register", "verify", "--json"]).stdout).unwrap();
     assert_eq!(
         report,
-        serde_json::json!({ "ok": true, "n": 5, "head": head.to_string(), "errors": [] })
+        serde_json::json!({
+            "ok": true,
+            "n": 5,
+            "head": head.to_string(),
+            "errors": [],
+            "unchecked": []
+        })
     );
 }
 
@@ -399,13 +406,14 @@ fn a_rendered_entry_is_canonical_yaml_with_ambiguous_strings_quoted() {
 #[test]
 fn genesis_only_into_an_empty_register() {
     let repo = Repo::new();
+    let engine = register_fixture::engine('1');
     let args = [
         "register",
         "genesis",
         "--commit",
-        &"c".repeat(40),
+        engine.commit.as_str(),
         "--tree",
-        &"d".repeat(40),
+        engine.tree.as_str(),
         "--binary-sha256",
         &"e".repeat(64),
         "--bench",
@@ -494,6 +502,181 @@ fn committed_fixture_repository_is_what_the_library_writes() {
     );
 }
 
+/// Genesis and the sample Gewinn with `change` made to the Gewinn, written and committed by hand
+/// (no `register append`); returns the repository.
+fn hand_committed(change: impl FnOnce(&mut Entry)) -> Repo {
+    let repo = Repo::new();
+    let mut entries = sample_entries()[..2].to_vec();
+    change(&mut entries[1]);
+    repo.write_register(&entries);
+    repo.commit_all("register: T-0002, written by hand");
+    repo
+}
+
+/// Every stage of `entry` re-measured on its own counts after `change`, and its verdict
+/// re-derived: the statistics hold, only the rules can tell.
+fn remeasured(entry: &mut Entry, change: impl Fn(&mut StageRecord)) {
+    for stage in &mut entry.stages {
+        change(stage);
+        *stage = measure(stage.clone(), stage.pentanomial);
+    }
+    redecide(entry);
+}
+
+#[test]
+fn a_hand_committed_entry_with_weakened_bounds_is_named() {
+    // The Randfall bounds [-10, 0] on a Standard change: "not worse by 10" passes as a gain.
+    let repo =
+        hand_committed(|entry| remeasured(entry, |stage| (stage.elo0, stage.elo1) = (-10.0, 0.0)));
+    let (code, text) = verify(&repo);
+    assert_eq!(code, Some(1), "{text}");
+    for expected in [
+        "T-0002.yaml: stage `short`: field `elo0` is -10, profile `bound` stage `short` has 0",
+        "T-0002.yaml: stage `long`: field `elo1` is 0, profile `bound` stage `long` has 10",
+    ] {
+        assert!(text.contains(expected), "`{expected}` missing: {text}");
+    }
+    assert!(!text.contains("recomputed"), "the statistics hold: {text}");
+}
+
+#[test]
+fn a_hand_committed_entry_with_another_alpha_is_named() {
+    let repo = hand_committed(|entry| remeasured(entry, |stage| stage.alpha = 0.2));
+    let (code, text) = verify(&repo);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains(
+            "T-0002.yaml: stage `short`: field `alpha` is 0.2, profile `bound` stage `short` has 0.05"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("recomputed"), "the statistics hold: {text}");
+}
+
+#[test]
+fn a_hand_committed_entry_with_a_forged_predecessor_binary_is_named() {
+    // Engine 5's binary, from a commit that does descend from the current engine's.
+    let repo = hand_committed(|entry| entry.predecessor = Some(register_fixture::engine('5')));
+    let (code, text) = verify(&repo);
+    assert_eq!(code, Some(1), "{text}");
+    let current = register_fixture::engine('1').binary_sha256;
+    assert!(
+        text.contains(&format!(
+            "T-0002.yaml: field `predecessor.binary_sha256`: the predecessor's binary {} is not \
+             the register's current engine T-0001 (binary {current})",
+            register_fixture::engine('5').binary_sha256
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_hand_committed_entry_under_another_constitution_or_commit_is_named() {
+    let weaker = oracle::governance::hash::Sha256Hex::of(b"alpha: 0.5");
+    let claimed = weaker.clone();
+    let repo = hand_committed(move |entry| entry.constitution_sha256 = claimed);
+    let (code, text) = verify(&repo);
+    assert_eq!(code, Some(1), "{text}");
+    let at = register_fixture::engine('1').commit;
+    assert!(
+        text.contains(&format!(
+            "T-0002.yaml: field `constitution_sha256`: the entry was judged under constitution \
+             {weaker}, constitution/constitution.yaml at the predecessor commit {at} is {}",
+            register_fixture::constitution_sha256()
+        )),
+        "{text}"
+    );
+
+    let repo = hand_committed(|entry| {
+        entry.predecessor.as_mut().unwrap().commit = register_fixture::git_id('f');
+    });
+    let (code, text) = verify(&repo);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains(&format!(
+            "T-0002.yaml: field `predecessor.commit`: commit {} is not in the repository, whose \
+             history is complete",
+            "f".repeat(40)
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_predecessor_commit_older_than_the_current_engine_is_named() {
+    let repo = Repo::new();
+    let mut entries = sample_entries()[..3].to_vec();
+    // The right binary, but built from the commit before the engine that landed last.
+    let older = register_fixture::engine('1').commit;
+    entries[2].predecessor.as_mut().unwrap().commit = older.clone();
+    repo.write_register(&entries);
+    let (code, text) = verify(&repo);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains(&format!(
+            "T-0003.yaml: field `predecessor.commit`: {older} is neither the current engine's \
+             commit {} (T-0002) nor a descendant of it",
+            register_fixture::engine('3').commit
+        )),
+        "{text}"
+    );
+}
+
+/// A shallow clone lacks the commits whose trees hold the rules: what it cannot check is listed,
+/// what it can (custody by sha256, the work tree's constitution of the same sha256) still holds.
+#[test]
+fn a_shallow_clone_lists_what_it_cannot_check_and_still_checks_the_rest() {
+    let clone = |repo: &Repo| {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("file://{}", repo.path().display());
+        repo.git(&[
+            "clone",
+            "-q",
+            "--depth",
+            "1",
+            &url,
+            dir.path().to_str().unwrap(),
+        ]);
+        dir
+    };
+    let repo = Repo::new();
+    repo.write_register(&sample_entries());
+    repo.commit_all("register: the sample entries");
+    let shallow = clone(&repo);
+    let output = register_fixture::oracle_at(shallow.path(), &["register", "verify"]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains(&format!(
+            "T-0003.yaml: unchecked: rules taken from the work tree's constitution/constitution.yaml, \
+             which has the recorded sha256; that it was the one at the predecessor commit {} is \
+             unchecked: this shallow clone does not have it",
+            register_fixture::engine('3').commit
+        )),
+        "{text}"
+    );
+    let report: serde_json::Value = serde_json::from_slice(
+        &register_fixture::oracle_at(shallow.path(), &["register", "verify", "--json"]).stdout,
+    )
+    .unwrap();
+    assert_eq!(report["ok"], true, "{report}");
+    assert_eq!(
+        report["unchecked"].as_array().map(Vec::len),
+        Some(5),
+        "{report}"
+    );
+
+    let forged = hand_committed(|entry| entry.predecessor = Some(register_fixture::engine('5')));
+    let shallow = clone(&forged);
+    let output = register_fixture::oracle_at(shallow.path(), &["register", "verify"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains("T-0002.yaml: field `predecessor.binary_sha256`"),
+        "{}",
+        stdout(&output)
+    );
+}
+
 /// Article 2.4: a Gleich entry verifies and replays when its two recorded binaries are the same
 /// and no stage was played; the same entry with different binaries is refused by both.
 #[test]
@@ -508,7 +691,16 @@ fn gleich_verifies_only_with_bit_identical_binaries() {
         None,
         at(19, 0),
     );
-    gleich.candidate = binary('1', 695);
+    // Judged against the register's current engine, whose binary it rebuilds bit-identically.
+    let current = entries
+        .iter()
+        .rev()
+        .find(|entry| entry.verdict.lands())
+        .unwrap()
+        .candidate
+        .clone();
+    gleich.predecessor = Some(current.clone());
+    gleich.candidate = current;
     gleich.verdict = Verdict::Gleich;
     entries.push(gleich.clone());
     repo.write_register(&entries);

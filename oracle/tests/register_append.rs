@@ -1,5 +1,6 @@
 //! `oracle register append`: locking, refusals, crash safety.
 
+mod build_support;
 mod register_fixture;
 
 use std::process::{Command, Stdio};
@@ -8,7 +9,7 @@ use std::time::{Duration, Instant};
 use oracle::governance::entry::{Entry, PathKind, StageRecord, StageState};
 use oracle::stats::{Model, PentanomialCounts, SequentialSprt, SprtDecision, SprtParams};
 use register_fixture::{
-    Repo, at, binary, genesis_entry, sample_entries, stage, stdout, tested_entry,
+    Repo, at, binary, engine, genesis_entry, git_id, sample_entries, stage, stdout, tested_entry,
 };
 
 /// A draft Gewinn of the fixture's binding profile: id, prev_sha256 and recorded_at null.
@@ -63,11 +64,14 @@ fn sharded_stage() -> StageRecord {
     record
 }
 
-/// A draft Korrektur of the fixture (the register sample's T-0003, with its confirmation).
+/// A draft Korrektur of the fixture (the register sample's T-0003, with its confirmation), judged
+/// against the genesis engine.
 fn korrektur_draft() -> Entry {
     let mut entry = sample_entries()[2].clone();
     assert_eq!(entry.verdict, oracle::governance::entry::Verdict::Korrektur);
     entry.recorded_at = None;
+    entry.predecessor = Some(engine('1'));
+    entry.candidate = engine('3');
     entry
 }
 
@@ -125,7 +129,14 @@ fn a_draft_is_completed_and_appended_as_the_next_entry() {
     );
     assert_eq!(written.prev_sha256, Some(genesis_hash));
     assert!(written.recorded_at.is_some());
-    assert!(repo.oracle(&["register", "verify"]).status.success());
+    // Verified in full: its rules read from its predecessor commit, its custody checked.
+    let report: serde_json::Value =
+        serde_json::from_slice(&repo.oracle(&["register", "verify", "--json"]).stdout).unwrap();
+    assert_eq!(
+        (&report["ok"], &report["unchecked"]),
+        (&serde_json::json!(true), &serde_json::json!([])),
+        "{report}"
+    );
     assert_eq!(
         repo.register_listing(),
         [".lock", "T-0001.yaml", "T-0002.yaml"]
@@ -224,7 +235,7 @@ fn append_refuses_what_does_not_belong_in_the_register() {
         ),
         (
             Box::new(|e| e.stages[1].elo1 = 2.0),
-            "stage `long` was not measured under profile `bound`'s stage `long`",
+            "stage `long`: field `elo1` is 2, profile `bound` stage `long` has 10",
         ),
         (
             Box::new(|e| e.stages.truncate(1)),
@@ -250,8 +261,10 @@ fn append_refuses_what_does_not_belong_in_the_register() {
             "is not the register's current engine T-0001",
         ),
         (
-            Box::new(|e| e.predecessor.as_mut().unwrap().commit = binary('5', 0).commit),
-            "is neither the current engine's commit",
+            // A predecessor commit the repository never had.
+            Box::new(|e| e.predecessor.as_mut().unwrap().commit = git_id('f')),
+            "field `predecessor.commit`: commit ffffffffffffffffffffffffffffffffffffffff is not \
+             in the repository",
         ),
         (
             // The weakened entry: an LLR short of Wald's bound, passed by bounds of ±0.05.

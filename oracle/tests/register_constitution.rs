@@ -1,6 +1,7 @@
 //! The constitution: the repository's own file holds the seed's rules, and
 //! every error names the file, line, column and field.
 
+mod build_support;
 mod register_fixture;
 
 use std::path::Path;

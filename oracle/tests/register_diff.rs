@@ -1,5 +1,6 @@
 //! `scripts/check-register-diff.sh`: a change to `register/` may only add the next entries.
 
+mod build_support;
 mod register_fixture;
 
 use std::path::Path;
@@ -8,25 +9,6 @@ use std::process::{Command, Output};
 use oracle::governance::entry::Entry;
 use oracle::governance::hash::Sha256Hex;
 use register_fixture::{Repo, chain, sample_entries, stdout};
-
-/// Runs git in `repo`.
-fn git(repo: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.invalid",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(repo)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success(), "git {args:?}");
-}
 
 /// Runs the script against the commit tagged `base`.
 fn check(repo: &Path) -> Output {
@@ -44,17 +26,14 @@ fn check(repo: &Path) -> Output {
 fn repo_at_base(n: usize) -> Repo {
     let repo = Repo::new();
     repo.write_register(&sample_entries()[..n]);
-    git(repo.path(), &["init", "-q"]);
-    git(repo.path(), &["add", "."]);
-    git(repo.path(), &["commit", "-qm", "base"]);
-    git(repo.path(), &["tag", "base"]);
+    repo.commit_all("base");
+    repo.git(&["tag", "base"]);
     repo
 }
 
 /// Commits everything in the work tree.
 fn commit_all(repo: &Repo) {
-    git(repo.path(), &["add", "-A", "."]);
-    git(repo.path(), &["commit", "-qm", "change", "--allow-empty"]);
+    repo.commit_all("change");
 }
 
 #[test]

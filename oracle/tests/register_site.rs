@@ -19,9 +19,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use build_support::FixtureRepo;
 use oracle::governance::hash::GitId;
-use register_fixture::{chain, oracle_at, sample_entries, stdout, write_fixture};
+use register_fixture::{
+    BOOK_A, BOOK_B, Repo, chain, constitution_text, oracle_at, sample_entries, stdout,
+    write_fixture,
+};
 use serde_json::{Value, json};
 
 /// The Gewinn's commit subject: markup that must reach the page as text, never as markup.
@@ -31,20 +33,33 @@ const HOSTILE_SUBJECT: &str =
 /// The fixture's `origin`, whose web form commits link to.
 const FORGE: &str = "https://github.com/coherent/engine";
 
-/// A git repository with the fixture constitution and the five sample entries (genesis,
-/// Gewinn, Korrektur, two Abgelehnt), the Gewinn's candidate a real commit; `tampered` turns
-/// T-0004's Abgelehnt into a Gewinn after it was chained and adds an unreadable T-0006.
-fn fixture(tampered: bool) -> (FixtureRepo, String) {
-    let repo = FixtureRepo::new();
+/// A git repository with the fixture history, constitution and the five sample entries (genesis,
+/// Gewinn, Korrektur, two Abgelehnt), the Gewinn's candidate a commit of its own on top (the
+/// Korrektur judged against it); `tampered` turns T-0004's Abgelehnt into a Gewinn after it was
+/// chained and adds an unreadable T-0006.
+fn fixture(tampered: bool) -> (Repo, String) {
+    let repo = Repo::new();
+    let constitution = constitution_text();
     let commit = repo
-        .commit(&[("README", "the engine\n")], HOSTILE_SUBJECT)
+        .git
+        .commit(
+            &[
+                ("constitution/constitution.yaml", constitution.as_str()),
+                ("books/book-a.epd", BOOK_A),
+                ("books/book-b.epd", BOOK_B),
+                ("README", "the engine\n"),
+            ],
+            HOSTILE_SUBJECT,
+        )
         .to_string();
-    repo.repo
+    repo.git
+        .repo
         .remote("origin", "git@github.com:coherent/engine.git")
         .unwrap();
-    write_fixture(repo.path());
     let mut entries = sample_entries();
-    entries[1].candidate.commit = GitId::try_from(commit.clone()).unwrap();
+    let commit_id = GitId::try_from(commit.clone()).unwrap();
+    entries[1].candidate.commit = commit_id.clone();
+    entries[2].predecessor.as_mut().unwrap().commit = commit_id;
     let dir = repo.path().join("register");
     std::fs::create_dir_all(&dir).unwrap();
     for (name, bytes) in chain(&entries) {

@@ -27,7 +27,9 @@ pub struct RegisterArgs {
 /// The register's subcommands.
 #[derive(Debug, Subcommand)]
 enum RegisterCommand {
-    /// Check the whole chain; prints `head=<sha256> n=<count>` (exit 0 only when sound).
+    /// Check the whole chain, and every entry against the constitution in its predecessor
+    /// commit's tree and the chain of custody; prints `head=<sha256> n=<count>` (exit 0 only
+    /// when sound; what a shallow clone cannot answer is listed as `unchecked`).
     Verify {
         #[command(flatten)]
         repo: RepoArgs,
@@ -178,11 +180,20 @@ fn verify(repo: &RepoArgs, expect_head: Option<&str>) -> anyhow::Result<ExitCode
         });
     }
     if repo.json {
-        let report = json!({ "ok": audit.ok(), "n": audit.count, "head": audit.head, "errors": audit.findings });
+        let report = json!({
+            "ok": audit.ok(),
+            "n": audit.count,
+            "head": audit.head,
+            "errors": audit.findings,
+            "unchecked": audit.unchecked,
+        });
         println!("{report}");
     } else {
         for finding in &audit.findings {
             println!("{}: {}", finding.file, finding.message);
+        }
+        for note in &audit.unchecked {
+            println!("{}: unchecked: {}", note.file, note.message);
         }
         println!("head={} n={}", audit.head, audit.count);
         if !audit.ok() {
@@ -264,7 +275,7 @@ fn replay(repo: &RepoArgs, id: &str, statistics_only: bool) -> anyhow::Result<Ex
         .into_iter()
         .filter(|file| EntryId::from_file_name(&file.name).is_some_and(|number| number <= wanted))
         .collect();
-    let audit = register::audit(&files);
+    let audit = register::verify_files(&repo.repo, &files);
     let (entry, _) = find(&audit, id)?;
     let used_before = audit
         .entries

@@ -135,7 +135,8 @@ impl Site {
         base_url: Option<String>,
     ) -> Result<Self, SiteError> {
         let files = register::read_files(root)?;
-        let audit = register::audit(&files);
+        // The same findings as `oracle register verify`, the rules of each entry included.
+        let audit = register::verify_files(root, &files);
         let mut numbered: Vec<(EntryId, RegisterFile)> = files
             .into_iter()
             .filter_map(|file| EntryId::from_file_name(&file.name).map(|id| (id, file)))

@@ -1,6 +1,8 @@
 //! Fixture repositories for the register tests: a small constitution with
-//! pinned books, and entries whose statistics are computed by `oracle::stats`
-//! so that `register replay` holds on them.
+//! pinned books, a git history of engine commits that carry it, and entries
+//! whose statistics are computed by `oracle::stats` so that `register replay`
+//! holds on them. Test files that use it also declare `mod build_support;`,
+//! whose `FixtureRepo` writes the commits.
 #![allow(
     dead_code,
     reason = "each test file uses a different part of the fixture"
@@ -11,6 +13,7 @@ mod constitution_fixture;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 
 use constitution_fixture::{ConstitutionFixture, ProfileFixture, StageFixture};
 
@@ -24,6 +27,12 @@ use oracle::governance::hash::{GitId, Sha256Hex};
 use oracle::governance::register::audit::decide_recorded;
 use oracle::governance::timestamp::Timestamp;
 use oracle::stats::{Model, PentanomialCounts, SprtDecision, SprtParams, sprt_status};
+
+use super::build_support::FixtureRepo;
+
+/// The fixture's engine commits, oldest first, each a child of the one before: the digit that
+/// names it in [`binary`] and the bench signature of its binary.
+pub const ENGINES: [(char, u64); 5] = [('1', 695), ('3', 702), ('5', 710), ('7', 688), ('9', 699)];
 
 /// Book A of the fixture (four EPD openings).
 pub const BOOK_A: &str = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -\n\
@@ -84,25 +93,31 @@ pub fn constitution_text() -> String {
     .yaml()
 }
 
-/// A temporary repository with the fixture constitution and books (no register yet).
+/// A temporary git repository: the fixture history ([`ENGINES`], each commit holding the
+/// constitution and books) and the same files in the work tree (no register yet).
 pub struct Repo {
-    /// Keeps the directory alive.
-    pub dir: tempfile::TempDir,
+    /// The repository; keeps the directory alive.
+    pub git: FixtureRepo,
 }
 
 impl Repo {
     /// Creates the repository.
     #[must_use]
     pub fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        write_fixture(dir.path());
-        Self { dir }
+        let git = FixtureRepo::new();
+        assert_eq!(
+            &commit_history(&git),
+            history(),
+            "fixture commits are deterministic"
+        );
+        write_fixture(git.path());
+        Self { git }
     }
 
     /// Its root.
     #[must_use]
     pub fn path(&self) -> &Path {
-        self.dir.path()
+        self.git.path()
     }
 
     /// `register/NAME`.
@@ -135,6 +150,59 @@ impl Repo {
         names.sort();
         names
     }
+
+    /// Runs `git ARGS…` in the repository as a fixed committer.
+    pub fn git(&self, args: &[&str]) {
+        let status = Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@example.invalid",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .current_dir(self.path())
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    }
+
+    /// Commits everything in the work tree, as a hand-made change would be pushed.
+    pub fn commit_all(&self, message: &str) {
+        self.git(&["add", "-A", "."]);
+        self.git(&["commit", "-qm", message, "--allow-empty"]);
+    }
+}
+
+/// Commits [`ENGINES`] into `repo`, each on top of the one before; returns
+/// (digit, commit, root tree) for each.
+fn commit_history(repo: &FixtureRepo) -> Vec<(char, GitId, GitId)> {
+    let constitution = constitution_text();
+    ENGINES
+        .iter()
+        .map(|(digit, _)| {
+            let engine = format!("//! The fixture engine, version {digit}.\n");
+            let files = [
+                ("constitution/constitution.yaml", constitution.as_str()),
+                ("books/book-a.epd", BOOK_A),
+                ("books/book-b.epd", BOOK_B),
+                ("engine/src/lib.rs", engine.as_str()),
+            ];
+            let commit = repo.commit(&files, &format!("engine {digit}"));
+            let tree = repo.repo.find_commit(commit).unwrap().tree_id();
+            let id = |oid: git2::Oid| GitId::try_from(oid.to_string()).unwrap();
+            (*digit, id(commit), id(tree))
+        })
+        .collect()
+}
+
+/// The fixture history's ids (the same in every repository: the commits are deterministic).
+fn history() -> &'static Vec<(char, GitId, GitId)> {
+    static HISTORY: OnceLock<Vec<(char, GitId, GitId)>> = OnceLock::new();
+    HISTORY.get_or_init(|| commit_history(&FixtureRepo::new()))
 }
 
 /// Writes the fixture constitution and books under `root`.
@@ -201,7 +269,7 @@ pub fn constitution_sha256() -> Sha256Hex {
     Sha256Hex::of(constitution_text().as_bytes())
 }
 
-/// A git id made of one repeated hex digit.
+/// A git id made of one repeated hex digit (no commit of the fixture history has one).
 #[must_use]
 pub fn git_id(digit: char) -> GitId {
     GitId::try_from(digit.to_string().repeat(40)).unwrap()
@@ -213,15 +281,30 @@ pub fn at(hour: u32, minute: u32) -> Timestamp {
     Timestamp::try_from(format!("2026-10-16T{hour:02}:{minute:02}:00Z")).unwrap()
 }
 
-/// The fixture's engine binary record for commit digit `digit`.
+/// The binary record of the fixture's engine commit `digit` (one of [`ENGINES`]), with bench
+/// signature `bench`.
 #[must_use]
 pub fn binary(digit: char, bench: u64) -> BinaryRecord {
+    let (_, commit, tree) = history()
+        .iter()
+        .find(|(known, _, _)| *known == digit)
+        .unwrap_or_else(|| panic!("no fixture engine commit {digit}"));
     BinaryRecord {
-        commit: git_id(digit),
-        tree: git_id(char::from_digit((digit.to_digit(16).unwrap() + 1) % 16, 16).unwrap()),
+        commit: commit.clone(),
+        tree: tree.clone(),
         binary_sha256: Sha256Hex::of(digit.to_string().as_bytes()),
         bench_nodes: bench,
     }
+}
+
+/// The binary record of the fixture's engine `digit` with its own bench signature.
+#[must_use]
+pub fn engine(digit: char) -> BinaryRecord {
+    let (_, bench) = ENGINES
+        .iter()
+        .find(|(known, _)| *known == digit)
+        .unwrap_or_else(|| panic!("no fixture engine {digit}"));
+    binary(digit, *bench)
 }
 
 /// The genesis entry of the fixture register.
@@ -243,7 +326,7 @@ pub fn genesis_entry() -> Entry {
             binary_sha256: None,
         },
         toolchain: "rustc 1.95.0 (59807616e 2026-04-14)".into(),
-        candidate: binary('1', 695),
+        candidate: engine('1'),
         predecessor: None,
         bound_at: at(9, 0),
         gate: None,
@@ -276,7 +359,7 @@ pub fn stage(index: usize, path: PathKind, penta: Option<[u64; 5]>) -> StageReco
         (0.0, 10.0)
     };
     let params = SprtParams::new(elo0, elo1, 0.05, 0.05, Model::Normalized).unwrap();
-    let mut record = StageRecord {
+    let record = StageRecord {
         name: name.into(),
         tc: tc.to_owned().try_into().unwrap(),
         book: book.into(),
@@ -300,21 +383,41 @@ pub fn stage(index: usize, path: PathKind, penta: Option<[u64; 5]>) -> StageReco
         pgn_sha256: None,
         faults: None,
     };
-    if let Some(penta) = penta {
-        let status = sprt_status(&PentanomialCounts(penta), &params).unwrap();
-        record.pentanomial = penta;
-        record.pairs = status.pairs;
-        record.games = status.games;
-        record.llr = status.llr;
-        record.nelo = status.nelo;
-        record.nelo_ci95 = status.nelo_ci95;
-        record.pgn_sha256 = Some(Sha256Hex::of(format!("{name} {penta:?}").as_bytes()));
-        record.state = match status.state {
-            SprtDecision::AcceptH1 => StageState::AcceptH1,
-            SprtDecision::AcceptH0 => StageState::AcceptH0,
-            SprtDecision::Continue => StageState::Undecided,
-        };
+    match penta {
+        Some(penta) => measure(record, penta),
+        None => record,
     }
+}
+
+/// `record` measured with `penta` under its own bounds, α and β: every statistic and the state
+/// recomputed, so that only a rule outside the statistics can tell a forged stage from an honest one.
+#[must_use]
+pub fn measure(mut record: StageRecord, penta: [u64; 5]) -> StageRecord {
+    let params = SprtParams::new(
+        record.elo0,
+        record.elo1,
+        record.alpha,
+        record.beta,
+        Model::Normalized,
+    )
+    .unwrap();
+    let status = sprt_status(&PentanomialCounts(penta), &params).unwrap();
+    record.pentanomial = penta;
+    record.pairs = status.pairs;
+    record.games = status.games;
+    record.llr = status.llr;
+    record.nelo = status.nelo;
+    record.nelo_ci95 = status.nelo_ci95;
+    record.lower = params.lower_bound();
+    record.upper = params.upper_bound();
+    record.pgn_sha256 = Some(Sha256Hex::of(
+        format!("{} {penta:?}", record.name).as_bytes(),
+    ));
+    record.state = match status.state {
+        SprtDecision::AcceptH1 => StageState::AcceptH1,
+        SprtDecision::AcceptH0 => StageState::AcceptH0,
+        SprtDecision::Continue => StageState::Undecided,
+    };
     record
 }
 
@@ -331,8 +434,8 @@ pub fn tested_entry(
     entry.bound_at = recorded;
     entry.profile = Some("bound".into());
     entry.path = path;
-    entry.candidate = binary('3', 702);
-    entry.predecessor = Some(binary('1', 695));
+    entry.candidate = engine('3');
+    entry.predecessor = Some(engine('1'));
     entry.gate = Some(GateRecord {
         popcnt_in_eval: true,
         software_popcount_in_eval: false,
@@ -349,10 +452,15 @@ pub fn tested_entry(
         .as_ref()
         .map(|proof| confirmation(&proof.spec_sha256));
     entry.stages = stages;
-    let decision = decide_recorded(&entry, 0.0);
+    redecide(&mut entry);
+    entry
+}
+
+/// Sets the verdict and claimed gain of `entry` (first after genesis) to what its stages give.
+pub fn redecide(entry: &mut Entry) {
+    let decision = decide_recorded(entry, 0.0);
     entry.verdict = decision.verdict;
     entry.claimed_gain_nelo = decision.claimed_gain_nelo;
-    entry
 }
 
 /// An independent confirmation (Annex A3.3) of the proof spec with sha256 `proof_sha256`.
@@ -427,12 +535,14 @@ pub fn tricky_strings() -> Vec<String> {
     .collect()
 }
 
-/// Five entries: genesis, a Gewinn, a Korrektur, a rejected Standard change, a rejected Randfall.
+/// Five entries: genesis, a Gewinn, a Korrektur, a rejected Standard change, a rejected Randfall;
+/// each judged against the engine that landed last (engine 1, 3, 5, then 5 again: a rejected
+/// change leaves the engine as it was).
 #[must_use]
 pub fn sample_entries() -> Vec<Entry> {
     use PathKind::{Randfall, Standard};
     use ProofOutcome::{Fail, Pass};
-    vec![
+    let mut entries = vec![
         genesis_entry(),
         tested_entry(
             Standard,
@@ -471,5 +581,11 @@ pub fn sample_entries() -> Vec<Entry> {
             Some((Pass, Pass, tricky_strings())),
             at(18, 30),
         ),
-    ]
+    ];
+    let judged = [('1', '3'), ('3', '5'), ('5', '7'), ('5', '9')];
+    for (entry, (predecessor, candidate)) in entries[1..].iter_mut().zip(judged) {
+        entry.predecessor = Some(engine(predecessor));
+        entry.candidate = engine(candidate);
+    }
+    entries
 }

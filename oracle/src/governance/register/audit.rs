@@ -39,6 +39,9 @@ pub struct Audit {
     pub head: Sha256Hex,
     /// Everything that is wrong; empty when the register is sound.
     pub findings: Vec<Finding>,
+    /// Rules that could not be checked with what the repository holds (a shallow clone, no
+    /// git); they do not make the register unsound, they limit what its verification showed.
+    pub unchecked: Vec<Finding>,
 }
 
 impl Audit {
@@ -58,12 +61,19 @@ impl Audit {
     /// (genesis, Gewinn, Korrektur, Gleich); an Abgelehnt entry leaves the engine as it was.
     #[must_use]
     pub fn current_engine(&self) -> Option<&Entry> {
-        self.entries
-            .iter()
-            .rev()
-            .map(|(entry, _)| entry)
-            .find(|entry| entry.verdict.lands())
+        current_engine(&self.entries)
     }
+}
+
+/// The current engine after `entries` (oldest first): the newest whose verdict let its candidate
+/// land (genesis, Gewinn, Korrektur, Gleich).
+#[must_use]
+pub fn current_engine(entries: &[(Entry, Sha256Hex)]) -> Option<&Entry> {
+    entries
+        .iter()
+        .rev()
+        .map(|(entry, _)| entry)
+        .find(|entry| entry.verdict.lands())
 }
 
 /// Audits the files of a register directory (hidden files are not passed in).
@@ -139,6 +149,7 @@ pub fn audit(files: &[RegisterFile]) -> Audit {
         count: numbered.len(),
         head: prev_hash,
         findings,
+        unchecked: Vec::new(),
     }
 }
 

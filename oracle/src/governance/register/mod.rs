@@ -1,11 +1,16 @@
 //! The register: `register/T-NNNN.yaml`, one canonical YAML file per entry,
 //! each carrying the sha256 of its predecessor's exact bytes.
 //!
-//! `audit` checks a register given as bytes (pure); `store` reads it from a
-//! repository and appends to it under a lock, never overwriting a file.
+//! `audit` checks a register given as bytes (pure); `rules` checks an entry against the
+//! constitution it was judged under and the chain of custody (for `append` and `verify` alike);
+//! `store` reads the register from a repository and appends to it under a lock, never
+//! overwriting a file.
 
 pub mod audit;
+pub mod rules;
 pub mod store;
 
 pub use audit::{Audit, Finding, RegisterFile, audit};
-pub use store::{AppendError, GenesisRecord, REGISTER_DIR, append, genesis, read_files, verify};
+pub use store::{
+    AppendError, GenesisRecord, REGISTER_DIR, append, genesis, read_files, verify, verify_files,
+};

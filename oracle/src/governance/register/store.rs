@@ -12,13 +12,20 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::governance::constitution::{Constitution, Profile};
+use git2::Repository;
+
+use crate::governance::constitution::{CONSTITUTION_PATH, Constitution};
 use crate::governance::entry::{
     BinaryRecord, Entry, EntryError, EntryId, LossBudget, OracleCommit, OracleRecord, PathKind,
     Verdict,
 };
 use crate::governance::hash::{GitId, Sha256Hex};
-use crate::governance::register::audit::{Audit, RegisterFile, audit, decide_recorded};
+use crate::governance::register::audit::{
+    Audit, Finding, RegisterFile, audit, current_engine, decide_recorded,
+};
+use crate::governance::register::rules::{
+    Lookup, RuleFinding, Rules, check_entry, constitution_at, find_commit, judge,
+};
 use crate::governance::replay::replay_statistics;
 use crate::governance::timestamp::Timestamp;
 
@@ -103,12 +110,122 @@ pub fn read_files(repo: &Path) -> Result<Vec<RegisterFile>, AppendError> {
     Ok(files)
 }
 
-/// Audits the register of `repo`.
+/// Audits the register of `repo` and checks every entry against the rules it was judged under
+/// (see [`verify_files`]).
 ///
 /// # Errors
 /// [`AppendError::Io`] when it cannot be read.
 pub fn verify(repo: &Path) -> Result<Audit, AppendError> {
-    Ok(audit(&read_files(repo)?))
+    Ok(verify_files(repo, &read_files(repo)?))
+}
+
+/// Audits `files` as the register of `repo`, and runs on every entry the check `append` runs
+/// ([`check_entry`]): each entry's constitution is read from the git tree of the commit it was
+/// judged at (its predecessor; the candidate at genesis) in the repository at `repo`.
+///
+/// Where that commit is not at hand — `repo` is not a git repository, or a shallow clone lacks
+/// it — the rules are taken from the work tree's constitution when it has the recorded sha256,
+/// and what could not be checked is listed in [`Audit::unchecked`]. A commit missing from a
+/// complete history is a finding: the entry names a commit the repository never had.
+#[must_use]
+pub fn verify_files(repo: &Path, files: &[RegisterFile]) -> Audit {
+    let mut audit = audit(files);
+    let history = Repository::open(repo).ok();
+    let work_tree = Constitution::load(repo).ok();
+    for (index, (entry, _)) in audit.entries.iter().enumerate() {
+        let file = entry
+            .id
+            .map_or_else(|| format!("entry {}", index + 1), |id| id.file_name());
+        let (judged, mut found) = judged_under(entry, history.as_ref(), work_tree.as_ref());
+        let rules = judged.as_ref().map(|(constitution, sha256, origin)| Rules {
+            constitution,
+            sha256,
+            origin,
+        });
+        found.extend(check_entry(
+            entry,
+            current_engine(&audit.entries[..index]),
+            rules.as_ref(),
+            history.as_ref(),
+        ));
+        for finding in found {
+            let (list, message) = match finding {
+                RuleFinding::Broken(message) => (&mut audit.findings, message),
+                RuleFinding::Unchecked(message) => (&mut audit.unchecked, message),
+            };
+            let finding = Finding {
+                file: file.clone(),
+                message,
+            };
+            // A commit missing from the history is named once, not by every check that needs it.
+            if !list.contains(&finding) {
+                list.push(finding);
+            }
+        }
+    }
+    // Each file's problems together, in numbering order (a stable sort keeps their order).
+    audit.findings.sort_by(|a, b| a.file.cmp(&b.file));
+    audit
+}
+
+/// The constitution `entry` is held to, with the sha256 of its bytes and where it was read: the
+/// one in the tree of the commit it was judged at, or where the history lacks that commit, the
+/// work tree's if it has the recorded sha256. Also what the lookup found wrong or left unchecked.
+fn judged_under(
+    entry: &Entry,
+    history: Option<&Repository>,
+    work_tree: Option<&(Constitution, Sha256Hex)>,
+) -> (Option<(Constitution, Sha256Hex, String)>, Vec<RuleFinding>) {
+    let Some(judge) = judge(entry) else {
+        return (None, Vec::new());
+    };
+    let role = judge_role(entry);
+    let broken = |why: String| vec![RuleFinding::Broken(format!("field `{role}.commit`: {why}"))];
+    match find_commit(history, &judge.commit) {
+        Lookup::Found(commit, git) => match constitution_at(git, &commit) {
+            Ok((constitution, sha256)) => {
+                let origin = format!("{CONSTITUTION_PATH} at the {role} commit {}", judge.commit);
+                (Some((constitution, sha256, origin)), Vec::new())
+            }
+            Err(why) => (None, broken(why)),
+        },
+        Lookup::Absent(why) => (None, broken(why)),
+        Lookup::Unavailable(why) => {
+            match work_tree.filter(|(_, sha256)| *sha256 == entry.constitution_sha256) {
+                Some((constitution, sha256)) => (
+                    Some((
+                        constitution.clone(),
+                        sha256.clone(),
+                        format!("the work tree's {CONSTITUTION_PATH}"),
+                    )),
+                    vec![RuleFinding::Unchecked(format!(
+                        "rules taken from the work tree's {CONSTITUTION_PATH}, which has the \
+                         recorded sha256; that it was the one at the {role} commit {} is \
+                         unchecked: {why}",
+                        judge.commit
+                    ))],
+                ),
+                None => (
+                    None,
+                    vec![RuleFinding::Unchecked(format!(
+                        "the constitution it was judged under ({}) is not at hand, so its \
+                         profile, stages, α, β, bounds and loss tolerance are unchecked: the \
+                         {role} commit {}: {why}",
+                        entry.constitution_sha256, judge.commit
+                    ))],
+                ),
+            }
+        }
+    }
+}
+
+/// Which side of an entry it was judged at: its predecessor (its candidate at genesis).
+fn judge_role(entry: &Entry) -> &'static str {
+    if entry.path == PathKind::Genesis {
+        "candidate"
+    } else {
+        "predecessor"
+    }
 }
 
 /// Appends a (draft) entry as the next one and returns it as written.
@@ -116,8 +233,10 @@ pub fn verify(repo: &Path) -> Result<Audit, AppendError> {
 /// Fills `id`, `prev_sha256`, `recorded_at` (with `now`) where the draft has
 /// `null`, refuses them where they are not the next id, the head, or not
 /// after the newest entry, carries the loss budget over from the head, and
-/// refuses a profile that is not binding or a constitution that is not the
-/// one in force.
+/// refuses what the check `verify` also runs finds ([`check_entry`] against
+/// the constitution in force: a profile that is not binding, stages off the
+/// profile, a predecessor that is not the current engine), including what it
+/// cannot check.
 ///
 /// # Errors
 /// [`AppendError`]; the register is unchanged in every case.
@@ -251,28 +370,27 @@ fn complete_draft(
             "recorded_at {recorded} is before the head's {newest}{head_name}"
         )));
     }
-    if entry.constitution_sha256 != *constitution_sha256 {
-        return Err(AppendError::Refused(format!(
-            "the entry was judged under constitution {}, the one in force is {constitution_sha256}",
-            entry.constitution_sha256
-        )));
-    }
-    let name = entry
-        .profile
-        .clone()
-        .ok_or_else(|| refuse("field `profile` is null: only genesis has no profile"))?;
-    let profile = constitution.profile(&name).map_err(AppendError::Refused)?;
-    if !profile.binding {
-        return Err(AppendError::Refused(format!(
-            "profile `{name}` is not binding: its verdicts are not registered"
-        )));
-    }
-    check_stages_follow_profile(&entry, profile, &name)?;
-    check_custody(&entry, audit, repo)?;
     // The loss budget is a ledger position like prev_sha256: carried from the head.
     entry.loss_budget.used_before = last.loss_budget.used_after;
     entry.loss_budget.booking = constitution.loss_tolerance.booking;
     entry.loss_budget.limit = constitution.loss_tolerance.limit_nelo;
+    let rules = Rules {
+        constitution,
+        sha256: constitution_sha256,
+        origin: "the one in force",
+    };
+    let history = Repository::open(repo).ok();
+    // `verify` runs the same check on every entry; here anything it cannot check is refused too.
+    if let Some(finding) = check_entry(
+        &entry,
+        audit.current_engine(),
+        Some(&rules),
+        history.as_ref(),
+    )
+    .first()
+    {
+        return Err(AppendError::Refused(finding.message().to_owned()));
+    }
     if let Some(failed) = replay_statistics(&entry, entry.loss_budget.used_before)
         .into_iter()
         .find(|check| !check.pass && check.name.starts_with("stage "))
@@ -297,88 +415,6 @@ fn complete_draft(
     Ok(entry)
 }
 
-/// The entry's predecessor is the register's current engine: the same binary (by sha256), built
-/// from the current engine's commit or from a descendant of it (main may have moved by commits
-/// that leave the binary as it is).
-fn check_custody(entry: &Entry, audit: &Audit, repo: &Path) -> Result<(), AppendError> {
-    let current = audit
-        .current_engine()
-        .ok_or_else(|| refuse("the register has no current engine"))?;
-    let engine = &current.candidate;
-    let id = current.id.map_or_else(String::new, |id| id.to_string());
-    let predecessor = entry
-        .predecessor
-        .as_ref()
-        .ok_or_else(|| refuse("field `predecessor` is null: only genesis has none"))?;
-    if predecessor.binary_sha256 != engine.binary_sha256 {
-        return Err(AppendError::Refused(format!(
-            "the predecessor's binary {} is not the register's current engine {id} (binary {}): \
-             a change is judged against the engine that landed last",
-            predecessor.binary_sha256, engine.binary_sha256
-        )));
-    }
-    if predecessor.commit != engine.commit
-        && !descends_from(repo, predecessor.commit.as_str(), engine.commit.as_str())
-    {
-        return Err(AppendError::Refused(format!(
-            "the predecessor commit {} is neither the current engine's commit {} ({id}) nor a descendant of it",
-            predecessor.commit, engine.commit
-        )));
-    }
-    Ok(())
-}
-
-/// Whether `commit` is a descendant of `ancestor` in the repository at `repo` (false when
-/// either is unknown there).
-fn descends_from(repo: &Path, commit: &str, ancestor: &str) -> bool {
-    let ids = (git2::Oid::from_str(commit), git2::Oid::from_str(ancestor));
-    match (git2::Repository::discover(repo), ids) {
-        (Ok(git), (Ok(commit), Ok(ancestor))) => {
-            git.graph_descendant_of(commit, ancestor).unwrap_or(false)
-        }
-        _ => false,
-    }
-}
-
-/// The entry's stages are the profile's, with the bounds of its path.
-fn check_stages_follow_profile(
-    entry: &Entry,
-    profile: &Profile,
-    name: &str,
-) -> Result<(), AppendError> {
-    if entry.stages.len() != profile.stages.len() {
-        return Err(AppendError::Refused(format!(
-            "the entry has {} stages, profile `{name}` has {}",
-            entry.stages.len(),
-            profile.stages.len()
-        )));
-    }
-    for (recorded, rule) in entry.stages.iter().zip(&profile.stages) {
-        let bounds = if entry.path == PathKind::Randfall {
-            rule.bounds.randfall
-        } else {
-            rule.bounds.standard
-        };
-        let same = recorded.name == rule.name
-            && recorded.tc == rule.tc
-            && Path::new(&recorded.book) == rule.book
-            && rule.book_sha256.as_ref() == Some(&recorded.book_sha256)
-            && recorded.elo0.to_bits() == bounds.elo0.to_bits()
-            && recorded.elo1.to_bits() == bounds.elo1.to_bits()
-            && recorded.alpha.to_bits() == profile.alpha.get().to_bits()
-            && recorded.beta.to_bits() == profile.beta.get().to_bits()
-            && recorded.batch_size == profile.batch_size.get()
-            && recorded.max_games == rule.max_games.get();
-        if !same {
-            return Err(AppendError::Refused(format!(
-                "stage `{}` was not measured under profile `{name}`'s stage `{}` (name, tc, book, sha256, bounds, α, β, batch or max games differ)",
-                recorded.name, rule.name
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// Under the lock: audit, build the next entry with `make`, and link it into place.
 fn write_next(
     repo: &Path,
@@ -401,7 +437,7 @@ fn write_next(
     remove_stale_temp_files(&dir)?;
 
     let files = read_files(repo)?;
-    let before = audit(&files);
+    let before = verify_files(repo, &files);
     if let Some(first) = before.findings.first() {
         return Err(AppendError::Broken {
             count: before.findings.len(),
@@ -416,7 +452,9 @@ fn write_next(
         name: id.file_name(),
         bytes: bytes.clone(),
     });
-    let after = audit(&after_files);
+    // The register as `verify` will see it, the rules of the new entry read from its
+    // predecessor's tree this time.
+    let after = verify_files(repo, &after_files);
     if let Some(first) = after.findings.first() {
         return Err(AppendError::Refused(format!(
             "{}: {}",
