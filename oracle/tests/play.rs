@@ -793,6 +793,13 @@ fn merge_refuses_forged_shards_naming_file_and_field() {
         args.extend(files.iter().map(|f| f.to_str().unwrap()));
         oracle(&args)
     };
+    // A shard merged with an honest one is refused with exit 2 and a JSON error that `says`.
+    let refused = |shard: &Path, says: &str| {
+        let output = merge(&[&honest[0], shard]);
+        let error = json_error(&output.stdout);
+        assert_eq!(output.status.code(), Some(2), "{error}");
+        assert!(error.contains(says), "`{says}` missing: {error}");
+    };
     let merged = merge(&[&honest[0], &honest[1]]);
     assert!(
         merged.status.success(),
@@ -824,15 +831,12 @@ fn merge_refuses_forged_shards_naming_file_and_field() {
             _ => shard["fingerprint"][key] = value,
         }
         std::fs::write(&forged, shard.to_string()).unwrap();
-        let output = merge(&[&honest[0], &forged]);
-        let stderr = json_error(&output.stdout);
-        assert_eq!(output.status.code(), Some(2), "{field}: {stderr}");
-        assert!(
-            stderr.contains(&format!(
+        refused(
+            &forged,
+            &format!(
                 "{} was not played under the plan: its {field} differs",
                 forged.display()
-            )),
-            "{field}: {stderr}"
+            ),
         );
     }
 
@@ -840,15 +844,12 @@ fn merge_refuses_forged_shards_naming_file_and_field() {
     let mut shard: Value = serde_json::from_slice(&std::fs::read(&honest[1]).unwrap()).unwrap();
     shard["tally"]["wins"] = Value::from(shard["tally"]["wins"].as_u64().unwrap() + 1);
     std::fs::write(&edited, shard.to_string()).unwrap();
-    let output = merge(&[&honest[0], &edited]);
-    let stderr = json_error(&output.stdout);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    assert!(
-        stderr.contains(&format!(
+    refused(
+        &edited,
+        &format!(
             "{} is inconsistent: its tally does not match its pairs",
             edited.display()
-        )),
-        "{stderr}"
+        ),
     );
 }
 
