@@ -283,6 +283,32 @@ fn a_sequential_book_order_plays_the_file_from_the_top() {
     assert_eq!(fen.len(), 6);
 }
 
+#[test]
+fn log_writes_each_engine_processes_uci_traffic() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs");
+    let pgn = dir.path().join("games.pgn");
+    node_match_games(&pgn, &["--pairs", "1", "--log", logs.to_str().unwrap()]);
+    for name in ["c1", "c2"] {
+        let files: Vec<PathBuf> = std::fs::read_dir(&logs)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| {
+                let file = path.file_name().unwrap().to_str().unwrap();
+                file.starts_with(&format!("{name}-")) && file.ends_with(".log")
+            })
+            .collect();
+        assert!(!files.is_empty(), "no log for {name}");
+        let text: String = files
+            .iter()
+            .map(|f| std::fs::read_to_string(f).unwrap())
+            .collect();
+        assert!(text.lines().any(|l| l.ends_with("> uci")), "{text}");
+        assert!(text.lines().any(|l| l.ends_with("< uciok")), "{text}");
+        assert!(text.lines().any(|l| l.contains("< bestmove ")), "{text}");
+    }
+}
+
 /// Runs a one-pair match with `first` against coherent and returns its exit code and stderr.
 fn refused_match(first: &str, extra: &[&str]) -> (Option<i32>, String) {
     let book = book();

@@ -97,6 +97,10 @@ pub struct MatchArgs {
     /// every N more finished games (0: none; a line per finished game is printed regardless).
     #[arg(long, default_value_t = 10, value_name = "N")]
     report_every: u64,
+    /// Write each engine process's UCI traffic to `DIR/NAME-PID.log` (`>` sent, `<` read,
+    /// after the seconds since the process started).
+    #[arg(long, value_name = "DIR")]
+    log: Option<PathBuf>,
     /// Write the games to this PGN file.
     #[arg(long, value_name = "FILE")]
     pgn_out: Option<PathBuf>,
@@ -422,6 +426,12 @@ fn match_config(args: &MatchArgs) -> anyhow::Result<MatchConfig> {
     if engines[0].name == engines[1].name {
         engines[0].name.push_str(" (1)");
         engines[1].name.push_str(" (2)");
+    }
+    if let Some(dir) = &args.log {
+        std::fs::create_dir_all(dir).with_context(|| format!("--log {}", dir.display()))?;
+        for engine in &mut engines {
+            engine.log_dir = Some(dir.clone());
+        }
     }
     let tc = match (args.tc, args.nodes, args.depth, args.movetime) {
         (Some(tc), ..) => tc,
