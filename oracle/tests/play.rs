@@ -206,6 +206,109 @@ fn coherent_plays_a_clean_match_with_tags_and_comments() {
     assert!(text.lines().any(|l| l.contains('/') && l.contains('{')));
 }
 
+/// Runs a match of coherent against itself at 1,500 nodes with `extra`, writing `pgn`; returns
+/// the summary and the games' White and FEN tags.
+fn node_match_games(pgn: &Path, extra: &[&str]) -> (Value, Vec<String>, Vec<String>) {
+    let (c1, c2) = (coherent_spec("c1"), coherent_spec("c2"));
+    let mut args = vec![
+        "match",
+        "--engine",
+        &c1,
+        "--engine",
+        &c2,
+        "--nodes",
+        "1500",
+        "--concurrency",
+        "1",
+        "--json",
+        "--pgn-out",
+        pgn.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let output = oracle(&args);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let json = serde_json::from_slice(&output.stdout).unwrap();
+    (json, pgn_tags(pgn, "White"), pgn_tags(pgn, "FEN"))
+}
+
+#[test]
+fn without_a_book_every_pair_starts_from_the_start_position_with_colours_swapped() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("games.pgn");
+    let (json, white, fen) = node_match_games(&pgn, &["--pairs", "2"]);
+    assert_eq!(json["games_played"], 4);
+    assert!(json["book"].is_null(), "{json}");
+    assert!(
+        fen.is_empty(),
+        "no SetUp/FEN for the start position: {fen:?}"
+    );
+    assert_eq!(white, ["c1", "c2", "c1", "c2"]);
+}
+
+#[test]
+fn a_sequential_book_order_plays_the_file_from_the_top() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("games.pgn");
+    let book = book();
+    let (json, white, fen) = node_match_games(
+        &pgn,
+        &[
+            "--pairs",
+            "3",
+            "--book",
+            book.to_str().unwrap(),
+            "--book-order",
+            "sequential",
+        ],
+    );
+    assert_eq!(json["book_order"], "sequential");
+    assert_eq!(white, ["c1", "c2", "c1", "c2", "c1", "c2"]);
+    let lines: Vec<String> = std::fs::read_to_string(&book)
+        .unwrap()
+        .lines()
+        .take(3)
+        .map(str::to_string)
+        .collect();
+    for (game, fen) in fen.iter().enumerate() {
+        assert!(
+            fen.starts_with(&lines[game / 2]),
+            "game {game}: {fen} is not {}",
+            lines[game / 2]
+        );
+    }
+    assert_eq!(fen.len(), 6);
+}
+
+#[test]
+fn log_writes_each_engine_processes_uci_traffic() {
+    let dir = tempfile::tempdir().unwrap();
+    let logs = dir.path().join("logs");
+    let pgn = dir.path().join("games.pgn");
+    node_match_games(&pgn, &["--pairs", "1", "--log", logs.to_str().unwrap()]);
+    for name in ["c1", "c2"] {
+        let files: Vec<PathBuf> = std::fs::read_dir(&logs)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| {
+                let file = path.file_name().unwrap().to_str().unwrap();
+                file.starts_with(&format!("{name}-")) && file.ends_with(".log")
+            })
+            .collect();
+        assert!(!files.is_empty(), "no log for {name}");
+        let text: String = files
+            .iter()
+            .map(|f| std::fs::read_to_string(f).unwrap())
+            .collect();
+        assert!(text.lines().any(|l| l.ends_with("> uci")), "{text}");
+        assert!(text.lines().any(|l| l.ends_with("< uciok")), "{text}");
+        assert!(text.lines().any(|l| l.contains("< bestmove ")), "{text}");
+    }
+}
+
 /// Runs a one-pair match with `first` against coherent and returns its exit code and stderr.
 fn refused_match(first: &str, extra: &[&str]) -> (Option<i32>, String) {
     let book = book();

@@ -343,6 +343,11 @@ impl Fixture {
             .unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
         eprintln!("oracle verify {rev}:\n{stderr}");
+        assert_eq!(
+            output.stdout.iter().filter(|&&b| b == b'\n').count(),
+            1,
+            "verify --json prints one line like every other command"
+        );
         let result: Value = serde_json::from_slice(&output.stdout)
             .unwrap_or_else(|e| panic!("verify printed no JSON ({e}); stderr:\n{stderr}"));
         if result["report"].is_null() {

@@ -21,7 +21,7 @@ use serde_json::json;
 
 use super::sprt::BoundsArgs;
 use oracle::integrity::write_atomically;
-use oracle::play::book::BookFormat;
+use oracle::play::book::{BookFormat, BookOrder};
 use oracle::play::clock::{ClockRules, TimeControl};
 use oracle::play::cpus::Cpus;
 use oracle::play::game::{Adjudication, DrawRule, ResignRule};
@@ -59,9 +59,12 @@ pub struct MatchArgs {
     /// Fixed time per move in milliseconds (`go movetime MS`).
     #[arg(long, value_name = "MS")]
     movetime: Option<u64>,
-    /// Opening book (EPD or PGN).
+    /// Opening book (EPD or PGN); without one every game starts from the standard position.
     #[arg(long)]
-    book: PathBuf,
+    book: Option<PathBuf>,
+    /// The order the book is played in: shuffled by `--seed`, or as in the file.
+    #[arg(long, value_enum, default_value_t = BookOrder::Random)]
+    book_order: BookOrder,
     /// Book format (default: from the file extension, `.pgn` or EPD).
     #[arg(long, value_enum)]
     book_format: Option<BookFormat>,
@@ -94,6 +97,10 @@ pub struct MatchArgs {
     /// every N more finished games (0: none; a line per finished game is printed regardless).
     #[arg(long, default_value_t = 10, value_name = "N")]
     report_every: u64,
+    /// Write each engine process's UCI traffic to `DIR/NAME-PID.log` (`>` sent, `<` read,
+    /// after the seconds since the process started).
+    #[arg(long, value_name = "DIR")]
+    log: Option<PathBuf>,
     /// Write the games to this PGN file.
     #[arg(long, value_name = "FILE")]
     pgn_out: Option<PathBuf>,
@@ -259,6 +266,7 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
             "tc": config.clock.tc.describe(),
             "isolation": config.engines[0].isolation.describe(),
             "book": config.book_path,
+            "book_order": config.book_order,
             "seed": config.seed,
             "concurrency": config.concurrency,
             "shard": format!("{}/{}", config.shard.index, config.shard.count),
@@ -289,7 +297,10 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
             names[0],
             names[1],
             config.clock.tc.describe(),
-            config.book_path.display()
+            config.book_path.as_deref().map_or_else(
+                || "start position".into(),
+                |path| path.display().to_string()
+            )
         );
         print!(
             "{}",
@@ -416,6 +427,12 @@ fn match_config(args: &MatchArgs) -> anyhow::Result<MatchConfig> {
         engines[0].name.push_str(" (1)");
         engines[1].name.push_str(" (2)");
     }
+    if let Some(dir) = &args.log {
+        std::fs::create_dir_all(dir).with_context(|| format!("--log {}", dir.display()))?;
+        for engine in &mut engines {
+            engine.log_dir = Some(dir.clone());
+        }
+    }
     let tc = match (args.tc, args.nodes, args.depth, args.movetime) {
         (Some(tc), ..) => tc,
         (_, Some(n), ..) => TimeControl::Nodes(n),
@@ -486,10 +503,13 @@ fn match_config(args: &MatchArgs) -> anyhow::Result<MatchConfig> {
         adjudication,
         start_timeout: seconds("start-timeout", args.start_timeout)?,
         ready_timeout: seconds("ready-timeout", args.ready_timeout)?,
-        book_format: args
-            .book_format
-            .unwrap_or_else(|| BookFormat::from_path(&args.book)),
+        book_format: args.book_format.unwrap_or_else(|| {
+            args.book
+                .as_deref()
+                .map_or(BookFormat::Epd, BookFormat::from_path)
+        }),
         book_path: args.book.clone(),
+        book_order: args.book_order,
         plies: args.plies,
         seed: args.seed,
         opening_offset: args.opening_offset,

@@ -75,7 +75,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     let mut reporter = StepReporter::new();
     let result = verify::run(&request, &mut reporter);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&result)?);
+        println!("{}", serde_json::to_string(&result)?);
     } else {
         println!("{}", result.reason);
         if let Some(entry) = &result.entry {

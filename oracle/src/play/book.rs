@@ -35,6 +35,17 @@ impl BookFormat {
     }
 }
 
+/// The order in which a match reads its book.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum BookOrder {
+    /// Shuffled by the match seed (ChaCha8), so that a short match samples the whole book.
+    #[default]
+    Random,
+    /// File order, as cutechess and fastchess read a book by default.
+    Sequential,
+}
+
 /// One opening: a root position (`None` is the standard start) and the book moves played from it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Opening {
@@ -113,11 +124,38 @@ impl Book {
         Ok(Book { openings, sha256 })
     }
 
-    /// The opening of pair `pair`: the book shuffled by `seed` (ChaCha8), read cyclically from `offset`.
-    pub fn schedule(&self, seed: u64, offset: usize) -> Schedule {
-        let mut order: Vec<usize> = (0..self.openings.len()).collect();
-        order.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
-        Schedule { order, offset }
+    /// Reads the book at `path`, or without one the standard start position as its only opening
+    /// (hashed as the one-line EPD book holding it, so that the two are the same match).
+    pub fn load_or_start(
+        path: Option<&Path>,
+        format: BookFormat,
+        plies: usize,
+    ) -> Result<Book, BookError> {
+        match path {
+            Some(path) => Book::load(path, format, plies),
+            None => Ok(Book {
+                openings: vec![Opening {
+                    fen: None,
+                    moves: Vec::new(),
+                }],
+                sha256: crate::integrity::sha256_hex(
+                    format!("{}\n", fen_of(&Chess::default())).as_bytes(),
+                ),
+            }),
+        }
+    }
+
+    /// The opening of pair `pair`: the book in `order` (shuffled by `seed` with ChaCha8, or
+    /// as in the file), read cyclically from `offset`.
+    pub fn schedule(&self, order: BookOrder, seed: u64, offset: usize) -> Schedule {
+        let mut indices: Vec<usize> = (0..self.openings.len()).collect();
+        if order == BookOrder::Random {
+            indices.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
+        }
+        Schedule {
+            order: indices,
+            offset,
+        }
     }
 }
 
@@ -409,13 +447,38 @@ mod tests {
                 .collect(),
             sha256: String::new(),
         };
-        let a = book.schedule(7, 0);
+        let a = book.schedule(BookOrder::Random, 7, 0);
         let mut seen: Vec<usize> = (0..10).map(|p| a.opening_of(p)).collect();
-        assert_eq!(book.schedule(7, 0).opening_of(3), a.opening_of(3));
-        assert_eq!(book.schedule(7, 3).opening_of(0), a.opening_of(3));
+        assert_eq!(
+            book.schedule(BookOrder::Random, 7, 0).opening_of(3),
+            a.opening_of(3)
+        );
+        assert_eq!(
+            book.schedule(BookOrder::Random, 7, 3).opening_of(0),
+            a.opening_of(3)
+        );
         assert_eq!(a.opening_of(12), a.opening_of(2));
         assert_ne!(seen, (0..10).collect::<Vec<_>>());
         seen.sort_unstable();
         assert_eq!(seen, (0..10).collect::<Vec<_>>());
+        let sequential = book.schedule(BookOrder::Sequential, 7, 3);
+        let read: Vec<usize> = (0..12).map(|p| sequential.opening_of(p)).collect();
+        assert_eq!(read, [3, 4, 5, 6, 7, 8, 9, 0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn no_book_is_the_start_position_hashed_as_its_one_line_epd() {
+        let dir = tempfile::tempdir().unwrap();
+        let epd = dir.path().join("start.epd");
+        std::fs::write(
+            &epd,
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1\n",
+        )
+        .unwrap();
+        let from_file = Book::load(&epd, BookFormat::Epd, 8).unwrap();
+        let start = Book::load_or_start(None, BookFormat::Epd, 8).unwrap();
+        assert_eq!(start.sha256, from_file.sha256);
+        assert_eq!(start.openings.len(), 1);
+        assert_eq!(start.openings[0].root(), Chess::default());
     }
 }

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::book::BookFormat;
+use super::book::{BookFormat, BookOrder};
 use super::clock::ClockRules;
 use super::game::Adjudication;
 use super::runner::{MatchConfig, RunError};
@@ -57,6 +57,9 @@ pub struct Fingerprint {
     pub book_sha256: String,
     /// Book format.
     pub book_format: BookFormat,
+    /// The order the book is read in (absent in files written before the choice existed).
+    #[serde(default)]
+    pub book_order: BookOrder,
     /// Plies taken from PGN games.
     pub plies: usize,
     /// Seed of the opening order.
@@ -82,6 +85,7 @@ impl Fingerprint {
             adjudication: config.adjudication,
             book_sha256,
             book_format: config.book_format,
+            book_order: config.book_order,
             plies: config.plies,
             seed: config.seed,
             opening_offset: config.opening_offset,
@@ -93,12 +97,13 @@ impl Fingerprint {
 
 /// The first field in which two fingerprints differ, named for error messages.
 pub fn fingerprint_difference(a: &Fingerprint, b: &Fingerprint) -> Option<&'static str> {
-    let fields: [(&'static str, bool); 10] = [
+    let fields: [(&'static str, bool); 11] = [
         ("engines", a.engines == b.engines),
         ("clock", a.clock == b.clock),
         ("adjudication", a.adjudication == b.adjudication),
         ("book", a.book_sha256 == b.book_sha256),
         ("book format", a.book_format == b.book_format),
+        ("book order", a.book_order == b.book_order),
         ("plies", a.plies == b.plies),
         ("seed", a.seed == b.seed),
         ("opening offset", a.opening_offset == b.opening_offset),
@@ -136,6 +141,7 @@ mod tests {
             adjudication: Adjudication::default(),
             book_sha256: "ab".into(),
             book_format: BookFormat::Epd,
+            book_order: BookOrder::Random,
             plies: 8,
             seed: 1,
             opening_offset: 0,

@@ -18,7 +18,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::book::{Book, BookFormat, Schedule};
+use super::book::{Book, BookFormat, BookOrder, Schedule};
 use super::clock::ClockRules;
 use super::fingerprint::Fingerprint;
 use super::game::Adjudication;
@@ -48,8 +48,10 @@ pub struct MatchConfig {
     pub start_timeout: Duration,
     /// Deadline for `readyok` before each game.
     pub ready_timeout: Duration,
-    /// The book file.
-    pub book_path: PathBuf,
+    /// The book file; `None` plays every game from the standard start position.
+    pub book_path: Option<PathBuf>,
+    /// The order in which the book's openings are played.
+    pub book_order: BookOrder,
     /// The book's format.
     pub book_format: BookFormat,
     /// Plies taken from PGN games.
@@ -217,7 +219,11 @@ pub fn run_match(
     let started = Instant::now();
     let cpu_before = cpu_time(libc::RUSAGE_CHILDREN);
     let runner_cpu_before = cpu_time(libc::RUSAGE_SELF);
-    let book = Book::load(&config.book_path, config.book_format, config.plies)?;
+    let book = Book::load_or_start(
+        config.book_path.as_deref(),
+        config.book_format,
+        config.plies,
+    )?;
     let fingerprint = Fingerprint::of(&config, book.sha256.clone())?;
     let mut state = match &config.state {
         Some(path) if path.exists() => load_state(path, &fingerprint, config.shard)?,
@@ -261,7 +267,7 @@ pub fn run_match(
     if !stopped_early && !todo.is_empty() {
         let workers = config.concurrency.clamp(1, todo.len());
         let shared = Arc::new(Shared {
-            schedule: book.schedule(config.seed, config.opening_offset),
+            schedule: book.schedule(config.book_order, config.seed, config.opening_offset),
             book,
             todo,
             cursor: AtomicUsize::new(0),

@@ -317,7 +317,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::play::book::BookFormat;
+    use crate::play::book::{BookFormat, BookOrder};
     use crate::play::clock::{ClockRules, TimeControl};
     use crate::play::fingerprint::EngineIdentity;
     use crate::play::game::{Adjudication, GameResult, Termination};
@@ -342,6 +342,7 @@ mod tests {
             adjudication: Adjudication::default(),
             book_sha256: "ab".into(),
             book_format: BookFormat::Epd,
+            book_order: BookOrder::Random,
             plies: 0,
             seed: 3,
             opening_offset: 0,

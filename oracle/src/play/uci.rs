@@ -22,10 +22,12 @@
 //! # Ok::<(), oracle::play::uci::UciError>(())
 //! ```
 
-use std::io::{BufRead, BufReader, BufWriter, Write};
-use std::path::PathBuf;
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, LineWriter, Write};
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -51,6 +53,8 @@ pub struct EngineConfig {
     /// Paths mounted read-only into the sandbox at their own place (a wrapper engine's inner
     /// engine); the binary itself is always there.
     pub read_only: Vec<PathBuf>,
+    /// Folder for a UCI traffic log per engine process (`--log`); `None` logs nothing.
+    pub log_dir: Option<PathBuf>,
 }
 
 impl EngineConfig {
@@ -68,6 +72,7 @@ impl EngineConfig {
             options: Vec::new(),
             isolation: EngineIsolation::detect(),
             read_only: Vec::new(),
+            log_dir: None,
         }
     }
 
@@ -299,6 +304,44 @@ pub struct SearchOutcome {
     pub elapsed: Duration,
 }
 
+/// The UCI traffic of one engine process, as cutechess's debug output: `>` for lines sent,
+/// `<` for lines read, each after the seconds since the process started.
+#[derive(Debug, Clone)]
+struct TrafficLog {
+    file: Arc<Mutex<LineWriter<File>>>,
+    started: Instant,
+}
+
+impl TrafficLog {
+    /// Creates `DIR/NAME-PID.log` (the pid keeps a restarted engine's log apart).
+    fn create(dir: &Path, name: &str, pid: u32) -> std::io::Result<TrafficLog> {
+        let name: String = name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let file = File::create(dir.join(format!("{name}-{pid}.log")))?;
+        Ok(TrafficLog {
+            file: Arc::new(Mutex::new(LineWriter::new(file))),
+            started: Instant::now(),
+        })
+    }
+
+    /// Appends one line; a failing log write is ignored because a debug log must never change
+    /// how a game ends.
+    fn record(&self, direction: char, line: &str) {
+        if let Ok(mut file) = self.file.lock() {
+            let seconds = self.started.elapsed().as_secs_f64();
+            let _ = writeln!(file, "{seconds:10.3} {direction} {line}");
+        }
+    }
+}
+
 /// One line of engine output and the instant it was read.
 type Line = (Instant, String);
 
@@ -312,6 +355,7 @@ pub struct Engine {
     stdin: BufWriter<ChildStdin>,
     lines: Receiver<Line>,
     reader: Option<JoinHandle<()>>,
+    log: Option<TrafficLog>,
     id_name: Option<String>,
     declared: Vec<OptionDeclaration>,
 }
@@ -355,6 +399,18 @@ impl Engine {
             let _ = child.wait();
             return Err(spawn_error(std::io::Error::other("no stdio pipes")));
         };
+        let log = match &config.log_dir {
+            Some(dir) => match TrafficLog::create(dir, &config.name, child.id()) {
+                Ok(log) => Some(log),
+                Err(error) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(spawn_error(error));
+                }
+            },
+            None => None,
+        };
+        let reader_log = log.clone();
         let (sender, lines) = mpsc::channel();
         let reader = thread::Builder::new()
             .name(format!("uci-{}", config.name))
@@ -367,6 +423,9 @@ impl Engine {
                         Ok(_) => {
                             let read_at = Instant::now();
                             line.truncate(line.trim_end().len());
+                            if let Some(log) = &reader_log {
+                                log.record('<', &line);
+                            }
                             if sender.send((read_at, line)).is_err() {
                                 return;
                             }
@@ -390,6 +449,7 @@ impl Engine {
             stdin: BufWriter::new(stdin),
             lines,
             reader: Some(reader),
+            log,
             id_name: None,
             declared: Vec::new(),
         };
@@ -577,6 +637,9 @@ impl Engine {
 
     /// Writes one command line and flushes it.
     fn send(&mut self, line: &str, during: &'static str) -> Result<(), UciError> {
+        if let Some(log) = &self.log {
+            log.record('>', line);
+        }
         let written = self
             .stdin
             .write_all(line.as_bytes())

@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::params::format_value;
 use super::run::{DuelPlan, DuelPlayer, DuelScore};
 use super::schedule::Param;
-use crate::play::book::BookFormat;
+use crate::play::book::{BookFormat, BookOrder};
 use crate::play::clock::ClockRules;
 use crate::play::game::Adjudication;
 use crate::play::runner::{MatchConfig, run_match};
@@ -64,7 +64,8 @@ impl DuelPlayer for MatchDuels {
             adjudication: self.adjudication,
             start_timeout: self.ready_timeout,
             ready_timeout: self.ready_timeout,
-            book_path: self.book.clone(),
+            book_path: Some(self.book.clone()),
+            book_order: BookOrder::Random,
             book_format: self.book_format,
             plies: self.plies,
             seed: self.opening_seed,

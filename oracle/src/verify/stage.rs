@@ -25,7 +25,7 @@ use crate::governance::entry::{PathKind, StageFaults, StageRecord, StageState};
 use crate::governance::hash::Sha256Hex;
 use crate::governance::replay::replay_stage_record;
 use crate::integrity::write_atomically;
-use crate::play::book::BookFormat;
+use crate::play::book::{BookFormat, BookOrder};
 use crate::play::clock::{ClockRules, TimeControl};
 use crate::play::cpus::Cpus;
 use crate::play::fingerprint::Fingerprint;
@@ -221,7 +221,8 @@ impl StagePlan {
             adjudication: self.adjudication,
             start_timeout: Duration::from_secs(10),
             ready_timeout: Duration::from_secs(10),
-            book_path: self.book.clone(),
+            book_path: Some(self.book.clone()),
+            book_order: BookOrder::Random,
             book_format: BookFormat::from_path(&self.book),
             plies: 8,
             seed: self.seed,
