@@ -9,7 +9,6 @@
 //! `evaluate` picks the path once per process (`has_hardware_popcnt`).
 
 pub mod king;
-pub mod mating_corner;
 pub mod pawns;
 pub mod popcnt;
 pub mod scale;
@@ -140,8 +139,6 @@ pub struct Breakdown {
     pub phase: i32,
     /// Endgame scale in 64ths (drawish material pulls toward 0).
     pub scale: i32,
-    /// White-relative KBNK mating-corner bonus, added after scaling and tapering.
-    pub mating_corner: i32,
 }
 
 /// The whole evaluation as white-relative score pair, phase and scale.
@@ -158,7 +155,6 @@ pub fn breakdown<T: Trace>(pos: &Position, trace: &mut T) -> Breakdown {
         score,
         phase,
         scale,
-        mating_corner: mating_corner::bonus(pos),
     }
 }
 
@@ -167,7 +163,7 @@ pub fn breakdown<T: Trace>(pos: &Position, trace: &mut T) -> Breakdown {
 #[must_use]
 pub fn taper(pos: &Position, b: &Breakdown) -> i32 {
     let eg = b.score.eg * b.scale / 64;
-    let v = (b.score.mg * b.phase + eg * (24 - b.phase)) / 24 + b.mating_corner;
+    let v = (b.score.mg * b.phase + eg * (24 - b.phase)) / 24;
     let tempo = (TEMPO.mg * b.phase + TEMPO.eg * (24 - b.phase)) / 24;
     (if pos.side == Color::White { v } else { -v }) + tempo
 }
@@ -235,12 +231,6 @@ pub fn report(pos: &Position) -> String {
         "sum (white)      {:>6} {:>6}\nphase {} / 24, endgame scale {} / 64, tempo {} {}\n",
         b.score.mg, b.score.eg, b.phase, b.scale, TEMPO.mg, TEMPO.eg
     ));
-    if b.mating_corner != 0 {
-        out.push_str(&format!(
-            "KBNK mating corner (white, after scaling): {} cp\n",
-            b.mating_corner
-        ));
-    }
     out.push_str(&format!(
         "final evaluation (side to move): {} cp\n",
         evaluate(pos)
@@ -313,7 +303,7 @@ mod tests {
             let b = breakdown(&pos, &mut NoTrace);
             assert_eq!(b.scale, 0, "{fen}");
         }
-        // K+B+N v K is a win: full scale; its corner term comes after scaling.
+        // K+B+N v K is a win: full scale (no term of its own, that is a later change).
         let kbnk = Position::from_fen("8/8/4k3/8/8/3KBN2/8/8 w - - 0 1").unwrap();
         assert_eq!(breakdown(&kbnk, &mut NoTrace).scale, scale::SCALE_NORMAL);
     }

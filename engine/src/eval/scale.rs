@@ -1,5 +1,5 @@
 //! Endgame scaling: material that cannot (or can hardly) win pulls the endgame score toward 0.
-//! K+B+N v K keeps full scale; its mating-corner term (`mating_corner`) is added after scaling.
+//! Deliberately nothing specific to K+B+N v K: that belongs to a later, oracle-judged change.
 
 use super::popcnt::popcount;
 use crate::chess::bitboard::LIGHT_SQUARES;
