@@ -3,8 +3,10 @@
 # pushed commit; BEFORE is the previous head of main.
 #   scripts/check-landing.sh paths BEFORE     git only, before anything is built: a push that
 #       changes engine/ adds its register entries (and their evidence/T-NNNN/ files) and changes
-#       nothing else (a governance change
-#       does not touch engine/ and is reviewed under the constitution's Article 8)
+#       nothing else, or withdraws a rejected change (engine/ becomes the register's current
+#       engine's again, but for proofs, scripts, tests and Markdown; nothing outside engine/
+#       changes); a governance change
+#       does not touch engine/ and is reviewed under the constitution's Article 8
 #   scripts/check-landing.sh register BEFORE  the path rule, then with the oracle binary
 #       $ORACLE: the register only grows and verifies from genesis, every added entry replays,
 #       and an engine landing's tree is its newest entry's candidate tree plus the added entries
@@ -40,11 +42,44 @@ not_added() {
   if [[ -z $allowed ]]; then cat; else grep -vxF "$allowed" || true; fi
 }
 
-if $engine_changed; then
-  if [[ -z $added ]]; then
-    echo "landing: engine/ changed without a register entry" >&2
-    exit 1
+# The commit of the register's current engine at HEAD: the candidate of the newest entry whose
+# verdict lands (the register's YAML is written by the oracle, one key per line).
+current_engine_commit() {
+  local file entry
+  for file in $(git ls-tree --name-only HEAD register/ | grep -E '^register/T-[0-9]+\.yaml$' | sort -r); do
+    entry=$(git show "HEAD:$file")
+    if grep -qE '^verdict: (genesis|gewinn|korrektur|gleich)$' <<<"$entry"; then
+      awk '/^candidate:/ { inside = 1; next }
+           inside && /^  commit:/ { gsub(/"/, "", $2); print $2; exit }
+           /^[^ ]/ { inside = 0 }' <<<"$entry"
+      return
+    fi
+  done
+}
+
+if $engine_changed && [[ -z $added ]]; then
+  # A withdrawal: a change the oracle rejected reached main, and this push takes it out again.
+  # engine/ is then the current engine's except for files no build reads (proof specs, scripts,
+  # tests, Markdown), so its binary is the registered one. Anything else that differs — a
+  # build.rs, a .cargo/ directory, a source file — would reach the build: not a withdrawal.
+  current=$(current_engine_commit)
+  if [[ -n $current ]] && git cat-file -e "$current^{commit}" 2>/dev/null &&
+    ! git diff --name-only --no-renames "$current" HEAD -- engine/ |
+      grep -qvE '^engine/(proofs|scripts|tests)/|^engine/[^/]*\.md$'; then
+    others=$(git diff --name-only --no-renames "$before" HEAD | grep -v '^engine/' || true)
+    if [[ -n $others ]]; then
+      echo "landing: a withdrawal restores engine/ and changes nothing else; it also changes:" >&2
+      echo "$others" >&2
+      exit 1
+    fi
+    echo "landing: engine/ withdrawn to the register's current engine $current (no entry)"
+    exit 0
   fi
+  echo "landing: engine/ changed without a register entry (and engine/ is not the register's current engine${current:+ $current}'s outside proofs, scripts, tests and Markdown, so it is no withdrawal)" >&2
+  exit 1
+fi
+
+if $engine_changed; then
   others=$(git diff --name-only --no-renames "$before" HEAD | grep -v '^engine/' | not_added)
   if [[ -n $others ]]; then
     echo "landing: an engine landing changes engine/ and adds its register entries, nothing else; it also changes:" >&2

@@ -123,3 +123,81 @@ fn an_unknown_previous_head_is_refused() {
         "{stderr}"
     );
 }
+
+/// The rejected-change history of a withdrawal: main had the genesis engine `A` and its entry,
+/// then a change the oracle rejected reached main (engine `B` with an Abgelehnt entry).
+/// Returns the repository and the head before the push.
+fn rejected_change_on_main() -> (FixtureRepo, String) {
+    let repo = FixtureRepo::new();
+    let engine_a = ("engine/src/main.rs", "fn main() {}\n");
+    let genesis = repo.commit(
+        &[("Cargo.toml", "[workspace]\n"), engine_a],
+        "genesis engine",
+    );
+    let genesis_entry =
+        format!("id: T-0001\nverdict: genesis\ncandidate:\n  commit: \"{genesis}\"\n");
+    repo.commit(
+        &[
+            ("Cargo.toml", "[workspace]\n"),
+            engine_a,
+            ("register/T-0001.yaml", &genesis_entry),
+        ],
+        "register: T-0001",
+    );
+    let rejected_entry = "id: T-0002\nverdict: abgelehnt\ncandidate:\n  commit: \"0\"\n";
+    let before = repo.commit(
+        &[
+            ("Cargo.toml", "[workspace]\n"),
+            NEW_ENGINE,
+            ("engine/proofs/spec.yaml", "positions: []\n"),
+            ("register/T-0001.yaml", &genesis_entry),
+            ("register/T-0002.yaml", rejected_entry),
+        ],
+        "a rejected change and its entry",
+    );
+    (repo, before.to_string())
+}
+
+#[test]
+fn a_withdrawal_restores_the_current_engine_without_an_entry_and_nothing_else() {
+    let (repo, before) = rejected_change_on_main();
+    let entry = |path: &str| {
+        let spec = format!("{before}:{path}");
+        let output = Command::new("git")
+            .args(["show", &spec])
+            .current_dir(repo.path())
+            .output()
+            .unwrap();
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let (genesis, rejected) = (entry("register/T-0001.yaml"), entry("register/T-0002.yaml"));
+    // Pushes the tree with `engine` as engine/src/main.rs, the proof spec and both entries kept.
+    let push_engine = |engine: &str, extra: &[(&str, &str)]| {
+        let mut files = vec![
+            ("Cargo.toml", "[workspace]\n"),
+            ("engine/src/main.rs", engine),
+            ("engine/proofs/spec.yaml", "positions: []\n"),
+            ("register/T-0001.yaml", genesis.as_str()),
+            ("register/T-0002.yaml", rejected.as_str()),
+        ];
+        files.extend_from_slice(extra);
+        repo.commit(&files, "push");
+        outcome(&check(&repo, &before))
+    };
+
+    let (code, stderr) = push_engine("fn main() {}\n", &[]);
+    assert_eq!(code, Some(0), "back to the genesis engine: {stderr}");
+
+    let (code, stderr) = push_engine("fn main() { loop {} }\n", &[]);
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("so it is no withdrawal"), "{stderr}");
+
+    // A build script comes with the "withdrawal": cargo would run it, so it is an engine change.
+    let (code, stderr) = push_engine("fn main() {}\n", &[("engine/build.rs", "fn main() {}\n")]);
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("so it is no withdrawal"), "{stderr}");
+
+    let (code, stderr) = push_engine("fn main() {}\n", &[("README.md", "changed\n")]);
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("it also changes:\nREADME.md"), "{stderr}");
+}
