@@ -53,7 +53,15 @@ pub enum CargoError {
         /// The last lines of the log.
         tail: String,
     },
-    /// cargo succeeded but the binary is not where the recipe says.
+    /// The lock file names crates the host's registry lacks, and downloading them failed.
+    #[error(
+        "the lock file of the tree to build names crates this machine has not downloaded, and \
+         `cargo fetch --locked` could not fetch them (the build itself runs offline):\n{tail}"
+    )]
+    Fetch {
+        /// The last lines of cargo's output.
+        tail: String,
+    },
     /// The sandbox user cannot reach the exported sources (a directory on the way is closed).
     #[error(
         "the sandbox runs the build as user {user}, who cannot enter {path} (mode {mode:o}); \
@@ -67,6 +75,7 @@ pub enum CargoError {
         /// Its permission bits.
         mode: u32,
     },
+    /// cargo succeeded but the binary is not where the recipe says.
     #[error("cargo succeeded but produced no binary at {path}")]
     NoBinary {
         /// Where the binary was expected.
@@ -164,6 +173,57 @@ impl BuildDirs {
             log: root.join("build.log"),
         }
     }
+}
+
+/// Makes the host's registry hold every crate that `source`'s lock file names, so that the
+/// sandboxed `--offline` build resolves. Cargo resolves the whole workspace even for the engine,
+/// which needs no crate, so an older commit's lock file can name crates (of the oracle) that this
+/// machine never downloaded: a fresh machine could not rebuild an older entry's binaries.
+///
+/// Runs on the host, outside the sandbox, from `cwd` (not the tree, so no configuration of the
+/// tree is read); it downloads only what the lock file pins by checksum and runs no build code.
+/// Nothing is fetched when everything is already present.
+pub fn fetch_locked(toolchain: &Toolchain, source: &Path, cwd: &Path) -> Result<(), CargoError> {
+    let manifest = source.join("Cargo.toml");
+    // Only the host's platform: the build is for it, and other platforms' crates (windows-sys)
+    // would be downloaded for nothing.
+    let host = toolchain
+        .verbose_version
+        .lines()
+        .find_map(|line| line.strip_prefix("host: "))
+        .unwrap_or_default();
+    let fetch = |offline: bool| {
+        let mut command = Command::new(toolchain.sysroot.join("bin/cargo"));
+        command
+            .args([
+                "fetch",
+                "--locked",
+                "--quiet",
+                "--target",
+                host,
+                "--manifest-path",
+            ])
+            .arg(&manifest)
+            .current_dir(cwd)
+            .env("RUSTC", toolchain.sysroot.join("bin/rustc"));
+        if offline {
+            command.arg("--offline");
+        }
+        command.output()
+    };
+    let failed = |error: String| CargoError::Fetch { tail: error };
+    match fetch(true) {
+        Ok(output) if output.status.success() => return Ok(()),
+        Ok(_) => {}
+        Err(error) => return Err(failed(error.to_string())),
+    }
+    let output = fetch(false).map_err(|error| failed(error.to_string()))?;
+    if output.status.success() {
+        return Ok(());
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    Err(failed(lines[lines.len().saturating_sub(12)..].join("\n")))
 }
 
 /// Builds the recipe's binary from `dirs.source`; returns the path of the produced binary.

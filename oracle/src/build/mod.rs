@@ -161,6 +161,9 @@ pub fn build_commit(request: &BuildRequest) -> Result<BuildOutcome, BuildError> 
     for (_, dirs) in &copies {
         source::export_tree(&repo, resolved.tree, &dirs.source)?;
     }
+    if request.registry.is_some() {
+        cargo::fetch_locked(&toolchain, &copies[0].1.source, work.path())?;
+    }
     let build_copy =
         |(name, dirs): &(&str, cargo::BuildDirs)| -> Result<(PathBuf, String), BuildError> {
             let binary = cargo::build(
