@@ -167,6 +167,12 @@ tunables! {
     qs_delta_margin: 150, 0, 400, 20.0, 0.002;
     /// Check extension in plies.
     check_ext: 1, 0, 2, 0.5, 0.002;
+    /// Minimum depth for singular extensions.
+    se_depth: 7, 4, 12, 1.0, 0.002;
+    /// Singular extensions: the table entry may be this many plies shallower than the node.
+    se_tt_depth_margin: 3, 1, 6, 1.0, 0.002;
+    /// Singular extensions: the other moves must stay this far below the table score, cp per depth.
+    se_margin: 2, 1, 8, 0.5, 0.002;
     /// Minimum depth for internal iterative reduction.
     iir_depth: 4, 2, 10, 1.0, 0.002;
     /// LMR table base, in hundredths of a ply.
@@ -258,6 +264,13 @@ impl Tunables {
     #[inline]
     pub fn see_noisy_threshold(&self, depth: i32) -> i32 {
         -self.see_noisy_margin * depth * depth
+    }
+
+    /// How far below the table score a singular-extension search sets its beta.
+    #[must_use]
+    #[inline]
+    pub fn singular_margin(&self, depth: i32) -> i32 {
+        self.se_margin * depth
     }
 
     /// History bonus for the move that caused a cutoff.

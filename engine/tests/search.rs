@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use coherent::chess::movegen::{GenMode, legal_moves, parse_uci_move};
 use coherent::chess::position::Position;
 use coherent::chess::types::{Color, Move};
-use coherent::search::history::History;
+use coherent::search::history::{Continuations, History};
 use coherent::search::movepick::{MovePicker, Refutations, is_bad_noisy};
 use coherent::search::time::Limits;
 use coherent::search::{MATE, Searcher, score_to_uci};
@@ -33,9 +33,16 @@ fn move_picker_orders_tt_captures_refutations_history_bad_captures() {
     };
     let mut history = History::default();
     let favourite = mv(&pos, "d4a1");
-    history.update(Color::White, favourite, 4000);
+    let none = Continuations::default();
+    history.update_quiet(
+        Color::White,
+        pos.board[favourite.from()],
+        favourite,
+        &none,
+        4000,
+    );
 
-    let mut picker = MovePicker::new(&pos, GenMode::All, tt, refs, &history);
+    let mut picker = MovePicker::new(&pos, GenMode::All, tt, refs, &history, &none);
     assert_eq!(picker.len(), legal_moves(&pos).len());
     let mut order = Vec::new();
     while let Some((m, score)) = picker.next_move() {
@@ -71,6 +78,7 @@ fn noisy_mode_picks_captures_only() {
         Move::NONE,
         Refutations::default(),
         &History::default(),
+        &Continuations::default(),
     );
     let mut names = Vec::new();
     while let Some((m, _)) = picker.next_move() {

@@ -1,13 +1,42 @@
-//! Move-ordering memory: butterfly history, killers and countermoves.
+//! Move-ordering memory: butterfly and continuation history, and countermoves.
 
-use crate::chess::types::{Color, Move};
+use crate::chess::types::{Color, Move, NO_PIECE};
 
 /// History values stay within ±this (gravity keeps them bounded).
 pub const HISTORY_LIMIT: i32 = 16384;
 
+/// Coloured pieces times squares: the rows and columns of a continuation table.
+const PIECE_TO: usize = NO_PIECE as usize * 64;
+
+/// A coloured piece arriving on a square: how continuation history names a move.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct PieceTo(u16);
+
+impl PieceTo {
+    /// The move `m` made by the coloured `piece`; `None` for a null move or an empty square.
+    #[must_use]
+    #[inline(always)]
+    pub fn of(piece: u8, m: Move) -> Option<PieceTo> {
+        (piece < NO_PIECE && m != Move::NONE).then(|| PieceTo(piece as u16 * 64 + m.to() as u16))
+    }
+
+    #[inline(always)]
+    fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The moves one and two plies before a node: the rows of the continuation tables its quiet
+/// moves are scored and rewarded in (`None` at the root, after a null move, or on the path's start).
+#[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
+pub struct Continuations(pub [Option<PieceTo>; 2]);
+
 /// Quiet-move statistics gathered during search.
 pub struct History {
     butterfly: Vec<[[i32; 64]; 64]>,
+    /// Follow-up statistics: `[0]` by the previous move, `[1]` by the move before it; each row
+    /// is a `PieceTo` of that earlier move, each column the `PieceTo` of the quiet reply.
+    continuation: [Vec<[i16; PIECE_TO]>; 2],
     counter: [[Move; 64]; 12],
 }
 
@@ -15,9 +44,17 @@ impl Default for History {
     fn default() -> Self {
         History {
             butterfly: vec![[[0; 64]; 64]; 2],
+            continuation: [vec![[0; PIECE_TO]; PIECE_TO], vec![[0; PIECE_TO]; PIECE_TO]],
             counter: [[Move::NONE; 64]; 12],
         }
     }
+}
+
+/// Move `h` by `bonus` (clamped), with gravity toward zero that keeps it within the limit.
+#[inline(always)]
+fn apply_gravity(h: i32, bonus: i32) -> i32 {
+    let b = bonus.clamp(-HISTORY_LIMIT, HISTORY_LIMIT);
+    h + b - h * b.abs() / HISTORY_LIMIT
 }
 
 impl History {
@@ -26,19 +63,43 @@ impl History {
         *self = History::default();
     }
 
-    /// The history score of a quiet move for `side`.
+    /// The ordering score of a quiet move `m`, made by the coloured `piece` with `side` to move:
+    /// its butterfly history plus its continuation history after the moves in `cont`.
     #[must_use]
     #[inline(always)]
-    pub fn score(&self, side: Color, m: Move) -> i32 {
-        self.butterfly[side as usize][m.from()][m.to()]
+    pub fn quiet_score(&self, side: Color, piece: u8, m: Move, cont: &Continuations) -> i32 {
+        let mut score = self.butterfly[side as usize][m.from()][m.to()];
+        if let Some(reply) = PieceTo::of(piece, m) {
+            for (table, prev) in self.continuation.iter().zip(cont.0) {
+                if let Some(prev) = prev {
+                    score += i32::from(table[prev.index()][reply.index()]);
+                }
+            }
+        }
+        score
     }
 
-    /// Apply a bonus (or malus if negative) with gravity toward zero.
+    /// Apply a bonus (or malus if negative) to every statistic `quiet_score` adds up.
     #[inline]
-    pub fn update(&mut self, side: Color, m: Move, bonus: i32) {
+    pub fn update_quiet(
+        &mut self,
+        side: Color,
+        piece: u8,
+        m: Move,
+        cont: &Continuations,
+        bonus: i32,
+    ) {
         let h = &mut self.butterfly[side as usize][m.from()][m.to()];
-        let b = bonus.clamp(-HISTORY_LIMIT, HISTORY_LIMIT);
-        *h += b - *h * b.abs() / HISTORY_LIMIT;
+        *h = apply_gravity(*h, bonus);
+        if let Some(reply) = PieceTo::of(piece, m) {
+            for (table, prev) in self.continuation.iter_mut().zip(cont.0) {
+                if let Some(prev) = prev {
+                    let h = &mut table[prev.index()][reply.index()];
+                    // Gravity bounds the value by HISTORY_LIMIT, which fits an i16.
+                    *h = apply_gravity(i32::from(*h), bonus) as i16;
+                }
+            }
+        }
     }
 
     /// The countermove that last refuted `prev` (which moved `piece`).
@@ -58,5 +119,58 @@ impl History {
         if (piece as usize) < 12 {
             self.counter[piece as usize][prev.to()] = m;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chess::types::make_piece;
+
+    fn quiet(from: usize, to: usize) -> Move {
+        Move::new(from, to, 0)
+    }
+
+    #[test]
+    fn gravity_keeps_every_table_within_the_limit() {
+        let mut h = History::default();
+        let knight = make_piece(Color::White, crate::chess::types::KNIGHT);
+        let prev = PieceTo::of(
+            make_piece(Color::Black, crate::chess::types::PAWN),
+            quiet(52, 36),
+        );
+        let cont = Continuations([prev, prev]);
+        let m = quiet(6, 21);
+        for _ in 0..1000 {
+            h.update_quiet(Color::White, knight, m, &cont, 5000);
+        }
+        assert_eq!(
+            h.quiet_score(Color::White, knight, m, &cont),
+            3 * HISTORY_LIMIT
+        );
+        for _ in 0..1000 {
+            h.update_quiet(Color::White, knight, m, &cont, -5000);
+        }
+        assert_eq!(
+            h.quiet_score(Color::White, knight, m, &cont),
+            -3 * HISTORY_LIMIT
+        );
+    }
+
+    #[test]
+    fn continuation_scores_depend_on_the_previous_moves() {
+        let mut h = History::default();
+        let knight = make_piece(Color::White, crate::chess::types::KNIGHT);
+        let pawn = make_piece(Color::Black, crate::chess::types::PAWN);
+        let after_e5 = Continuations([PieceTo::of(pawn, quiet(52, 36)), None]);
+        let after_d5 = Continuations([PieceTo::of(pawn, quiet(51, 35)), None]);
+        let m = quiet(6, 21);
+        h.update_quiet(Color::White, knight, m, &after_e5, 1000);
+        let butterfly = h.quiet_score(Color::White, knight, m, &Continuations::default());
+        assert_eq!(butterfly, 1000);
+        assert_eq!(h.quiet_score(Color::White, knight, m, &after_e5), 2000);
+        assert_eq!(h.quiet_score(Color::White, knight, m, &after_d5), 1000);
+        assert_eq!(PieceTo::of(NO_PIECE, m), None, "a null move has no row");
+        assert_eq!(PieceTo::of(knight, Move::NONE), None);
     }
 }

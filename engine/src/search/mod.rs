@@ -18,7 +18,7 @@ use crate::chess::movegen::legal_moves;
 use crate::chess::position::Position;
 use crate::chess::types::Move;
 use crate::tune::Tunables;
-use history::History;
+use history::{History, PieceTo};
 use time::{Limits, TimeManager};
 use tt::TranspositionTable;
 
@@ -47,6 +47,16 @@ pub(crate) struct Frame {
     pub piece: u8,
     /// Killer moves of this ply.
     pub killers: [Move; 2],
+    /// The move a singular-extension search at this ply leaves out (`NONE` otherwise).
+    pub excluded: Move,
+}
+
+impl Frame {
+    /// The move made from this ply as continuation history names it (`None` for a null move).
+    #[inline(always)]
+    pub(crate) fn piece_to(&self) -> Option<PieceTo> {
+        PieceTo::of(self.piece, self.mv)
+    }
 }
 
 /// What a finished search returns.

@@ -1,9 +1,9 @@
 //! Move ordering: TT move, good captures (MVV-LVA, SEE ≥ 0), killers, countermove, quiets by
-//! history, bad captures. All moves are generated legal up front, then picked best-first.
+//! butterfly plus continuation history, bad captures. All moves are generated legal up front, then picked best-first.
 
 use std::mem::MaybeUninit;
 
-use super::history::History;
+use super::history::{Continuations, History};
 use super::see::{SEE_VALUE, see_ge};
 use crate::chess::movegen::{GenMode, MAX_MOVES, MoveList, generate};
 use crate::chess::position::Position;
@@ -32,13 +32,14 @@ pub struct Refutations {
 }
 
 impl MovePicker {
-    /// Generate and score the moves of `pos`.
+    /// Generate and score the moves of `pos`, quiets by `history` after the moves in `cont`.
     pub fn new(
         pos: &Position,
         mode: GenMode,
         tt_move: Move,
         refs: Refutations,
         history: &History,
+        cont: &Continuations,
     ) -> MovePicker {
         let mut list = MoveList::default();
         generate(pos, &mut list, mode);
@@ -67,7 +68,7 @@ impl MovePicker {
             } else if m == refs.counter {
                 COUNTER
             } else {
-                history.score(pos.side, m)
+                history.quiet_score(pos.side, pos.board[m.from()], m, cont)
             });
         }
         MovePicker {

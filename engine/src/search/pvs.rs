@@ -1,5 +1,6 @@
 //! The principal variation search with its pruning, reductions and extensions.
 
+use super::history::Continuations;
 use super::movepick::{MovePicker, Refutations, is_bad_noisy};
 use super::see::see_ge;
 use super::tt::Bound;
@@ -74,6 +75,8 @@ impl Searcher {
     }
 
     /// Alpha-beta search of `pos` to `depth` plies; `cut_node` marks expected fail-high nodes.
+    /// When `frames[ply].excluded` names a move, this is a singular-extension search: that move
+    /// is left out, and the table is neither trusted for a cutoff nor written.
     pub(crate) fn negamax(
         &mut self,
         pos: &Position,
@@ -110,11 +113,17 @@ impl Searcher {
             }
         }
 
+        let excluded = self.frames[ply].excluded;
+        let singular_search = excluded != Move::NONE;
         let entry = self.tt.probe(pos.hash);
         let tt_move = entry.map_or(Move::NONE, |e| e.mv);
         if let Some(e) = entry {
             let s = score_from_tt(e.score as i32, ply);
-            if !pv_node && e.depth as i32 >= depth && bound_allows(e.bound(), s, alpha, beta) {
+            if !pv_node
+                && !singular_search
+                && e.depth as i32 >= depth
+                && bound_allows(e.bound(), s, alpha, beta)
+            {
                 return s;
             }
         }
@@ -143,7 +152,9 @@ impl Searcher {
         let improving = !in_check && ply >= 2 && static_eval > self.frames[ply - 2].eval;
         self.frames[ply + 1].killers = [Move::NONE; 2];
 
-        if !pv_node && !in_check {
+        // A singular-extension search asks about the other moves at this very node: pruning the
+        // node as a whole would answer for the excluded move too.
+        if !pv_node && !in_check && !singular_search {
             // Reverse futility: far above beta, a shallow search will not come back down.
             if depth <= self.params.rfp_depth
                 && eval.abs() < MATE_BOUND
@@ -183,7 +194,11 @@ impl Searcher {
             }
         }
         // Internal iterative reduction: without a table move this node is probably not worth full depth.
-        if depth >= self.params.iir_depth && tt_move == Move::NONE && (pv_node || cut_node) {
+        if depth >= self.params.iir_depth
+            && tt_move == Move::NONE
+            && (pv_node || cut_node)
+            && !singular_search
+        {
             depth -= 1;
         }
 
@@ -201,7 +216,16 @@ impl Searcher {
             killers: self.frames[ply].killers,
             counter,
         };
-        let mut picker = MovePicker::new(pos, GenMode::All, tt_move, refs, &self.history);
+        // At the root `prev` is the default frame, which names no move.
+        let cont = Continuations([
+            prev.piece_to(),
+            if ply >= 2 {
+                self.frames[ply - 2].piece_to()
+            } else {
+                None
+            },
+        ]);
+        let mut picker = MovePicker::new(pos, GenMode::All, tt_move, refs, &self.history, &cont);
         if picker.is_empty() {
             return if in_check { -MATE + ply as i32 } else { 0 };
         }
@@ -215,6 +239,9 @@ impl Searcher {
         let original_alpha = alpha;
 
         while let Some((m, order)) = picker.next_move() {
+            if m == excluded {
+                continue;
+            }
             let quiet = !m.is_noisy();
             if quiet && skip_quiets {
                 continue;
@@ -247,9 +274,47 @@ impl Searcher {
                 }
             }
 
+            let mut singular = false;
+            if m == tt_move
+                && !root
+                && !singular_search
+                && depth >= self.params.se_depth
+                && let Some(e) = entry
+                && matches!(e.bound(), Bound::Lower | Bound::Exact)
+                && e.depth as i32 >= depth - self.params.se_tt_depth_margin
+            {
+                let tt_score = score_from_tt(e.score as i32, ply);
+                if tt_score.abs() < MATE_BOUND {
+                    // Do the other moves, searched shallower, all fall short of the table score by
+                    // a margin? Then the table move is singular and earns a ply.
+                    let singular_beta = tt_score - self.params.singular_margin(depth);
+                    self.frames[ply].excluded = m;
+                    let v = self.negamax(
+                        pos,
+                        singular_beta - 1,
+                        singular_beta,
+                        (depth - 1) / 2,
+                        ply,
+                        cut_node,
+                    );
+                    self.frames[ply].excluded = Move::NONE;
+                    if self.stopped {
+                        return 0;
+                    }
+                    if v < singular_beta {
+                        singular = true;
+                    } else if singular_beta >= beta {
+                        // Multi-cut: another move also beats beta, so this node fails high anyway.
+                        return singular_beta;
+                    }
+                }
+            }
+
             let child = pos.make_move(m);
             let gives_check = child.in_check();
-            let ext = if gives_check {
+            let ext = if singular {
+                1
+            } else if gives_check {
                 self.params.check_ext
             } else {
                 0
@@ -291,8 +356,11 @@ impl Searcher {
                         r1024 -= 1024;
                     }
                     if quiet {
-                        r1024 -=
-                            self.history.score(pos.side, m) * 1024 / self.params.lmr_history_div;
+                        r1024 -= self
+                            .history
+                            .quiet_score(pos.side, pos.board[m.from()], m, &cont)
+                            * 1024
+                            / self.params.lmr_history_div;
                     }
                     r = (r1024 / 1024).clamp(0, new_depth - 1);
                 }
@@ -320,7 +388,7 @@ impl Searcher {
                     }
                     if alpha >= beta {
                         if quiet {
-                            self.reward_quiet(pos, ply, depth, m, &quiets_tried[..n_quiets], prev);
+                            self.reward_quiet(pos, ply, depth, m, &quiets_tried[..n_quiets], &cont);
                         }
                         break;
                     }
@@ -328,6 +396,14 @@ impl Searcher {
             }
         }
 
+        if singular_search {
+            // Only the excluded move was legal: the others cannot reach any bound.
+            return if moves_searched == 0 {
+                alpha
+            } else {
+                best_score
+            };
+        }
         let bound = if best_score >= beta {
             Bound::Lower
         } else if alpha > original_alpha {
@@ -347,7 +423,8 @@ impl Searcher {
         best_score
     }
 
-    /// A quiet move caused a cutoff: killers, countermove, history bonus; malus to earlier quiets.
+    /// A quiet move caused a cutoff: killers, countermove, history bonus (butterfly and
+    /// continuation after `cont`); malus to earlier quiets.
     fn reward_quiet(
         &mut self,
         pos: &Position,
@@ -355,7 +432,7 @@ impl Searcher {
         depth: i32,
         m: Move,
         tried: &[Move],
-        prev: Frame,
+        cont: &Continuations,
     ) {
         let (bonus, malus) = (
             self.params.history_bonus(depth),
@@ -363,16 +440,19 @@ impl Searcher {
         );
         for &q in tried {
             if q != m {
-                self.history.update(pos.side, q, -malus);
+                self.history
+                    .update_quiet(pos.side, pos.board[q.from()], q, cont, -malus);
             }
         }
-        self.history.update(pos.side, m, bonus);
+        self.history
+            .update_quiet(pos.side, pos.board[m.from()], m, cont, bonus);
         let k = &mut self.frames[ply].killers;
         if k[0] != m {
             k[1] = k[0];
             k[0] = m;
         }
-        if ply > 0 && prev.mv != Move::NONE {
+        if ply > 0 && self.frames[ply - 1].mv != Move::NONE {
+            let prev = self.frames[ply - 1];
             self.history.set_countermove(prev.piece, prev.mv, m);
         }
     }

@@ -1,6 +1,7 @@
 //! Quiescence search: captures (and queen promotions) until the position is quiet, with SEE and
 //! delta pruning; all evasions when in check.
 
+use super::history::Continuations;
 use super::movepick::{MovePicker, Refutations};
 use super::pvs::{bound_allows, score_from_tt, score_to_tt};
 use super::see::{capture_value, see_ge};
@@ -53,7 +54,15 @@ impl Searcher {
         } else {
             GenMode::Noisy
         };
-        let mut picker = MovePicker::new(pos, mode, tt_move, Refutations::default(), &self.history);
+        // Evasions are ordered by butterfly history alone: quiescence keeps no move path.
+        let mut picker = MovePicker::new(
+            pos,
+            mode,
+            tt_move,
+            Refutations::default(),
+            &self.history,
+            &Continuations::default(),
+        );
         let mut best_move = Move::NONE;
         let original_alpha = alpha;
         while let Some((m, _)) = picker.next_move() {
