@@ -24,12 +24,12 @@ use oracle::integrity::write_atomically;
 use oracle::play::book::{BookFormat, BookOrder};
 use oracle::play::clock::{ClockRules, TimeControl};
 use oracle::play::cpus::Cpus;
-use oracle::play::game::{Adjudication, DrawRule, ResignRule};
+use oracle::play::game::{Adjudication, DrawRule};
 use oracle::play::interrupt::{self, EXIT_INTERRUPTED, resume_command};
 use oracle::play::preflight::check_engines;
 use oracle::play::runner::{MatchConfig, MatchProgress, run_match};
 use oracle::play::shard::{Shard, ShardResult, merge, read_plan, read_shards};
-use oracle::play::spec::{key_values, parse_engine, parse_sprt};
+use oracle::play::spec::{key_values, parse_engine, parse_resign, parse_sprt};
 use oracle::play::stop::SprtStop;
 use oracle::play::summary::{
     game_line, percentile_ms, periodic_summary, sprt_json_status, status_line, summary_block,
@@ -131,7 +131,8 @@ pub struct MatchArgs {
     /// Draw adjudication `movenumber=M,movecount=K,score=S`.
     #[arg(long, value_name = "SPEC")]
     draw: Option<String>,
-    /// Resign adjudication `movecount=K,score=S`.
+    /// Resign adjudication `movecount=K,score=S[,twosided=true]`: a side loses after K moves at
+    /// ≤ −S cp by its own score; two-sided, only while the opponent scores ≥ +S for K moves too.
     #[arg(long, value_name = "SPEC")]
     resign: Option<String>,
     /// Adjudicate a draw after this many full moves.
@@ -488,11 +489,7 @@ fn match_config(args: &MatchArgs) -> anyhow::Result<MatchConfig> {
         });
     }
     if let Some(spec) = &args.resign {
-        let v = key_values(spec, &["movecount", "score"]).context("--resign")?;
-        adjudication.resign = Some(ResignRule {
-            move_count: v[0] as u32,
-            score: v[1] as i32,
-        });
+        adjudication.resign = Some(parse_resign(spec).context("--resign")?);
     }
     if args.maxmoves.is_some() {
         adjudication.max_moves = args.maxmoves;

@@ -120,6 +120,7 @@ pub fn fingerprint_difference(a: &Fingerprint, b: &Fingerprint) -> Option<&'stat
 mod tests {
     use std::time::Duration;
 
+    use super::super::game::ResignRule;
     use super::*;
 
     #[test]
@@ -159,5 +160,29 @@ mod tests {
         let mut d = a.clone();
         d.book_sha256 = "cd".into();
         assert_eq!(fingerprint_difference(&a, &d), Some("book"));
+
+        // One-sided and two-sided resign are different matches; a file written before the
+        // choice existed reads as one-sided.
+        let resign = |two_sided| {
+            let mut f = a.clone();
+            f.adjudication.resign = Some(ResignRule {
+                move_count: 3,
+                score: 400,
+                two_sided,
+            });
+            f
+        };
+        let (one_sided, two_sided) = (resign(false), resign(true));
+        assert_eq!(
+            fingerprint_difference(&one_sided, &two_sided),
+            Some("adjudication")
+        );
+        let mut old = serde_json::to_value(&one_sided).unwrap();
+        old["adjudication"]["resign"]
+            .as_object_mut()
+            .unwrap()
+            .remove("two_sided");
+        let old: Fingerprint = serde_json::from_value(old).unwrap();
+        assert_eq!(fingerprint_difference(&old, &one_sided), None);
     }
 }

@@ -135,13 +135,19 @@ pub struct DrawRule {
     pub score: i32,
 }
 
-/// Resign adjudication: a side whose score is ≤ −`score` cp for `move_count` of its moves loses.
+/// Resign adjudication: a side whose score is ≤ −`score` cp for `move_count` of its moves loses;
+/// two-sided, only if its opponent's score was ≥ +`score` cp for its last `move_count` moves too.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResignRule {
-    /// Consecutive moves of the losing side required.
+    /// Consecutive moves of the losing side required (and of the winning side, two-sided).
     pub move_count: u32,
     /// Centipawn bound.
     pub score: i32,
+    /// Both engines must agree (cutechess's and fastchess's `twosided=true`): one engine that
+    /// scores an ending as lost does not lose it while its opponent does not see the win
+    /// (absent in files written before the choice existed: one-sided).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub two_sided: bool,
 }
 
 /// Optional adjudication rules (all off by default).
@@ -166,6 +172,7 @@ impl Adjudication {
         resign: Some(ResignRule {
             move_count: 3,
             score: 400,
+            two_sided: false,
         }),
         max_moves: None,
     };
@@ -433,7 +440,10 @@ fn rules_outcome(pos: &Chess, repetitions: &Repetitions) -> Option<(GameResult, 
 struct Judge {
     rules: Adjudication,
     draw_plies: u32,
+    /// Per side: its consecutive moves at ≤ −score (behind by its own count).
     resign_moves: [u32; 2],
+    /// Per side: its consecutive moves at ≥ +score (ahead by its own count; two-sided rule).
+    winning_moves: [u32; 2],
 }
 
 impl Judge {
@@ -442,6 +452,7 @@ impl Judge {
             rules,
             draw_plies: 0,
             resign_moves: [0; 2],
+            winning_moves: [0; 2],
         }
     }
 
@@ -454,13 +465,15 @@ impl Judge {
     ) -> Option<(GameResult, String)> {
         let cp = score.map(centipawns);
         if let Some(rule) = self.rules.resign {
-            let count = &mut self.resign_moves[side as usize];
-            *count = if cp.is_some_and(|cp| cp <= -rule.score) {
-                *count + 1
-            } else {
-                0
-            };
-            if *count >= rule.move_count {
+            let streak = |count: u32, holds: bool| if holds { count + 1 } else { 0 };
+            let behind = &mut self.resign_moves[side as usize];
+            *behind = streak(*behind, cp.is_some_and(|cp| cp <= -rule.score));
+            let ahead = &mut self.winning_moves[side as usize];
+            *ahead = streak(*ahead, cp.is_some_and(|cp| cp >= rule.score));
+            // As in cutechess: the loser's own move decides, with the winner's count as it stands.
+            let opponent_agrees =
+                !rule.two_sided || self.winning_moves[!side as usize] >= rule.move_count;
+            if self.resign_moves[side as usize] >= rule.move_count && opponent_agrees {
                 return Some((
                     GameResult::loss_for(side),
                     format!("{side:?} resigns (adjudication)"),
@@ -593,6 +606,59 @@ mod tests {
                 None
             );
         }
+    }
+
+    /// Plays the scores of alternating moves (White first, from the mover's side) through the
+    /// judge; returns the index of the move that ended the game and the result.
+    fn judged(rules: Adjudication, scores: &[i32]) -> Option<(usize, GameResult)> {
+        let mut judge = Judge::new(rules);
+        scores.iter().enumerate().find_map(|(ply, &cp)| {
+            let fullmoves = 40 + u32::try_from(ply / 2).unwrap();
+            judge
+                .after_move(color_of(ply % 2), Some(Score::Cp(cp)), fullmoves)
+                .map(|(result, _)| (ply, result))
+        })
+    }
+
+    fn resign_only(two_sided: bool) -> Adjudication {
+        Adjudication {
+            resign: Some(ResignRule {
+                move_count: 3,
+                score: 400,
+                two_sided,
+            }),
+            ..Adjudication::default()
+        }
+    }
+
+    /// What the two-sided rule is for: the loser (White) scores the game as lost, the winner
+    /// (Black) does not see the win.
+    #[test]
+    fn two_sided_resign_needs_the_opponent_to_see_the_win() {
+        let defender_alone = [-450, 120].repeat(6);
+        assert_eq!(
+            judged(resign_only(false), &defender_alone),
+            Some((4, GameResult::BlackWins))
+        );
+        assert_eq!(judged(resign_only(true), &defender_alone), None);
+
+        // Both agree: the loser's fourth move ends it, once the winner has three moves ≥ 400.
+        let both = [-450, 450].repeat(6);
+        assert_eq!(
+            judged(resign_only(false), &both),
+            Some((4, GameResult::BlackWins))
+        );
+        assert_eq!(
+            judged(resign_only(true), &both),
+            Some((6, GameResult::BlackWins))
+        );
+
+        // The winner's moves must be consecutive: one at +399 starts its count again.
+        let wavering = [-450, 450, -450, 399, -450, 450, -450, 450, -450, 450, -450];
+        assert_eq!(
+            judged(resign_only(true), &wavering),
+            Some((10, GameResult::BlackWins))
+        );
     }
 
     #[test]

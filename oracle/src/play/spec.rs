@@ -1,9 +1,11 @@
 //! The textual specs of a match as the command line gives them: engines
 //! (`cmd=PATH,name=N,arg=A,bind=P,option.X=V`), shared settings (`option.X=V`), the old
-//! `elo0=X,elo1=Y,…` SPRT spec and the adjudication rules (`movenumber=M,movecount=K,score=S`).
+//! `elo0=X,elo1=Y,…` SPRT spec and the adjudication rules (`movenumber=M,movecount=K,score=S`,
+//! `movecount=K,score=S[,twosided=true]`).
 
 use std::path::PathBuf;
 
+use super::game::ResignRule;
 use super::uci::EngineConfig;
 use crate::stats::{Model, SprtParams};
 
@@ -123,6 +125,34 @@ pub fn key_values(spec: &str, keys: &[&str]) -> Result<Vec<i64>, SpecError> {
         .collect()
 }
 
+/// Parses the resign spec `movecount=K,score=S[,twosided=true|false]` (one-sided unless told).
+pub fn parse_resign(spec: &str) -> Result<ResignRule, SpecError> {
+    let error = |reason: String| SpecError {
+        spec: spec.to_string(),
+        reason,
+    };
+    let mut two_sided = false;
+    let mut counts = Vec::new();
+    for item in spec.split(',') {
+        match item.split_once('=') {
+            Some(("twosided", "true")) => two_sided = true,
+            Some(("twosided", "false")) => two_sided = false,
+            Some(("twosided", value)) => {
+                return Err(error(format!("twosided: `{value}` is not true or false")));
+            }
+            _ => counts.push(item),
+        }
+    }
+    let values = key_values(&counts.join(","), &["movecount", "score"])
+        .map_err(|e| error(format!("{} (twosided=true|false is optional)", e.reason)))?;
+    let too_large = |key: &str, value: i64| error(format!("{key}: {value} is too large"));
+    Ok(ResignRule {
+        move_count: u32::try_from(values[0]).map_err(|_| too_large("movecount", values[0]))?,
+        score: i32::try_from(values[1]).map_err(|_| too_large("score", values[1]))?,
+        two_sided,
+    })
+}
+
 /// Parses the old SPRT spec `elo0=X,elo1=Y[,alpha=A][,beta=B][,model=normalized|logistic]`
 /// (α = β = 0.05, normalized by default), kept as an alias of `--elo0 X --elo1 Y …`.
 pub fn parse_sprt(spec: &str) -> Result<SprtParams, SpecError> {
@@ -209,6 +239,31 @@ mod tests {
                 .to_string()
                 .contains("score")
         );
+    }
+
+    #[test]
+    fn resign_specs() {
+        let rule = |two_sided| ResignRule {
+            move_count: 3,
+            score: 400,
+            two_sided,
+        };
+        assert_eq!(parse_resign("movecount=3,score=400"), Ok(rule(false)));
+        assert_eq!(
+            parse_resign("movecount=3,score=400,twosided=true"),
+            Ok(rule(true))
+        );
+        assert_eq!(
+            parse_resign("twosided=false,score=400,movecount=3"),
+            Ok(rule(false))
+        );
+        let error = parse_resign("movecount=3,score=400,twosided=yes").unwrap_err();
+        assert_eq!(error.spec, "movecount=3,score=400,twosided=yes");
+        assert!(error.reason.contains("`yes`"), "{error}");
+        let error = parse_resign("movecount=3,twosided=true").unwrap_err();
+        assert_eq!(error.spec, "movecount=3,twosided=true");
+        assert!(error.reason.contains("missing score="), "{error}");
+        assert!(parse_resign("movecount=3,score=9999999999").is_err());
     }
 
     #[test]

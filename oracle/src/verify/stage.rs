@@ -702,6 +702,7 @@ fn adjudication(rules: &constitution::Adjudication) -> Adjudication {
         resign: rules.resign.map(|r| ResignRule {
             move_count: r.move_count.get(),
             score: cp(r.score_cp.get()),
+            two_sided: false,
         }),
         max_moves: None,
     }
