@@ -1,5 +1,6 @@
 //! `oracle tune`: SPSA runs over the engine's tunables and the end-rule model (docs/spsa.md).
 
+use std::num::NonZeroU64;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -107,8 +108,10 @@ impl MatchArgs {
     fn settings(&self) -> anyhow::Result<RunSettings> {
         let tc = match (self.tc, self.nodes) {
             (Some(tc), _) => tc,
-            (None, Some(0)) => bail!("--nodes must be at least 1"),
-            (None, Some(n)) => TimeControl::Nodes(n),
+            (None, Some(n)) => match NonZeroU64::new(n) {
+                Some(n) => TimeControl::Nodes(n),
+                None => bail!("--nodes must be at least 1"),
+            },
             (None, None) => unreachable!("clap requires --tc or --nodes"),
         };
         Ok(RunSettings {

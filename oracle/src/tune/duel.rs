@@ -90,7 +90,7 @@ impl MatchDuels {
         let context = format!(
             "engine sha256 {}; {}; hash {}; book sha256 {}; plies {}; Fishtest adjudication",
             sha256("--engine", &settings.engine)?,
-            settings.tc.describe(),
+            settings.tc,
             settings.hash,
             sha256("--book", &settings.book)?,
             settings.plies
