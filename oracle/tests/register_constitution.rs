@@ -8,7 +8,8 @@ use std::path::Path;
 use std::process::Command;
 
 use oracle::governance::Constitution;
-use oracle::governance::constitution::{ConstitutionError, NeloBounds, TimeControl};
+use oracle::governance::constitution::{ConstitutionError, NeloBounds};
+use oracle::play::clock::TimeControl;
 
 /// The repository's constitution.
 fn repository_constitution() -> Constitution {

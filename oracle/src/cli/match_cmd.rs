@@ -10,6 +10,7 @@
 //! run logs a line per finished game and a summary every `--report-every` games.
 
 use std::io::IsTerminal;
+use std::num::NonZeroU64;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -264,7 +265,7 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
             "interrupted": report.interrupted,
             "resume_command": resume,
             "engines": [config.engines[0].name, config.engines[1].name],
-            "tc": config.clock.tc.describe(),
+            "tc": config.clock.tc.to_string(),
             "isolation": config.engines[0].isolation.describe(),
             "book": config.book_path,
             "book_order": config.book_order,
@@ -297,7 +298,7 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
             "{} vs {} ({}, {})",
             names[0],
             names[1],
-            config.clock.tc.describe(),
+            config.clock.tc,
             config.book_path.as_deref().map_or_else(
                 || "start position".into(),
                 |path| path.display().to_string()
@@ -361,7 +362,7 @@ pub fn run_merge_command(args: MergeArgs) -> anyhow::Result<ExitCode> {
             "pairs_available": merged.pairs_available,
             "contiguous_pairs": merged.contiguous_pairs,
             "engines": [fp.engines[0].name, fp.engines[1].name],
-            "tc": fp.clock.tc.describe(),
+            "tc": fp.clock.tc.to_string(),
             "seed": fp.seed,
             "book_sha256": fp.book_sha256,
             "pgn": serde_json::Value::Null,
@@ -376,11 +377,7 @@ pub fn run_merge_command(args: MergeArgs) -> anyhow::Result<ExitCode> {
         let names = [fp.engines[0].name.as_str(), fp.engines[1].name.as_str()];
         let title = format!(
             "{} vs {} ({}, shards {:?} of {})",
-            names[0],
-            names[1],
-            fp.clock.tc.describe(),
-            merged.shards,
-            fp.shards
+            names[0], names[1], fp.clock.tc, merged.shards, fp.shards
         );
         print!(
             "{}",
@@ -436,7 +433,9 @@ fn match_config(args: &MatchArgs) -> anyhow::Result<MatchConfig> {
     }
     let tc = match (args.tc, args.nodes, args.depth, args.movetime) {
         (Some(tc), ..) => tc,
-        (_, Some(n), ..) => TimeControl::Nodes(n),
+        (_, Some(n), ..) => TimeControl::Nodes(
+            NonZeroU64::new(n).ok_or_else(|| anyhow!("--nodes must be at least 1"))?,
+        ),
         (_, _, Some(d), _) => TimeControl::Depth(d),
         (.., Some(ms)) => TimeControl::Movetime(Duration::from_millis(ms)),
         _ => unreachable!("clap requires one limit"),

@@ -13,12 +13,12 @@ use std::path::{Path, PathBuf};
 use serde::de::{self, Error as _, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::governance::text::deserialize_via_try_from;
 use thiserror::Error;
 
 use crate::build::BuildRecipe;
 use crate::governance::entry::StageFaults;
 use crate::governance::hash::Sha256Hex;
+use crate::play::clock::TimeControl;
 use crate::play::tally::FaultCounts;
 
 /// Where the constitution lives inside a repository.
@@ -148,7 +148,8 @@ impl FaultLimits {
 pub struct Stage {
     /// Name of the stage (`short`, `long`, …), unique within its profile.
     pub name: String,
-    /// Clock per game or fixed node limit per move.
+    /// Clock per game or fixed node limit per move, in the constitution's text form.
+    #[serde(with = "crate::governance::time_control")]
     pub tc: TimeControl,
     /// Opening book, relative to the repository root.
     pub book: PathBuf,
@@ -267,86 +268,6 @@ pub struct DrawRule {
     pub move_count: NonZeroU32,
     /// Score threshold in centipawns.
     pub score_cp: u32,
-}
-
-/// A time control: `B+I` seconds per game plus increment, or `nodes=N` per move.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(into = "String")]
-pub enum TimeControl {
-    /// Base time and increment, in milliseconds.
-    Clock {
-        /// Time per game.
-        base_ms: u64,
-        /// Time added after each move.
-        increment_ms: u64,
-    },
-    /// A fixed node limit for every move (`go nodes N`), deterministic per position.
-    Nodes(NonZeroU64),
-}
-
-impl TryFrom<String> for TimeControl {
-    type Error = String;
-
-    fn try_from(text: String) -> Result<Self, Self::Error> {
-        let bad = || format!("`{text}` is not a time control (`8+0.08` seconds or `nodes=25000`)");
-        if let Some(nodes) = text.strip_prefix("nodes=") {
-            return nodes.parse().map(Self::Nodes).map_err(|_| bad());
-        }
-        let (base, increment) = text.split_once('+').ok_or_else(bad)?;
-        match (milliseconds(base), milliseconds(increment)) {
-            (Some(base_ms), Some(increment_ms)) if base_ms > 0 => Ok(Self::Clock {
-                base_ms,
-                increment_ms,
-            }),
-            _ => Err(bad()),
-        }
-    }
-}
-
-impl From<TimeControl> for String {
-    fn from(tc: TimeControl) -> Self {
-        tc.to_string()
-    }
-}
-
-impl fmt::Display for TimeControl {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Clock {
-                base_ms,
-                increment_ms,
-            } => {
-                write!(f, "{}+{}", seconds(*base_ms), seconds(*increment_ms))
-            }
-            Self::Nodes(nodes) => write!(f, "nodes={nodes}"),
-        }
-    }
-}
-
-/// Parses decimal seconds with at most three decimals (`0.08`) into milliseconds.
-fn milliseconds(text: &str) -> Option<u64> {
-    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
-    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if whole.is_empty() || !digits(whole) || fraction.len() > 3 || !digits(fraction) {
-        return None;
-    }
-    let fraction_ms = format!("{fraction:0<3}").parse::<u64>().ok()?;
-    whole
-        .parse::<u64>()
-        .ok()?
-        .checked_mul(1000)?
-        .checked_add(fraction_ms)
-}
-
-/// Milliseconds as decimal seconds without trailing zeros (`80` → `0.08`).
-fn seconds(ms: u64) -> String {
-    let fraction = format!("{:03}", ms % 1000);
-    let fraction = fraction.trim_end_matches('0');
-    if fraction.is_empty() {
-        format!("{}", ms / 1000)
-    } else {
-        format!("{}.{fraction}", ms / 1000)
-    }
 }
 
 /// How the loss of each accepted Randfall change is booked, and the cumulative limit.
@@ -594,8 +515,6 @@ impl Stage {
     }
 }
 
-deserialize_via_try_from!(TimeControl);
-
 impl<'de> Deserialize<'de> for NeloBounds {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         /// Reads `[elo0, elo1]` and checks it while the parser still points at it.
@@ -662,33 +581,6 @@ impl<'de> Deserialize<'de> for Probability {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn time_controls_round_trip_through_text() {
-        for text in [
-            "8+0.08",
-            "40+0.4",
-            "10+0.1",
-            "60+0",
-            "1.5+0.015",
-            "nodes=25000",
-        ] {
-            let tc = TimeControl::try_from(text.to_owned()).unwrap();
-            assert_eq!(tc.to_string(), text);
-        }
-        assert_eq!(
-            TimeControl::try_from("8+0.08".to_owned()).unwrap(),
-            TimeControl::Clock {
-                base_ms: 8000,
-                increment_ms: 80
-            }
-        );
-        for bad in [
-            "8", "8+", "+0.1", "8+0.0001", "0+0.1", "nodes=0", "nodes=x", "8+-1",
-        ] {
-            assert!(TimeControl::try_from(bad.to_owned()).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn booking_never_credits_a_gain() {

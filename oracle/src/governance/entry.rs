@@ -14,9 +14,10 @@ use thiserror::Error;
 
 use crate::governance::canonical::{CanonicalError, to_canonical_yaml};
 use crate::governance::confirmation::ConfirmationRecord;
-use crate::governance::constitution::{LossBooking, TimeControl};
+use crate::governance::constitution::LossBooking;
 use crate::governance::hash::{GitId, Sha256Hex};
 use crate::governance::timestamp::Timestamp;
+use crate::play::clock::TimeControl;
 use crate::play::tally::FaultCounts;
 
 /// A register entry as stored in `register/T-NNNN.yaml`.
@@ -278,7 +279,8 @@ pub enum ProofOutcome {
 pub struct StageRecord {
     /// The stage's name in the profile.
     pub name: String,
-    /// Clock or node limit.
+    /// Clock or node limit, in the constitution's text form.
+    #[serde(with = "crate::governance::time_control")]
     pub tc: TimeControl,
     /// Opening book path.
     pub book: String,

@@ -13,6 +13,7 @@ pub mod hash;
 pub mod register;
 pub mod replay;
 mod text;
+pub mod time_control;
 pub mod timestamp;
 pub mod verdict;
 

@@ -14,10 +14,19 @@ where
     D: Deserializer<'de>,
     T: TryFrom<String, Error = String>,
 {
-    /// Visits one string and converts it.
-    struct Checked<T>(PhantomData<T>);
+    deserialize_parsed(deserializer, |text| T::try_from(text.to_owned()))
+}
 
-    impl<T: TryFrom<String, Error = String>> Visitor<'_> for Checked<T> {
+/// Deserializes a string and converts it with `parse`, failing at the string's position.
+pub(crate) fn deserialize_parsed<'de, D, T, P>(deserializer: D, parse: P) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    P: FnOnce(&str) -> Result<T, String>,
+{
+    /// Visits one string and converts it.
+    struct Parsed<T, P>(P, PhantomData<T>);
+
+    impl<T, P: FnOnce(&str) -> Result<T, String>> Visitor<'_> for Parsed<T, P> {
         type Value = T;
 
         fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -25,11 +34,11 @@ where
         }
 
         fn visit_str<E: Error>(self, text: &str) -> Result<T, E> {
-            T::try_from(text.to_owned()).map_err(E::custom)
+            (self.0)(text).map_err(E::custom)
         }
     }
 
-    deserializer.deserialize_str(Checked(PhantomData))
+    deserializer.deserialize_str(Parsed(parse, PhantomData))
 }
 
 /// Implements `Deserialize` for a `TryFrom<String, Error = String>` newtype via [`deserialize_checked`].

@@ -7,6 +7,7 @@
 //! engine can never hang the match.
 
 use std::fmt;
+use std::num::NonZeroU64;
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -15,6 +16,11 @@ use serde::{Deserialize, Serialize};
 use super::uci::GoLimits;
 
 /// How long each move may take: a clock, or a fixed search limit.
+///
+/// One type for the runner and the constitution. Its derived serde form is the runner's
+/// (state files and shard fingerprints, `{"nodes":8000}`); stages and register entries write
+/// the constitution's text form instead (`governance::time_control`), which is [`Display`]'s
+/// for the clocks and node limits the constitution admits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TimeControl {
@@ -28,7 +34,7 @@ pub enum TimeControl {
         moves: Option<u32>,
     },
     /// `go nodes N`.
-    Nodes(u64),
+    Nodes(NonZeroU64),
     /// `go depth D`.
     Depth(u32),
     /// `go movetime T`.
@@ -75,7 +81,8 @@ impl FromStr for TimeControl {
 }
 
 impl fmt::Display for TimeControl {
-    /// The PGN `TimeControl` value (`40/60+0.6`, `8+0.08`), or `-` for fixed limits.
+    /// The text people and the constitution read: `8+0.08`, `40/60+0.6`, `10+0`, `nodes=5000`,
+    /// `depth=8`, `movetime=100ms`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TimeControl::Clock {
@@ -86,33 +93,59 @@ impl fmt::Display for TimeControl {
                 if let Some(m) = moves {
                     write!(f, "{m}/")?;
                 }
-                write!(f, "{}", base.as_secs_f64())?;
-                if !increment.is_zero() {
-                    write!(f, "+{}", increment.as_secs_f64())?;
-                }
-                Ok(())
+                write!(f, "{}+{}", Seconds(*base), Seconds(*increment))
             }
-            TimeControl::Nodes(_) | TimeControl::Depth(_) | TimeControl::Movetime(_) => {
-                f.write_str("-")
-            }
+            TimeControl::Nodes(n) => write!(f, "nodes={n}"),
+            TimeControl::Depth(d) => write!(f, "depth={d}"),
+            TimeControl::Movetime(t) => write!(f, "movetime={}ms", t.as_millis()),
         }
     }
 }
 
 impl TimeControl {
-    /// A short human description for reports (`8+0.08`, `nodes=5000`, `depth=8`, `movetime=100ms`).
-    pub fn describe(&self) -> String {
+    /// The PGN `TimeControl` tag's value: `40/60+0.6`, `8+0.08`, `10` (no increment), or `-`
+    /// for fixed search limits, which the tag cannot express.
+    #[must_use]
+    pub fn pgn_value(&self) -> String {
         match self {
-            TimeControl::Clock { .. } => self.to_string(),
-            TimeControl::Nodes(n) => format!("nodes={n}"),
-            TimeControl::Depth(d) => format!("depth={d}"),
-            TimeControl::Movetime(t) => format!("movetime={}ms", t.as_millis()),
+            TimeControl::Clock {
+                base,
+                increment,
+                moves,
+            } => {
+                let period = moves.map(|m| format!("{m}/")).unwrap_or_default();
+                if increment.is_zero() {
+                    format!("{period}{}", Seconds(*base))
+                } else {
+                    format!("{period}{}+{}", Seconds(*base), Seconds(*increment))
+                }
+            }
+            TimeControl::Nodes(_) | TimeControl::Depth(_) | TimeControl::Movetime(_) => {
+                "-".to_string()
+            }
         }
     }
 
     /// True for clocks and movetime, whose games measure speed and so must not oversubscribe the CPU.
+    #[must_use]
     pub fn is_timed(&self) -> bool {
         matches!(self, TimeControl::Clock { .. } | TimeControl::Movetime(_))
+    }
+}
+
+/// A duration as decimal seconds with no trailing zeros (`8`, `0.08`, `1.5`), exact to the
+/// nanosecond: floating point would print 8.08 s as `8.080000000000002`.
+struct Seconds(Duration);
+
+impl fmt::Display for Seconds {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let fraction = format!("{:09}", self.0.subsec_nanos());
+        let fraction = fraction.trim_end_matches('0');
+        if fraction.is_empty() {
+            write!(f, "{}", self.0.as_secs())
+        } else {
+            write!(f, "{}.{fraction}", self.0.as_secs())
+        }
     }
 }
 
@@ -180,7 +213,7 @@ impl GameClock {
                 movestogo: moves.map(|m| m - self.moves_made[side] % m),
                 ..GoLimits::default()
             },
-            TimeControl::Nodes(n) => GoLimits::nodes(n),
+            TimeControl::Nodes(n) => GoLimits::nodes(n.get()),
             TimeControl::Depth(d) => GoLimits::depth(d),
             TimeControl::Movetime(t) => GoLimits::movetime(t),
         }
@@ -251,7 +284,10 @@ mod tests {
                 moves: None
             }
         );
-        assert_eq!(tc.to_string(), "8+0.08");
+        assert_eq!(
+            (tc.to_string(), tc.pgn_value()),
+            ("8+0.08".into(), "8+0.08".into())
+        );
         let tc: TimeControl = "40/60+0.6".parse().unwrap();
         assert_eq!(
             tc,
@@ -262,11 +298,45 @@ mod tests {
             }
         );
         assert_eq!(tc.to_string(), "40/60+0.6");
-        assert_eq!("10".parse::<TimeControl>().unwrap().to_string(), "10");
+        let tc: TimeControl = "10".parse().unwrap();
+        assert_eq!(
+            (tc.to_string(), tc.pgn_value()),
+            ("10+0".into(), "10".into())
+        );
         for bad in ["", "x+1", "0+0", "0/10+1", "-1+0", "8+", "inf+0"] {
             assert!(bad.parse::<TimeControl>().is_err(), "{bad}");
         }
-        assert_eq!(TimeControl::Nodes(5000).to_string(), "-");
+        let nodes = TimeControl::Nodes(NonZeroU64::new(5000).unwrap());
+        assert_eq!(
+            (nodes.to_string(), nodes.pgn_value()),
+            ("nodes=5000".into(), "-".into())
+        );
+        assert_eq!(TimeControl::Depth(8).to_string(), "depth=8");
+        assert_eq!(TimeControl::Movetime(ms(100)).to_string(), "movetime=100ms");
+        // Exact decimals, where floating point would print 8.080000000000002.
+        let tc: TimeControl = "8.08+0.001".parse().unwrap();
+        assert_eq!(tc.to_string(), "8.08+0.001");
+    }
+
+    #[test]
+    fn the_runner_serializes_time_controls_as_it_always_did() {
+        // State files and shard fingerprints hold this form: it must not change.
+        let clock: TimeControl = "40/8+0.08".parse().unwrap();
+        assert_eq!(
+            serde_json::to_string(&clock).unwrap(),
+            r#"{"clock":{"base":{"secs":8,"nanos":0},"increment":{"secs":0,"nanos":80000000},"moves":40}}"#
+        );
+        let nodes = TimeControl::Nodes(NonZeroU64::new(1000).unwrap());
+        assert_eq!(serde_json::to_string(&nodes).unwrap(), r#"{"nodes":1000}"#);
+        assert_eq!(
+            serde_json::to_string(&TimeControl::Movetime(ms(100))).unwrap(),
+            r#"{"movetime":{"secs":0,"nanos":100000000}}"#
+        );
+        for tc in [clock, nodes, TimeControl::Depth(3)] {
+            let text = serde_json::to_string(&tc).unwrap();
+            assert_eq!(serde_json::from_str::<TimeControl>(&text).unwrap(), tc);
+        }
+        assert!(serde_json::from_str::<TimeControl>(r#"{"nodes":0}"#).is_err());
     }
 
     #[test]
@@ -301,7 +371,7 @@ mod tests {
     #[test]
     fn fixed_limits_still_have_deadlines() {
         let mut nodes = GameClock::new(ClockRules {
-            tc: TimeControl::Nodes(5000),
+            tc: TimeControl::Nodes(NonZeroU64::new(5000).unwrap()),
             ..rules("1+0")
         });
         assert_eq!(nodes.limits(0).command(), "go nodes 5000");

@@ -134,7 +134,9 @@ mod tests {
         let a = Fingerprint {
             engines: [engine.clone(), engine],
             clock: ClockRules {
-                tc: super::super::clock::TimeControl::Nodes(1000),
+                tc: super::super::clock::TimeControl::Nodes(
+                    std::num::NonZeroU64::new(1000).unwrap(),
+                ),
                 margin: Duration::from_millis(100),
                 slack: Duration::from_millis(200),
                 move_timeout: Duration::from_secs(60),

@@ -334,7 +334,7 @@ mod tests {
         Fingerprint {
             engines: [engine.clone(), engine],
             clock: ClockRules {
-                tc: TimeControl::Nodes(1000),
+                tc: TimeControl::Nodes(std::num::NonZeroU64::new(1000).unwrap()),
                 margin: Duration::ZERO,
                 slack: Duration::ZERO,
                 move_timeout: Duration::from_secs(1),

@@ -96,7 +96,7 @@ fn play_pair(
             round: &round,
             white: names[0],
             black: names[1],
-            time_control: &config.clock.tc.to_string(),
+            time_control: &config.clock.tc.pgn_value(),
             start_time: &utc_timestamp(start_time),
             duration: &hours_minutes_seconds(started.elapsed()),
         };

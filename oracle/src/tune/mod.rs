@@ -2,7 +2,8 @@
 //!
 //! `schedule` is the arithmetic of one run, `run` plays a run duel by duel and
 //! checkpoints it, `rules` and `pair` turn two runs into adopted values, `model`
-//! simulates the whole procedure to compare the end rules.
+//! simulates the whole procedure to compare the end rules; `duel` plays duels through the
+//! match runner and `session` plays runs and pairs end to end as `oracle tune` does.
 
 pub mod duel;
 pub mod model;
@@ -13,3 +14,4 @@ pub mod plot;
 pub mod rules;
 pub mod run;
 pub mod schedule;
+pub mod session;

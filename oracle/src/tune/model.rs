@@ -82,6 +82,65 @@ pub struct Row {
     pub rules: RuleSummaries,
 }
 
+/// The model's table: one row per (s, f), as `oracle tune model` prints it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ModelTable {
+    /// Seed of the random streams.
+    pub seed: u64,
+    /// Repetitions per row.
+    pub reps: u64,
+    /// Wall time of the simulation in seconds.
+    pub seconds: f64,
+    /// The rows, s outer and f inner.
+    pub rows: Vec<Row>,
+}
+
+/// Arguments the model cannot be run with.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ModelError {
+    /// A standard error needs two repetitions.
+    #[error("--reps must be at least 2 (a standard error needs two repetitions)")]
+    TooFewReps,
+    /// A start spread is negative or not a number.
+    #[error("--s: {0} is not a non-negative number")]
+    Spread(f64),
+    /// An at-optimum share is not a probability.
+    #[error("--f: {0} is not a probability in [0, 1]")]
+    Share(f64),
+}
+
+/// Simulates the seed's model ([`SEED_000`]) for every start spread in `spreads` and every
+/// at-optimum share in `shares`, `reps` repetitions per row.
+pub fn simulate_table(
+    spreads: &[f64],
+    shares: &[f64],
+    reps: u64,
+    seed: u64,
+) -> Result<ModelTable, ModelError> {
+    if reps < 2 {
+        return Err(ModelError::TooFewReps);
+    }
+    if let Some(&s) = spreads.iter().find(|s| !(s.is_finite() && **s >= 0.0)) {
+        return Err(ModelError::Spread(s));
+    }
+    if let Some(&f) = shares.iter().find(|f| !(0.0..=1.0).contains(*f)) {
+        return Err(ModelError::Share(f));
+    }
+    let started = std::time::Instant::now();
+    let mut rows = Vec::with_capacity(spreads.len() * shares.len());
+    for &s in spreads {
+        for &f in shares {
+            rows.push(simulate_row(&SEED_000, s, f, reps, seed));
+        }
+    }
+    Ok(ModelTable {
+        seed,
+        reps,
+        seconds: started.elapsed().as_secs_f64(),
+        rows,
+    })
+}
+
 /// What one repetition yields: its available loss and each rule's gain (order of `EndRule::ALL`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Repetition {
@@ -256,6 +315,20 @@ mod tests {
         l_min: 0.05,
         l_max: 2.0,
     };
+
+    #[test]
+    fn bad_model_arguments_are_named() {
+        assert_eq!(
+            simulate_table(&[0.5], &[0.0], 1, 0),
+            Err(ModelError::TooFewReps)
+        );
+        assert_eq!(
+            simulate_table(&[-1.0], &[0.0], 2, 0),
+            Err(ModelError::Spread(-1.0))
+        );
+        let error = simulate_table(&[0.5], &[1.5], 2, 0).unwrap_err();
+        assert_eq!(error.to_string(), "--f: 1.5 is not a probability in [0, 1]");
+    }
 
     #[test]
     fn same_seed_same_row_bit_for_bit() {

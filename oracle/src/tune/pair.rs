@@ -1,10 +1,75 @@
 //! Two runs from the same start, judged parameter by parameter by the three end rules.
 
 use serde::Serialize;
+use sha2::{Digest, Sha256};
 
 use super::params;
 use super::rules::{EndRule, Outcome, decide};
 use super::run::RunState;
+
+/// The seed of run `r` (1 or 2) of a pair: independent streams from one `--seed`.
+#[must_use]
+pub fn run_seed(seed: u64, r: u64) -> u64 {
+    let mut h = Sha256::new();
+    h.update(b"coherent tune pair v1");
+    h.update(seed.to_le_bytes());
+    h.update(r.to_le_bytes());
+    let digest = h.finalize();
+    u64::from_le_bytes(digest[..8].try_into().expect("8 bytes"))
+}
+
+/// What a pair concluded: the JSON of `oracle tune pair` and its `table.json`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PairReport {
+    /// The end rule whose values became the patch.
+    pub rule: EndRule,
+    /// Who chose that rule.
+    pub rule_source: &'static str,
+    /// The seeds of run 1 and run 2.
+    pub seeds: [u64; 2],
+    /// Duels played by run 1 and run 2.
+    pub duels: [usize; 2],
+    /// One row per parameter.
+    pub params: Vec<ParamRow>,
+    /// The tunables listing with the adopted values.
+    pub patch: String,
+}
+
+impl PairReport {
+    /// Judges two finished runs (seeded `seeds`) by the three end rules; `rule` makes the patch.
+    pub fn of(
+        run1: &RunState,
+        run2: &RunState,
+        seeds: [u64; 2],
+        rule: EndRule,
+    ) -> Result<PairReport, PairError> {
+        let rows = table(run1, run2)?;
+        Ok(PairReport {
+            rule,
+            rule_source: "--rule (the constitution names no SPSA end rule yet)",
+            seeds,
+            duels: [run1.duels.len(), run2.duels.len()],
+            patch: patch(run1, &rows, rule),
+            params: rows,
+        })
+    }
+
+    /// The per-parameter table as Markdown (`table.md`).
+    #[must_use]
+    pub fn markdown(&self) -> String {
+        let mut t = String::from(
+            "| parameter | start | run 1 | run 2 | T | filter | seed mean | seed mean \\|T\\| ≥ 1 |\n|---|---:|---:|---:|---:|---:|---:|---:|\n",
+        );
+        for r in &self.params {
+            t += &format!(
+                "| {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |\n",
+                r.name, r.start, r.run1, r.run2, r.t, r.filter, r.seed_mean, r.seed_mean_t1
+            );
+        }
+        t += &format!("\nadopted by rule: {}\n", self.rule.key());
+        t
+    }
+}
 
 /// One parameter after both runs: the table row of `oracle tune pair`.
 #[derive(Clone, Debug, PartialEq, Serialize)]

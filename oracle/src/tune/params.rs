@@ -1,9 +1,17 @@
 //! The engine's tunables listing (`name, int, value, min, max, c_end, r_end`), one
 //! parameter per line, as `coherent tunables` prints it and `--params FILE` holds it.
 
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
 use thiserror::Error;
 
 use super::schedule::{Kind, Param};
+
+/// Deadline for `ENGINE tunables` to print its listing.
+pub const TUNABLES_DEADLINE: Duration = Duration::from_secs(10);
 
 /// A line of a tunables listing that cannot be read.
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -15,6 +23,110 @@ pub struct ParamsError {
     pub line: usize,
     /// What is wrong, naming the field.
     pub reason: String,
+}
+
+/// Why the parameters of a run could not be had.
+#[derive(Debug, Error)]
+pub enum LoadError {
+    /// The listing file could not be read.
+    #[error("--params {}: {source}", path.display())]
+    File {
+        /// The listing file.
+        path: PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// The engine could not be started, or its output not read.
+    #[error("--engine {}: cannot start: {source}", engine.display())]
+    Start {
+        /// The engine binary.
+        engine: PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// `ENGINE tunables` ran past [`TUNABLES_DEADLINE`] and was killed.
+    #[error("--engine {}: `tunables` did not finish within {} s", engine.display(), TUNABLES_DEADLINE.as_secs())]
+    Deadline {
+        /// The engine binary.
+        engine: PathBuf,
+    },
+    /// `ENGINE tunables` failed.
+    #[error("--engine {}: `tunables` exited with {status}", engine.display())]
+    Exit {
+        /// The engine binary.
+        engine: PathBuf,
+        /// How it ended.
+        status: ExitStatus,
+    },
+    /// The listing is malformed.
+    #[error(transparent)]
+    Listing(#[from] ParamsError),
+}
+
+/// The parameters of a run: the listing file `listing` when given, else `engine`'s own
+/// `tunables` listing.
+pub fn load(listing: Option<&Path>, engine: &Path) -> Result<Vec<Param>, LoadError> {
+    match listing {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|source| LoadError::File {
+                path: path.to_owned(),
+                source,
+            })?;
+            Ok(parse(&text, &path.display().to_string())?)
+        }
+        None => {
+            let text = engine_listing(engine)?;
+            Ok(parse(&text, &format!("{} tunables", engine.display()))?)
+        }
+    }
+}
+
+/// Runs `ENGINE tunables` with a scrubbed environment; killed after [`TUNABLES_DEADLINE`].
+fn engine_listing(engine: &Path) -> Result<String, LoadError> {
+    let start_error = |source| LoadError::Start {
+        engine: engine.to_owned(),
+        source,
+    };
+    let mut child = Command::new(engine)
+        .arg("tunables")
+        .env_clear()
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(start_error)?;
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    // Read on a thread: a listing larger than the pipe's buffer would otherwise block the
+    // engine, and the deadline below could not tell that from a hang.
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        stdout.read_to_string(&mut text).map(|_| text)
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().map_err(start_error)? {
+            break status;
+        }
+        if started.elapsed() > TUNABLES_DEADLINE {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(LoadError::Deadline {
+                engine: engine.to_owned(),
+            });
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let text = reader
+        .join()
+        .expect("reader thread does not panic")
+        .map_err(start_error)?;
+    if !status.success() {
+        return Err(LoadError::Exit {
+            engine: engine.to_owned(),
+            status,
+        });
+    }
+    Ok(text)
 }
 
 /// Field names in listing order, for error messages.
@@ -161,5 +273,28 @@ mod tests {
             assert!(err.contains(want), "{err} lacks {want}");
             assert!(err.starts_with("file.txt:"), "{err}");
         }
+    }
+
+    #[test]
+    fn the_engine_listing_is_read_and_its_failures_named() {
+        // `echo tunables` prints one line that is not a listing: read, then refused by line.
+        let error = load(None, Path::new("/bin/echo")).unwrap_err().to_string();
+        assert!(
+            error.starts_with("/bin/echo tunables:1: expected 7"),
+            "{error}"
+        );
+        let error = load(None, Path::new("/bin/false")).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "--engine /bin/false: `tunables` exited with exit status: 1"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing");
+        let error = load(None, &missing).unwrap_err().to_string();
+        assert!(error.contains(": cannot start: "), "{error}");
+        let error = load(Some(&missing), Path::new("/bin/echo"))
+            .unwrap_err()
+            .to_string();
+        assert!(error.starts_with("--params "), "{error}");
     }
 }

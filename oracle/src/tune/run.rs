@@ -292,6 +292,96 @@ pub fn drive(
     Ok(())
 }
 
+/// The run `spec` over `params`: resumed from `state_file` when it exists (it must be this
+/// run's; the flag says it was resumed), else fresh.
+pub fn start_or_resume(
+    spec: RunSpec,
+    params: &[Param],
+    state_file: Option<&Path>,
+) -> Result<(RunState, bool), TuneError> {
+    match state_file {
+        Some(path) if path.exists() => {
+            let state = load(path)?;
+            state
+                .matches(&spec, params)
+                .map_err(|reason| TuneError::State {
+                    path: path.display().to_string(),
+                    reason,
+                })?;
+            Ok((state, true))
+        }
+        _ => Ok((RunState::new(spec, params.to_vec())?, false)),
+    }
+}
+
+/// Plays the run to its end like [`drive`], saving it to `state_file` (when given) after every
+/// bundle and then calling `after_bundle`.
+pub fn play_to_end(
+    state: &mut RunState,
+    player: &mut dyn DuelPlayer,
+    state_file: Option<&Path>,
+    after_bundle: &mut dyn FnMut(&RunState),
+) -> Result<(), TuneError> {
+    drive(state, player, &mut |s| {
+        if let Some(path) = state_file {
+            save(path, s)?;
+        }
+        after_bundle(s);
+        Ok(())
+    })
+}
+
+/// One parameter of a run's summary.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ParamSummary {
+    /// The parameter.
+    pub name: String,
+    /// Its start value.
+    pub start: f64,
+    /// Its current θ.
+    pub theta: f64,
+    /// T over the run's duels.
+    pub t: f64,
+}
+
+/// Where a run stands: the JSON of `oracle tune run`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunSummary {
+    /// The run's seed.
+    pub seed: u64,
+    /// Duels played.
+    pub duels: usize,
+    /// Pairs reported (the counter k).
+    pub pairs: u64,
+    /// Each parameter, in listing order.
+    pub params: Vec<ParamSummary>,
+}
+
+impl RunState {
+    /// Where the run stands, per parameter.
+    #[must_use]
+    pub fn summary(&self) -> RunSummary {
+        let signals = self.signals();
+        RunSummary {
+            seed: self.spec.seed,
+            duels: self.duels.len(),
+            pairs: self.k,
+            params: self
+                .params
+                .iter()
+                .zip(&self.theta)
+                .zip(&signals)
+                .map(|((p, &theta), signal)| ParamSummary {
+                    name: p.name.clone(),
+                    start: p.start,
+                    theta,
+                    t: signal.t(),
+                })
+                .collect(),
+        }
+    }
+}
+
 /// Reads a state file.
 pub fn load(path: &Path) -> Result<RunState, TuneError> {
     let fail = |reason: String| TuneError::State {
@@ -444,6 +534,31 @@ mod tests {
         resumed.matches(&spec(600, 4), &params()).unwrap();
         finish(&mut resumed);
         assert_eq!(resumed, whole);
+    }
+
+    #[test]
+    fn a_state_file_is_resumed_only_by_its_own_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.json");
+        let (mut state, resumed) = start_or_resume(spec(48, 4), &params(), Some(&path)).unwrap();
+        assert!(!resumed);
+        let mut bundles = 0;
+        play_to_end(&mut state, &mut Quadratic, Some(&path), &mut |_| {
+            bundles += 1
+        })
+        .unwrap();
+        assert_eq!(bundles, 2);
+        let (again, resumed) = start_or_resume(spec(48, 4), &params(), Some(&path)).unwrap();
+        assert!(resumed && again == state);
+        assert_eq!(state.summary().duels, 6);
+        let error = start_or_resume(spec(48, 5), &params(), Some(&path)).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "state file {}: it belongs to another run (seed differs)",
+                path.display()
+            )
+        );
     }
 
     #[test]

@@ -9,11 +9,13 @@
 //! [`PLIES_PER_GAME`] plies; the wall time divides by the games played at once.
 
 use std::fmt::Write as _;
+use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::governance::constitution::{Profile, TimeControl};
+use crate::governance::constitution::Profile;
 use crate::governance::entry::PathKind;
+use crate::play::clock::TimeControl;
 use crate::stats::SprtCalculator;
 
 use super::stage::{StageError, stage_sprt_params};
@@ -100,18 +102,32 @@ pub fn forecast(
         .collect()
 }
 
-/// Engine seconds of one game: a clock game uses at most its base and increments on both sides;
-/// a node-limited game searches its node limit every ply at the bench speed.
+/// Engine seconds of one game: a clock game uses at most its base (once per period) and
+/// increments on both sides; a node-limited game searches its node limit every ply at the
+/// bench speed; a movetime game spends it every ply.
+///
+/// # Panics
+/// On a depth limit, whose cost nothing here predicts; the constitution admits only clocks
+/// and node limits (`governance::time_control`).
 #[must_use]
 pub fn seconds_per_game(tc: TimeControl, nodes_per_second: u64) -> f64 {
+    let moves_per_side = PLIES_PER_GAME / 2.0;
+    // Milliseconds as the constitution writes them, so that its clocks cost what they always did.
+    let ms = |d: Duration| d.as_nanos() as f64 / 1e6;
     match tc {
         TimeControl::Clock {
-            base_ms,
-            increment_ms,
-        } => 2.0 * (base_ms as f64 + increment_ms as f64 * PLIES_PER_GAME / 2.0) / 1000.0,
+            base,
+            increment,
+            moves,
+        } => {
+            let periods = moves.map_or(1.0, |m| (moves_per_side / f64::from(m)).ceil());
+            2.0 * (ms(base) * periods + ms(increment) * moves_per_side) / 1000.0
+        }
         TimeControl::Nodes(nodes) => {
             PLIES_PER_GAME * nodes.get() as f64 / nodes_per_second.max(1) as f64
         }
+        TimeControl::Movetime(t) => PLIES_PER_GAME * t.as_secs_f64(),
+        TimeControl::Depth(_) => unreachable!("the constitution admits no depth limit"),
     }
 }
 
@@ -162,6 +178,7 @@ fn duration(hours: f64) -> String {
 mod tests {
     use super::*;
     use crate::governance::constitution::Constitution;
+    use crate::governance::time_control;
 
     fn official() -> Profile {
         let yaml = std::fs::read(concat!(
@@ -198,12 +215,16 @@ mod tests {
     #[test]
     fn node_limits_use_the_bench_speed_and_clamp_to_the_stage() {
         assert_eq!(
-            seconds_per_game(
-                TimeControl::try_from("nodes=8000".to_owned()).unwrap(),
-                800_000
-            ),
+            seconds_per_game(time_control::parse("nodes=8000").unwrap(), 800_000),
             1.0
         );
+        let clock = time_control::parse("8+0.08").unwrap();
+        assert_eq!(
+            seconds_per_game(clock, 1),
+            2.0 * (8000.0 + 80.0 * 50.0) / 1000.0
+        );
+        let periods: TimeControl = "40/60+0".parse().unwrap();
+        assert_eq!(seconds_per_game(periods, 1), 2.0 * 2.0 * 60.0);
         let randfall = forecast(&official(), PathKind::Randfall, 1_000_000, 2).unwrap();
         assert_eq!(randfall[0].bounds, [-5.0, 0.0]);
         assert!(randfall[0].expected_games[1] <= 400_000);

@@ -26,7 +26,7 @@ use crate::governance::hash::Sha256Hex;
 use crate::governance::replay::replay_stage_record;
 use crate::integrity::write_atomically;
 use crate::play::book::{BookFormat, BookOrder};
-use crate::play::clock::{ClockRules, TimeControl};
+use crate::play::clock::ClockRules;
 use crate::play::cpus::Cpus;
 use crate::play::fingerprint::Fingerprint;
 use crate::play::game::{Adjudication, DrawRule, ResignRule};
@@ -181,7 +181,7 @@ impl StagePlan {
             config
         };
         // The match policy (play::cpus): timed games one per physical core.
-        let cores = Cpus::detect().max_games(time_control(stage.tc).is_timed());
+        let cores = Cpus::detect().max_games(stage.tc.is_timed());
         let dir_name = format!("stage-{index}-{}", stage.name);
         Ok(Self {
             index,
@@ -213,7 +213,7 @@ impl StagePlan {
         MatchConfig {
             engines: self.engines.clone(),
             clock: ClockRules {
-                tc: time_control(self.stage.tc),
+                tc: self.stage.tc,
                 margin: Duration::from_millis(100),
                 slack: Duration::from_millis(200),
                 move_timeout: Duration::from_secs(60),
@@ -673,21 +673,6 @@ pub fn not_run(
         pgn_sha256: None,
         faults: None,
     })
-}
-
-/// The constitution's clock or node limit as the runner's time control.
-fn time_control(tc: constitution::TimeControl) -> TimeControl {
-    match tc {
-        constitution::TimeControl::Clock {
-            base_ms,
-            increment_ms,
-        } => TimeControl::Clock {
-            base: Duration::from_millis(base_ms),
-            increment: Duration::from_millis(increment_ms),
-            moves: None,
-        },
-        constitution::TimeControl::Nodes(nodes) => TimeControl::Nodes(nodes.get()),
-    }
 }
 
 /// The constitution's adjudication as the runner's.

@@ -361,7 +361,7 @@ pub fn stage(index: usize, path: PathKind, penta: Option<[u64; 5]>) -> StageReco
     let params = SprtParams::new(elo0, elo1, 0.05, 0.05, Model::Normalized).unwrap();
     let record = StageRecord {
         name: name.into(),
-        tc: tc.to_owned().try_into().unwrap(),
+        tc: oracle::governance::time_control::parse(tc).unwrap(),
         book: book.into(),
         book_sha256: Sha256Hex::of(text.as_bytes()),
         elo0,
