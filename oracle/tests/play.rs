@@ -685,6 +685,45 @@ fn a_piped_run_logs_every_game_and_periodic_summaries_with_the_sprt_bounds() {
 }
 
 #[test]
+fn a_log_line_to_a_closed_standard_output_stops_the_match_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    let book = book();
+    let (first, second) = (coherent_spec("c1"), coherent_spec("c2"));
+    // The reader is gone before the first game's line (`| head -c0`).
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let output = Command::new(ORACLE)
+        .args([
+            "match",
+            "--engine",
+            &first,
+            "--engine",
+            &second,
+            "--nodes",
+            "300",
+            "--pairs",
+            "50",
+            "--concurrency",
+            "1",
+            "--book",
+            book.to_str().unwrap(),
+            "--state",
+            state.to_str().unwrap(),
+        ])
+        .current_dir(dir.path())
+        .stdout(writer)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(141), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    // Stopped as on SIGINT, not played to the end: the state holds what was counted.
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    assert!(saved["pairs"].as_array().unwrap().len() < 50, "{saved}");
+}
+
+#[test]
 fn an_interrupted_run_prints_its_resume_command_which_finishes_without_replaying_a_pair() {
     let dir = tempfile::tempdir().unwrap();
     let (state, pgn) = (dir.path().join("state.json"), dir.path().join("games.pgn"));

@@ -12,6 +12,7 @@ use oracle::build::{self, BuildError, BuildRecipe, BuildRequest, Cache, Limits, 
 use oracle::gate;
 
 use super::EXIT_REJECTED;
+use super::output::{out, outln};
 
 /// Arguments of `oracle build`.
 #[derive(Debug, Args)]
@@ -101,22 +102,22 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         Err(error) => return Err(error.into()),
     };
     if args.json {
-        println!("{}", serde_json::to_string(&outcome)?);
+        outln!("{}", serde_json::to_string(&outcome)?);
     } else {
-        println!("commit     {}", outcome.commit);
-        println!("tree       {}", outcome.tree);
-        println!("toolchain  {}", outcome.toolchain);
-        println!("recipe     {}", outcome.recipe_sha256);
-        println!("binary     {}", outcome.binary.display());
-        println!("sha256     {}", outcome.sha256);
+        outln!("commit     {}", outcome.commit);
+        outln!("tree       {}", outcome.tree);
+        outln!("toolchain  {}", outcome.toolchain);
+        outln!("recipe     {}", outcome.recipe_sha256);
+        outln!("binary     {}", outcome.binary.display());
+        outln!("sha256     {}", outcome.sha256);
         let how = if outcome.cached {
             "yes (cached)"
         } else {
             "yes (two builds, equal sha256)"
         };
-        println!("reproduced {how}");
+        outln!("reproduced {how}");
         if let Some(isolation) = outcome.isolation {
-            println!(
+            outln!(
                 "isolation  {}",
                 serde_json::to_value(isolation)?.as_str().unwrap_or("?")
             );
@@ -136,7 +137,7 @@ fn report_rejection(error: &BuildError, json: bool) {
             "error": error.to_string(),
             "differing_sections": sections,
         });
-        println!("{object}");
+        outln!("{object}");
     }
     eprintln!("rejected: {error}");
 }
@@ -153,9 +154,9 @@ pub fn run_gate(args: GateArgs) -> anyhow::Result<ExitCode> {
     let report = gate::inspect(&bytes, &symbols)
         .with_context(|| format!("inspecting {}", args.binary.display()))?;
     if args.json {
-        println!("{}", serde_json::to_string(&report)?);
+        outln!("{}", serde_json::to_string(&report)?);
     } else {
-        print!("{}", gate::render(&report));
+        out!("{}", gate::render(&report));
     }
     Ok(if report.pass {
         ExitCode::SUCCESS
@@ -184,15 +185,15 @@ pub fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
                     "deterministic": true,
                     "isolation": isolation.describe(),
                 });
-                println!("{object}");
+                outln!("{object}");
             } else {
                 let nps: Vec<String> = signature
                     .runs
                     .iter()
                     .map(|run| run.nps.to_string())
                     .collect();
-                println!("Bench: {}", signature.nodes);
-                println!(
+                outln!("Bench: {}", signature.nodes);
+                outln!(
                     "nps: {} (deterministic over {} runs)",
                     nps.join(", "),
                     signature.runs.len()
@@ -202,7 +203,7 @@ pub fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         }
         Err(error @ bench::BenchError::NonDeterministic { .. }) => {
             if args.json {
-                println!(
+                outln!(
                     "{}",
                     serde_json::json!({ "deterministic": false, "error": error.to_string() })
                 );

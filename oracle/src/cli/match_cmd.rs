@@ -20,6 +20,7 @@ use clap::{ArgGroup, Args};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
+use super::output::{out, outln};
 use super::sprt::BoundsArgs;
 use oracle::integrity::write_atomically;
 use oracle::play::book::{BookFormat, BookOrder};
@@ -197,15 +198,15 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
         if !log {
             return;
         }
-        match &p.game {
-            Some(game) => println!(
+        let written = match &p.game {
+            Some(game) => outln!(
                 "{}",
                 game_line(p.games_played, game, [&names[0], &names[1]])
             ),
             // A counted pair: the summary comes here, so that it includes the pair.
             None if args.report_every > 0 && p.games_played >= reported_at + args.report_every => {
                 reported_at = p.games_played;
-                print!(
+                out!(
                     "{}",
                     periodic_summary(
                         p.games_played,
@@ -213,9 +214,13 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
                         &p.tally,
                         sprt_params.as_ref()
                     )
-                );
+                )
             }
-            None => {}
+            None => true,
+        };
+        if !written {
+            // Nobody reads the log any more (`| head`): stop as on SIGINT, the state kept.
+            interrupt::request();
         }
     };
     let report = run_match(
@@ -288,7 +293,7 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
             .as_object_mut()
             .expect("object")
             .extend(extra.as_object().expect("object").clone());
-        println!("{object}");
+        outln!("{object}");
     } else {
         let names = [
             config.engines[0].name.as_str(),
@@ -304,7 +309,7 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
                 |path| path.display().to_string()
             )
         );
-        print!(
+        out!(
             "{}",
             summary_block(
                 &title,
@@ -315,7 +320,7 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
                 names
             )
         );
-        println!(
+        outln!(
             "Wall: {wall:.1} s, engine CPU: {cpu:.1} s ({:.1}% of {} × wall), runner CPU: {:.1} s, runner overhead per move: p50 {p50:.3} ms, p95 {p95:.3} ms",
             if wall > 0.0 {
                 100.0 * cpu / (wall * concurrency)
@@ -325,17 +330,18 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
             config.concurrency,
             report.runner_cpu.as_secs_f64()
         );
-        println!("Isolation: {}", config.engines[0].isolation.describe());
+        outln!("Isolation: {}", config.engines[0].isolation.describe());
         if let Some(path) = &config.pgn_out {
-            println!("PGN: {}", path.display());
+            outln!("PGN: {}", path.display());
         }
         if let Some(path) = &shard_file {
-            println!("Shard result: {}", path.display());
+            outln!("Shard result: {}", path.display());
         }
         if let Some(command) = &resume {
-            println!(
+            outln!(
                 "Interrupted after {} games ({} pairs counted); resume with:\n{command}",
-                report.games_played, report.tally.pairs
+                report.games_played,
+                report.tally.pairs
             );
         }
     }
@@ -372,14 +378,14 @@ pub fn run_merge_command(args: MergeArgs) -> anyhow::Result<ExitCode> {
             .as_object_mut()
             .expect("object")
             .extend(extra.as_object().expect("object").clone());
-        println!("{object}");
+        outln!("{object}");
     } else {
         let names = [fp.engines[0].name.as_str(), fp.engines[1].name.as_str()];
         let title = format!(
             "{} vs {} ({}, shards {:?} of {})",
             names[0], names[1], fp.clock.tc, merged.shards, fp.shards
         );
-        print!(
+        out!(
             "{}",
             summary_block(
                 &title,
@@ -390,9 +396,12 @@ pub fn run_merge_command(args: MergeArgs) -> anyhow::Result<ExitCode> {
                 names
             )
         );
-        println!(
+        outln!(
             "Pairs: {} of {} present, {} without gaps, {} counted",
-            merged.pairs_available, fp.pairs, merged.contiguous_pairs, merged.tally.pairs
+            merged.pairs_available,
+            fp.pairs,
+            merged.contiguous_pairs,
+            merged.tally.pairs
         );
     }
     Ok(exit_for(status.as_ref()))

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::bail;
 use clap::{Args, Subcommand};
 
+use super::output::{out, outln};
 use oracle::play::clock::TimeControl;
 use oracle::tune::duel::DuelSettings;
 use oracle::tune::model::{self, ModelTable, RuleSummary};
@@ -178,17 +179,22 @@ fn run_run(a: &RunArgs) -> anyhow::Result<ExitCode> {
     )?;
     let summary = state.summary();
     if a.m.json {
-        println!("{}", serde_json::to_string(&summary)?);
+        outln!("{}", serde_json::to_string(&summary)?);
     } else {
-        println!(
+        outln!(
             "SPSA run: seed {}, {} duels, {} pairs",
-            summary.seed, summary.duels, summary.pairs
+            summary.seed,
+            summary.duels,
+            summary.pairs
         );
-        println!("{:<24} {:>10} {:>10} {:>7}", "parameter", "start", "θ", "T");
+        outln!("{:<24} {:>10} {:>10} {:>7}", "parameter", "start", "θ", "T");
         for p in &summary.params {
-            println!(
+            outln!(
                 "{:<24} {:>10.3} {:>10.3} {:>7.2}",
-                p.name, p.start, p.theta, p.t
+                p.name,
+                p.start,
+                p.theta,
+                p.t
             );
         }
     }
@@ -208,11 +214,11 @@ fn run_pair(a: &PairArgs) -> anyhow::Result<ExitCode> {
         &mut |run, event| report_event(&format!("run {run}"), event),
     )?;
     if a.m.json {
-        println!("{}", serde_json::to_string(&report)?);
+        outln!("{}", serde_json::to_string(&report)?);
     } else {
-        print!("{}", report.markdown());
-        println!("\npatch ({}): {}", a.rule.key(), files.listing.display());
-        print!("{}", report.patch);
+        out!("{}", report.markdown());
+        outln!("\npatch ({}): {}", a.rule.key(), files.listing.display());
+        out!("{}", report.patch);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -249,7 +255,7 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
 fn run_model(a: &ModelArgs) -> anyhow::Result<ExitCode> {
     let table = model::simulate_table(&a.s, &a.f, a.reps, a.seed)?;
     if a.json {
-        println!("{}", serde_json::to_string(&table)?);
+        outln!("{}", serde_json::to_string(&table)?);
     } else {
         print_model_table(&table);
     }
@@ -257,15 +263,21 @@ fn run_model(a: &ModelArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn print_model_table(r: &ModelTable) {
-    println!(
+    outln!(
         "end-rule model: 30 parameters, 500 duels × 30 pairs, bundles of 15, r_end 0.002; \
          {} repetitions per row, seed {}",
-        r.reps, r.seed
+        r.reps,
+        r.seed
     );
-    println!("gain in model-Elo ± standard error (share of repetitions ending with a loss)");
-    println!(
+    outln!("gain in model-Elo ± standard error (share of repetitions ending with a loss)");
+    outln!(
         "{:>4} {:>4} {:>9}  {:>22}  {:>22}  {:>22}",
-        "s", "f", "available", "filter", "seed mean", "seed mean |T|≥1"
+        "s",
+        "f",
+        "available",
+        "filter",
+        "seed mean",
+        "seed mean |T|≥1"
     );
     let cell = |x: &RuleSummary| {
         format!(
@@ -276,7 +288,7 @@ fn print_model_table(r: &ModelTable) {
         )
     };
     for row in &r.rows {
-        println!(
+        outln!(
             "{:>4} {:>4} {:>9.2}  {:>22}  {:>22}  {:>22}",
             row.s,
             row.f,
@@ -286,5 +298,5 @@ fn print_model_table(r: &ModelTable) {
             cell(&row.rules.seed_mean_t1)
         );
     }
-    println!("time {:.2} s", r.seconds);
+    outln!("time {:.2} s", r.seconds);
 }
