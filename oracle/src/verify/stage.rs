@@ -214,6 +214,7 @@ impl StagePlan {
             engines: self.engines.clone(),
             clock: ClockRules {
                 tc: self.stage.tc,
+                second_engine_tc: None,
                 margin: Duration::from_millis(100),
                 slack: Duration::from_millis(200),
                 move_timeout: Duration::from_secs(60),
