@@ -540,3 +540,18 @@ fn a_closed_standard_output_ends_the_command_quietly() {
         "error: standard output: No space left on device (os error 28)"
     );
 }
+
+#[test]
+fn a_closed_standard_error_loses_only_the_message() {
+    // `2>&1 | head -c0` on a refused command: the message has nowhere to go, the status stays.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let status = Command::new(env!("CARGO_BIN_EXE_oracle"))
+        .args([
+            "sprt", "status", "--penta", "1,2", "--elo0", "0", "--elo1", "2",
+        ])
+        .stderr(writer)
+        .status()
+        .expect("the oracle binary runs");
+    assert_eq!(status.code(), Some(2), "{status}");
+}

@@ -9,6 +9,7 @@ use clap::Args;
 
 use oracle::build::sandbox::engine::EngineIsolation;
 use oracle::build::{self, BuildError, BuildRecipe, BuildRequest, Cache, Limits, Sandbox, bench};
+use oracle::errln;
 use oracle::gate;
 
 use super::EXIT_REJECTED;
@@ -69,7 +70,7 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
     };
     let sandbox = Sandbox::detect(Limits::build());
     if !sandbox.isolation.confines_writes() {
-        eprintln!(
+        errln!(
             "warning: bubblewrap is not usable here; builds run with {} (install `bubblewrap` for full isolation)",
             if sandbox.isolation.cuts_network() {
                 "network cut by `unshare -n` only"
@@ -139,7 +140,7 @@ fn report_rejection(error: &BuildError, json: bool) {
         });
         outln!("{object}");
     }
-    eprintln!("rejected: {error}");
+    errln!("rejected: {error}");
 }
 
 /// Runs the build-shape gate on a binary.
@@ -175,7 +176,7 @@ pub fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         binary.display()
     );
     let isolation = EngineIsolation::detect();
-    eprintln!("isolation: {}", isolation.describe());
+    errln!("isolation: {}", isolation.describe());
     match bench::measure(&binary, isolation, 2) {
         Ok(signature) => {
             if args.json {
@@ -208,7 +209,7 @@ pub fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
                     serde_json::json!({ "deterministic": false, "error": error.to_string() })
                 );
             }
-            eprintln!("rejected: {error}");
+            errln!("rejected: {error}");
             Ok(ExitCode::from(EXIT_REJECTED))
         }
         Err(error) => Err(error.into()),

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use oracle::errln;
 use output::outln;
 
 mod book;
@@ -91,7 +92,7 @@ pub fn report_error(message: &str, json: bool) -> ExitCode {
         let value = serde_json::json!({ "error": message, "exit_code": EXIT_ERROR });
         outln!("{value}");
     } else {
-        eprintln!("error: {message}");
+        errln!("error: {message}");
     }
     ExitCode::from(EXIT_ERROR)
 }

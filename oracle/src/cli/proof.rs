@@ -9,6 +9,7 @@ use clap::{Args, Subcommand};
 use super::EXIT_REJECTED;
 use super::output::outln;
 use oracle::build::sandbox::engine::EngineIsolation;
+use oracle::errln;
 use oracle::proof::{
     GameOutcome, ProofRun, Spec, Study, StudyReport, run_spec, run_study, verify_proof,
 };
@@ -91,7 +92,7 @@ pub fn run(args: ProofArgs) -> anyhow::Result<ExitCode> {
     if args.no_sandbox {
         EngineIsolation::choose_none();
     }
-    eprintln!(
+    errln!(
         "isolation: engines {}",
         EngineIsolation::detect().describe()
     );
@@ -180,7 +181,7 @@ fn run_study_command(args: StudyArgs, tb: &Tablebase) -> anyhow::Result<ExitCode
         concurrency: args.concurrency,
     };
     let progress = |engine: usize, position: usize, game: &GameOutcome| {
-        eprintln!(
+        errln!(
             "engine {} position {:>4}: {:<14} {} plies",
             engine + 1,
             position + 1,

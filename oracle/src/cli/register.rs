@@ -10,6 +10,7 @@ use serde_json::json;
 
 use super::output::{out, outln};
 use crate::cli::EXIT_REJECTED;
+use oracle::errln;
 use oracle::governance::Constitution;
 use oracle::governance::entry::{BinaryRecord, Entry, EntryId};
 use oracle::governance::hash::{GitId, Sha256Hex};
@@ -208,7 +209,7 @@ fn verify(repo: &RepoArgs, expect_head: Option<&str>) -> anyhow::Result<ExitCode
 fn show(repo: &RepoArgs, id: Option<&str>) -> anyhow::Result<ExitCode> {
     let audit = register::verify(&repo.repo)?;
     if !audit.ok() {
-        eprintln!("warning: the register does not verify; run `oracle register verify`");
+        errln!("warning: the register does not verify; run `oracle register verify`");
     }
     let Some(id) = id else {
         if repo.json {

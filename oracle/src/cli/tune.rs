@@ -8,6 +8,7 @@ use anyhow::bail;
 use clap::{Args, Subcommand};
 
 use super::output::{out, outln};
+use oracle::errln;
 use oracle::play::clock::TimeControl;
 use oracle::tune::duel::DuelSettings;
 use oracle::tune::model::{self, ModelTable, RuleSummary};
@@ -135,9 +136,9 @@ impl MatchArgs {
 fn report_event(label: &str, event: RunEvent<'_>) {
     match event {
         RunEvent::Ready(duels) => {
-            eprintln!("isolation: engines {}", duels.engine.isolation.describe());
+            errln!("isolation: engines {}", duels.engine.isolation.describe());
         }
-        RunEvent::Resumed(path, state) => eprintln!(
+        RunEvent::Resumed(path, state) => errln!(
             "{label}: resuming {} at duel {}/{}",
             path.display(),
             state.duels.len(),
@@ -151,7 +152,7 @@ fn report_event(label: &str, event: RunEvent<'_>) {
 fn report_progress(label: &str, s: &RunState) {
     let schedule = s.schedule().expect("a running state has a valid schedule");
     let k = s.k.min(schedule.pairs() - 1);
-    eprintln!(
+    errln!(
         "{label}: duels {}/{}  pairs {}/{}",
         s.duels.len(),
         s.total_duels(),
@@ -160,9 +161,12 @@ fn report_progress(label: &str, s: &RunState) {
     );
     for (i, p) in s.params.iter().enumerate() {
         let step = schedule.step(i, k);
-        eprintln!(
+        errln!(
             "  {:<24} θ {:>10.3}  c_k {:>8.3}  R_k {:.5}",
-            p.name, s.theta[i], step.c_k, step.r_k
+            p.name,
+            s.theta[i],
+            step.c_k,
+            step.r_k
         );
     }
 }
