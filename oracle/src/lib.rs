@@ -16,3 +16,13 @@ pub mod stats;
 pub mod tablebase;
 pub mod tune;
 pub mod verify;
+
+/// `eprintln!` that cannot panic: a line for a standard error that is closed (`oracle … 2>&1 |
+/// head -1`) is dropped, since there is nowhere left to say anything, and the command goes on.
+#[macro_export]
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}

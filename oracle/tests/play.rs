@@ -385,6 +385,101 @@ fn zero_pairs_are_refused() {
     assert!(stderr.contains("--pairs must be at least 1"), "{stderr}");
 }
 
+#[test]
+fn time_odds_give_each_engine_its_own_clock_in_go_the_pgn_and_the_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let (pgn, logs) = (dir.path().join("games.pgn"), dir.path().join("logs"));
+    let fast = format!("{},tc=1+0.01", coherent_spec("fast"));
+    let slow = format!("{},tc=2+0.02", coherent_spec("slow"));
+    let (json, output) = match_json(
+        [&fast, &slow],
+        &[
+            "--pairs",
+            "1",
+            "--concurrency",
+            "1",
+            "--maxmoves",
+            "10",
+            "--pgn-out",
+            pgn.to_str().unwrap(),
+            "--log",
+            logs.to_str().unwrap(),
+        ],
+    );
+    assert!(output.status.success(), "{json}");
+    assert_eq!(json["tc"], "1+0.01");
+    assert_eq!(json["time_controls"], json!(["1+0.01", "2+0.02"]));
+    // Colours swap within the pair, and each engine's clock goes with it (cutechess's tags).
+    assert_eq!(pgn_tags(&pgn, "WhiteTimeControl"), ["1+0.01", "2+0.02"]);
+    assert_eq!(pgn_tags(&pgn, "BlackTimeControl"), ["2+0.02", "1+0.01"]);
+    assert!(pgn_tags(&pgn, "TimeControl").is_empty());
+    // What the engines were told: both clocks and both increments, each side its own.
+    let traffic: String = std::fs::read_dir(&logs)
+        .unwrap()
+        .map(|entry| std::fs::read_to_string(entry.unwrap().path()).unwrap())
+        .collect();
+    for first_move in [
+        "> go wtime 1010 btime 2020 winc 10 binc 20",
+        "> go wtime 2020 btime 1010 winc 20 binc 10",
+    ] {
+        assert!(
+            traffic.lines().any(|l| l.ends_with(first_move)),
+            "{first_move}: {traffic}"
+        );
+    }
+
+    // The same match written with --tc for one of them, in the human summary's title.
+    let book = book();
+    let plain = coherent_spec("slow");
+    let output = oracle(&[
+        "match",
+        "--engine",
+        &fast,
+        "--engine",
+        &plain,
+        "--tc",
+        "2+0.02",
+        "--pairs",
+        "1",
+        "--concurrency",
+        "1",
+        "--maxmoves",
+        "10",
+        "--book",
+        book.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{text}");
+    assert!(text.contains("fast vs slow (1+0.01 vs 2+0.02, "), "{text}");
+}
+
+#[test]
+fn time_odds_need_a_clock_for_each_engine() {
+    let with_tc = |tc: &str| format!("{},name=odds,tc={tc}", coherent_spec("c1"));
+    // Against the other engine's `--nodes 500`: a clock and a node limit cannot share `go`.
+    let (code, stderr) = refused_match(&with_tc("1+0.01"), &["--pairs", "1"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("the engines' time controls differ (1+0.01 against nodes=500)"),
+        "{stderr}"
+    );
+    let (code, stderr) = refused_match(&with_tc("fast"), &["--pairs", "1"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("tc: invalid time control `fast`"),
+        "{stderr}"
+    );
+    // No limit for the second engine at all.
+    let (first, second) = (with_tc("1+0.01"), coherent_spec("c2"));
+    let output = oracle(&["match", "--engine", &first, "--engine", &second]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("the second engine has no time control"),
+        "{stderr}"
+    );
+}
+
 /// Plays one pair with `faulty` as the first engine and checks both games are lost its way.
 fn assert_fault(faulty: &str, limit: &[&str], termination: &str, pgn_termination: &str) {
     let dir = tempfile::tempdir().unwrap();
@@ -682,6 +777,45 @@ fn a_piped_run_logs_every_game_and_periodic_summaries_with_the_sprt_bounds() {
     );
     assert!(log.contains("in [-2.94, 2.94] for [0, 5] nElo"), "{log}");
     assert!(log.contains("nElo") && log.contains("(95%)"), "{log}");
+}
+
+#[test]
+fn a_log_line_to_a_closed_standard_output_stops_the_match_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state.json");
+    let book = book();
+    let (first, second) = (coherent_spec("c1"), coherent_spec("c2"));
+    // The reader is gone before the first game's line (`| head -c0`).
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let output = Command::new(ORACLE)
+        .args([
+            "match",
+            "--engine",
+            &first,
+            "--engine",
+            &second,
+            "--nodes",
+            "300",
+            "--pairs",
+            "50",
+            "--concurrency",
+            "1",
+            "--book",
+            book.to_str().unwrap(),
+            "--state",
+            state.to_str().unwrap(),
+        ])
+        .current_dir(dir.path())
+        .stdout(writer)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(141), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    // Stopped as on SIGINT, not played to the end: the state holds what was counted.
+    let saved: Value = serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    assert!(saved["pairs"].as_array().unwrap().len() < 50, "{saved}");
 }
 
 #[test]

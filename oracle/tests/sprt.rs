@@ -497,3 +497,61 @@ fn calc_over_a_range() {
     let stderr = bad_input(&[&args[..], &["--range", "3,-2"]].concat());
     assert!(stderr.contains("--range"), "{stderr}");
 }
+
+/// Runs the oracle with standard output going to `stdout`; returns (exit code, stderr).
+fn oracle_into(args: &[&str], stdout: std::process::Stdio) -> (i32, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_oracle"))
+        .args(args)
+        .stdout(stdout)
+        .output()
+        .expect("the oracle binary runs");
+    (
+        output
+            .status
+            .code()
+            .expect("exited normally, not by a signal"),
+        String::from_utf8(output.stderr).expect("utf-8 stderr"),
+    )
+}
+
+#[test]
+fn a_closed_standard_output_ends_the_command_quietly() {
+    let json = [EXAMPLE, &["--json"]].concat();
+    let json_error = [
+        "sprt", "status", "--penta", "1,2", "--elo0", "0", "--elo1", "2", "--json",
+    ];
+    for args in [EXAMPLE, &json[..], &json_error[..]] {
+        // The reader is gone before the first write (`| head -c0`): no panic, no message, 141.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let (code, stderr) = oracle_into(args, writer.into());
+        assert_eq!(code, 141, "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
+    // Any other failure to write is an error that names standard output.
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let (code, stderr) = oracle_into(EXAMPLE, full.into());
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(
+        stderr.trim(),
+        "error: standard output: No space left on device (os error 28)"
+    );
+}
+
+#[test]
+fn a_closed_standard_error_loses_only_the_message() {
+    // `2>&1 | head -c0` on a refused command: the message has nowhere to go, the status stays.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let status = Command::new(env!("CARGO_BIN_EXE_oracle"))
+        .args([
+            "sprt", "status", "--penta", "1,2", "--elo0", "0", "--elo1", "2",
+        ])
+        .stderr(writer)
+        .status()
+        .expect("the oracle binary runs");
+    assert_eq!(status.code(), Some(2), "{status}");
+}

@@ -12,6 +12,7 @@ use oracle::integrity::sha256_hex;
 use oracle::play::book::BookFormat;
 
 use super::EXIT_REJECTED;
+use super::output::outln;
 
 /// Arguments of `oracle book`.
 #[derive(Debug, Args)]
@@ -135,9 +136,9 @@ fn run_generate(a: &GenerateArgs) -> anyhow::Result<ExitCode> {
             "sha256": digest,
             "out": a.out.display().to_string(),
         });
-        println!("{value}");
+        outln!("{value}");
     } else {
-        println!(
+        outln!(
             "{} positions from {candidates} candidates  sha256 {digest}  {}",
             positions.len(),
             a.out.display()
@@ -154,19 +155,22 @@ fn excluded_positions(path: &Path) -> anyhow::Result<HashSet<String>> {
 fn run_check(a: &CheckArgs) -> anyhow::Result<ExitCode> {
     let report = check::check(&a.file, a.plies.unwrap_or(usize::MAX))?;
     if a.json {
-        println!("{}", serde_json::to_string(&report)?);
+        outln!("{}", serde_json::to_string(&report)?);
     } else {
-        println!("book      {} ({:?})", report.file, report.format);
+        outln!("book      {} ({:?})", report.file, report.format);
         if let Some(error) = &report.error {
-            println!("invalid   {error}");
+            outln!("invalid   {error}");
             if let Some(quoted) = &report.bad_line {
-                println!("line {:<5}{}", quoted.line, quoted.text);
+                outln!("line {:<5}{}", quoted.line, quoted.text);
             }
         } else {
-            println!("sha256    {}", report.sha256);
-            println!(
+            outln!("sha256    {}", report.sha256);
+            outln!(
                 "positions {} ({} unique; {} white to move, {} black to move)",
-                report.positions, report.unique, report.white_to_move, report.black_to_move
+                report.positions,
+                report.unique,
+                report.white_to_move,
+                report.black_to_move
             );
             for d in &report.duplicates {
                 let at: Vec<String> = d.at.iter().map(ToString::to_string).collect();
@@ -174,9 +178,9 @@ fn run_check(a: &CheckArgs) -> anyhow::Result<ExitCode> {
                     BookFormat::Epd => "lines",
                     BookFormat::Pgn => "games",
                 };
-                println!("duplicate {} at {place} {}", d.epd, at.join(", "));
+                outln!("duplicate {} at {place} {}", d.epd, at.join(", "));
             }
-            println!(
+            outln!(
                 "{}",
                 if report.is_valid() {
                     "valid"

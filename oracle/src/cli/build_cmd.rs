@@ -9,9 +9,11 @@ use clap::Args;
 
 use oracle::build::sandbox::engine::EngineIsolation;
 use oracle::build::{self, BuildError, BuildRecipe, BuildRequest, Cache, Limits, Sandbox, bench};
+use oracle::errln;
 use oracle::gate;
 
 use super::EXIT_REJECTED;
+use super::output::{out, outln};
 
 /// Arguments of `oracle build`.
 #[derive(Debug, Args)]
@@ -68,7 +70,7 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
     };
     let sandbox = Sandbox::detect(Limits::build());
     if !sandbox.isolation.confines_writes() {
-        eprintln!(
+        errln!(
             "warning: bubblewrap is not usable here; builds run with {} (install `bubblewrap` for full isolation)",
             if sandbox.isolation.cuts_network() {
                 "network cut by `unshare -n` only"
@@ -101,22 +103,22 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         Err(error) => return Err(error.into()),
     };
     if args.json {
-        println!("{}", serde_json::to_string(&outcome)?);
+        outln!("{}", serde_json::to_string(&outcome)?);
     } else {
-        println!("commit     {}", outcome.commit);
-        println!("tree       {}", outcome.tree);
-        println!("toolchain  {}", outcome.toolchain);
-        println!("recipe     {}", outcome.recipe_sha256);
-        println!("binary     {}", outcome.binary.display());
-        println!("sha256     {}", outcome.sha256);
+        outln!("commit     {}", outcome.commit);
+        outln!("tree       {}", outcome.tree);
+        outln!("toolchain  {}", outcome.toolchain);
+        outln!("recipe     {}", outcome.recipe_sha256);
+        outln!("binary     {}", outcome.binary.display());
+        outln!("sha256     {}", outcome.sha256);
         let how = if outcome.cached {
             "yes (cached)"
         } else {
             "yes (two builds, equal sha256)"
         };
-        println!("reproduced {how}");
+        outln!("reproduced {how}");
         if let Some(isolation) = outcome.isolation {
-            println!(
+            outln!(
                 "isolation  {}",
                 serde_json::to_value(isolation)?.as_str().unwrap_or("?")
             );
@@ -136,9 +138,9 @@ fn report_rejection(error: &BuildError, json: bool) {
             "error": error.to_string(),
             "differing_sections": sections,
         });
-        println!("{object}");
+        outln!("{object}");
     }
-    eprintln!("rejected: {error}");
+    errln!("rejected: {error}");
 }
 
 /// Runs the build-shape gate on a binary.
@@ -153,9 +155,9 @@ pub fn run_gate(args: GateArgs) -> anyhow::Result<ExitCode> {
     let report = gate::inspect(&bytes, &symbols)
         .with_context(|| format!("inspecting {}", args.binary.display()))?;
     if args.json {
-        println!("{}", serde_json::to_string(&report)?);
+        outln!("{}", serde_json::to_string(&report)?);
     } else {
-        print!("{}", gate::render(&report));
+        out!("{}", gate::render(&report));
     }
     Ok(if report.pass {
         ExitCode::SUCCESS
@@ -174,7 +176,7 @@ pub fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         binary.display()
     );
     let isolation = EngineIsolation::detect();
-    eprintln!("isolation: {}", isolation.describe());
+    errln!("isolation: {}", isolation.describe());
     match bench::measure(&binary, isolation, 2) {
         Ok(signature) => {
             if args.json {
@@ -184,15 +186,15 @@ pub fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
                     "deterministic": true,
                     "isolation": isolation.describe(),
                 });
-                println!("{object}");
+                outln!("{object}");
             } else {
                 let nps: Vec<String> = signature
                     .runs
                     .iter()
                     .map(|run| run.nps.to_string())
                     .collect();
-                println!("Bench: {}", signature.nodes);
-                println!(
+                outln!("Bench: {}", signature.nodes);
+                outln!(
                     "nps: {} (deterministic over {} runs)",
                     nps.join(", "),
                     signature.runs.len()
@@ -202,12 +204,12 @@ pub fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         }
         Err(error @ bench::BenchError::NonDeterministic { .. }) => {
             if args.json {
-                println!(
+                outln!(
                     "{}",
                     serde_json::json!({ "deterministic": false, "error": error.to_string() })
                 );
             }
-            eprintln!("rejected: {error}");
+            errln!("rejected: {error}");
             Ok(ExitCode::from(EXIT_REJECTED))
         }
         Err(error) => Err(error.into()),

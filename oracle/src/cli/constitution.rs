@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, Subcommand};
 use serde_json::json;
 
+use super::output::outln;
 use oracle::governance::Constitution;
 use oracle::governance::constitution::CONSTITUTION_PATH;
 
@@ -58,25 +59,25 @@ pub fn run(args: ConstitutionArgs) -> anyhow::Result<ExitCode> {
             .map(|(name, binding, stages)| json!({ "name": name, "binding": binding, "stages": stages }))
             .collect();
         let unpinned = unpinned_books(&constitution);
-        println!(
+        outln!(
             "{}",
             json!({ "ok": true, "file": file, "sha256": sha256, "version": constitution.version, "profiles": profiles, "unpinned_books": unpinned })
         );
     } else {
-        println!(
+        outln!(
             "{}: version {} sha256={sha256}",
             file.display(),
             constitution.version
         );
         for (name, binding, stages) in &profiles {
-            println!(
+            outln!(
                 "  {name:<12} {:<11} {}",
                 if *binding { "binding" } else { "not binding" },
                 stages.join(", ")
             );
         }
         for stage in unpinned_books(&constitution) {
-            println!("  unpinned: {stage} (book_sha256 is null: the stage refuses to run)");
+            outln!("  unpinned: {stage} (book_sha256 is null: the stage refuses to run)");
         }
     }
     Ok(ExitCode::SUCCESS)

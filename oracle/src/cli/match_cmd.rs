@@ -20,10 +20,11 @@ use clap::{ArgGroup, Args};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
+use super::output::{out, outln};
 use super::sprt::BoundsArgs;
 use oracle::integrity::write_atomically;
 use oracle::play::book::{BookFormat, BookOrder};
-use oracle::play::clock::{ClockRules, TimeControl};
+use oracle::play::clock::{ClockRules, TimeControl, engine_time_controls};
 use oracle::play::cpus::Cpus;
 use oracle::play::game::{Adjudication, DrawRule};
 use oracle::play::interrupt::{self, EXIT_INTERRUPTED, resume_command};
@@ -40,15 +41,19 @@ use oracle::stats::{SprtDecision, SprtParams, SprtStatus};
 
 /// Arguments of `oracle match`.
 #[derive(Debug, Args)]
-#[command(group(ArgGroup::new("limit").required(true).args(["tc", "nodes", "depth", "movetime"])))]
+#[command(group(ArgGroup::new("limit").args(["tc", "nodes", "depth", "movetime"])))]
 pub struct MatchArgs {
-    /// An engine: `cmd=PATH[,name=N][,arg=A…][,option.X=V…]`; give exactly two (first = candidate).
+    /// An engine: `cmd=PATH[,name=N][,tc=TC][,arg=A…][,option.X=V…]`; give exactly two (first =
+    /// candidate). `tc=` is the engine's own clock, as in cutechess and fastchess (time odds:
+    /// `tc=10+0.1` against `tc=5+0.05`); it overrides `--tc` and `--each tc=`.
     #[arg(long = "engine", required = true, num_args = 1, value_name = "SPEC")]
     engines: Vec<String>,
-    /// Settings for both engines: `option.X=V[,option.Y=W…]` (engine-specific values win).
+    /// Settings for both engines: `[tc=TC,]option.X=V[,option.Y=W…]` (engine-specific values win).
     #[arg(long = "each", value_name = "SPEC")]
     each: Vec<String>,
-    /// Clock: `BASE+INC` or `MOVES/BASE+INC` in seconds (e.g. 8+0.08).
+    /// Clock of both engines: `BASE+INC` or `MOVES/BASE+INC` in seconds (e.g. 8+0.08); an
+    /// engine's own `tc=` wins. One of --tc, --nodes, --depth, --movetime is needed unless both
+    /// engines have a `tc=`.
     #[arg(long)]
     tc: Option<TimeControl>,
     /// Fixed nodes per move (`go nodes N`).
@@ -197,15 +202,15 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
         if !log {
             return;
         }
-        match &p.game {
-            Some(game) => println!(
+        let written = match &p.game {
+            Some(game) => outln!(
                 "{}",
                 game_line(p.games_played, game, [&names[0], &names[1]])
             ),
             // A counted pair: the summary comes here, so that it includes the pair.
             None if args.report_every > 0 && p.games_played >= reported_at + args.report_every => {
                 reported_at = p.games_played;
-                print!(
+                out!(
                     "{}",
                     periodic_summary(
                         p.games_played,
@@ -213,9 +218,13 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
                         &p.tally,
                         sprt_params.as_ref()
                     )
-                );
+                )
             }
-            None => {}
+            None => true,
+        };
+        if !written {
+            // Nobody reads the log any more (`| head`): stop as on SIGINT, the state kept.
+            interrupt::request();
         }
     };
     let report = run_match(
@@ -266,6 +275,7 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
             "resume_command": resume,
             "engines": [config.engines[0].name, config.engines[1].name],
             "tc": config.clock.tc.to_string(),
+            "time_controls": [config.clock.of_engine(0).to_string(), config.clock.of_engine(1).to_string()],
             "isolation": config.engines[0].isolation.describe(),
             "book": config.book_path,
             "book_order": config.book_order,
@@ -288,7 +298,7 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
             .as_object_mut()
             .expect("object")
             .extend(extra.as_object().expect("object").clone());
-        println!("{object}");
+        outln!("{object}");
     } else {
         let names = [
             config.engines[0].name.as_str(),
@@ -298,13 +308,13 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
             "{} vs {} ({}, {})",
             names[0],
             names[1],
-            config.clock.tc,
+            config.clock.label(),
             config.book_path.as_deref().map_or_else(
                 || "start position".into(),
                 |path| path.display().to_string()
             )
         );
-        print!(
+        out!(
             "{}",
             summary_block(
                 &title,
@@ -315,7 +325,7 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
                 names
             )
         );
-        println!(
+        outln!(
             "Wall: {wall:.1} s, engine CPU: {cpu:.1} s ({:.1}% of {} × wall), runner CPU: {:.1} s, runner overhead per move: p50 {p50:.3} ms, p95 {p95:.3} ms",
             if wall > 0.0 {
                 100.0 * cpu / (wall * concurrency)
@@ -325,17 +335,18 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
             config.concurrency,
             report.runner_cpu.as_secs_f64()
         );
-        println!("Isolation: {}", config.engines[0].isolation.describe());
+        outln!("Isolation: {}", config.engines[0].isolation.describe());
         if let Some(path) = &config.pgn_out {
-            println!("PGN: {}", path.display());
+            outln!("PGN: {}", path.display());
         }
         if let Some(path) = &shard_file {
-            println!("Shard result: {}", path.display());
+            outln!("Shard result: {}", path.display());
         }
         if let Some(command) = &resume {
-            println!(
+            outln!(
                 "Interrupted after {} games ({} pairs counted); resume with:\n{command}",
-                report.games_played, report.tally.pairs
+                report.games_played,
+                report.tally.pairs
             );
         }
     }
@@ -363,6 +374,7 @@ pub fn run_merge_command(args: MergeArgs) -> anyhow::Result<ExitCode> {
             "contiguous_pairs": merged.contiguous_pairs,
             "engines": [fp.engines[0].name, fp.engines[1].name],
             "tc": fp.clock.tc.to_string(),
+            "time_controls": [fp.clock.of_engine(0).to_string(), fp.clock.of_engine(1).to_string()],
             "seed": fp.seed,
             "book_sha256": fp.book_sha256,
             "pgn": serde_json::Value::Null,
@@ -372,14 +384,18 @@ pub fn run_merge_command(args: MergeArgs) -> anyhow::Result<ExitCode> {
             .as_object_mut()
             .expect("object")
             .extend(extra.as_object().expect("object").clone());
-        println!("{object}");
+        outln!("{object}");
     } else {
         let names = [fp.engines[0].name.as_str(), fp.engines[1].name.as_str()];
         let title = format!(
             "{} vs {} ({}, shards {:?} of {})",
-            names[0], names[1], fp.clock.tc, merged.shards, fp.shards
+            names[0],
+            names[1],
+            fp.clock.label(),
+            merged.shards,
+            fp.shards
         );
-        print!(
+        out!(
             "{}",
             summary_block(
                 &title,
@@ -390,9 +406,12 @@ pub fn run_merge_command(args: MergeArgs) -> anyhow::Result<ExitCode> {
                 names
             )
         );
-        println!(
+        outln!(
             "Pairs: {} of {} present, {} without gaps, {} counted",
-            merged.pairs_available, fp.pairs, merged.contiguous_pairs, merged.tally.pairs
+            merged.pairs_available,
+            fp.pairs,
+            merged.contiguous_pairs,
+            merged.tally.pairs
         );
     }
     Ok(exit_for(status.as_ref()))
@@ -417,10 +436,21 @@ fn match_config(args: &MatchArgs) -> anyhow::Result<MatchConfig> {
             args.engines.len()
         );
     }
-    let mut engines = [
+    let [first, second] = [
         parse_engine(&args.engines[0], &args.each)?,
         parse_engine(&args.engines[1], &args.each)?,
     ];
+    let global = match (args.tc, args.nodes, args.depth, args.movetime) {
+        (Some(tc), ..) => Some(tc),
+        (_, Some(n), ..) => Some(TimeControl::Nodes(
+            NonZeroU64::new(n).ok_or_else(|| anyhow!("--nodes must be at least 1"))?,
+        )),
+        (_, _, Some(d), _) => Some(TimeControl::Depth(d)),
+        (.., Some(ms)) => Some(TimeControl::Movetime(Duration::from_millis(ms))),
+        _ => None,
+    };
+    let (tc, second_engine_tc) = engine_time_controls(global, [first.tc, second.tc])?;
+    let mut engines = [first.config, second.config];
     if engines[0].name == engines[1].name {
         engines[0].name.push_str(" (1)");
         engines[1].name.push_str(" (2)");
@@ -431,15 +461,6 @@ fn match_config(args: &MatchArgs) -> anyhow::Result<MatchConfig> {
             engine.log_dir = Some(dir.clone());
         }
     }
-    let tc = match (args.tc, args.nodes, args.depth, args.movetime) {
-        (Some(tc), ..) => tc,
-        (_, Some(n), ..) => TimeControl::Nodes(
-            NonZeroU64::new(n).ok_or_else(|| anyhow!("--nodes must be at least 1"))?,
-        ),
-        (_, _, Some(d), _) => TimeControl::Depth(d),
-        (.., Some(ms)) => TimeControl::Movetime(Duration::from_millis(ms)),
-        _ => unreachable!("clap requires one limit"),
-    };
     let seconds = |name: &str, v: f64| {
         if v.is_finite() && v > 0.0 {
             Ok(Duration::from_secs_f64(v))
@@ -449,6 +470,7 @@ fn match_config(args: &MatchArgs) -> anyhow::Result<MatchConfig> {
     };
     let clock = ClockRules {
         tc,
+        second_engine_tc,
         margin: Duration::from_millis(args.time_margin),
         slack: Duration::from_millis(200),
         move_timeout: seconds("move-timeout", args.move_timeout)?,

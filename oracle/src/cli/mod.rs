@@ -10,10 +10,14 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use oracle::errln;
+use output::outln;
+
 mod book;
 mod build_cmd;
 mod constitution;
 mod match_cmd;
+mod output;
 mod proof;
 mod register;
 mod sprt;
@@ -70,12 +74,14 @@ pub const EXIT_REJECTED: u8 = 1;
 /// Exit status for bad input or an error that stopped the command.
 pub const EXIT_ERROR: u8 = 2;
 
-/// Runs one parsed command line and maps its outcome to the exit status (0 ok, 1 rejected, 2 error).
+/// Runs one parsed command line and maps its outcome to the exit status (0 ok, 1 rejected, 2
+/// error; 141 when the reader closed standard output, see [`output`]).
 pub fn run(cli: Cli) -> ExitCode {
-    match execute(cli.command) {
+    let code = match execute(cli.command) {
         Ok(code) => code,
         Err(error) => report_error(&render_chain(&error), cli.json),
-    }
+    };
+    output::lost_status().unwrap_or(code)
 }
 
 /// Prints an error that stopped the command and returns exit status 2: one JSON object on
@@ -84,9 +90,9 @@ pub fn run(cli: Cli) -> ExitCode {
 pub fn report_error(message: &str, json: bool) -> ExitCode {
     if json {
         let value = serde_json::json!({ "error": message, "exit_code": EXIT_ERROR });
-        println!("{value}");
+        outln!("{value}");
     } else {
-        eprintln!("error: {message}");
+        errln!("error: {message}");
     }
     ExitCode::from(EXIT_ERROR)
 }
@@ -98,7 +104,8 @@ pub fn report_parse_error(error: &clap::Error) -> ExitCode {
     if error.use_stderr() && std::env::args_os().any(|arg| arg == "--json") {
         let text = error.to_string();
         let first = text.split("\n\n").next().unwrap_or(&text);
-        return report_error(first.trim().trim_start_matches("error: "), true);
+        let code = report_error(first.trim().trim_start_matches("error: "), true);
+        return output::lost_status().unwrap_or(code);
     }
     let _ = error.print();
     ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(EXIT_ERROR))

@@ -7,7 +7,9 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 
 use super::EXIT_REJECTED;
+use super::output::outln;
 use oracle::build::sandbox::engine::EngineIsolation;
+use oracle::errln;
 use oracle::proof::{
     GameOutcome, ProofRun, Spec, Study, StudyReport, run_spec, run_study, verify_proof,
 };
@@ -90,7 +92,7 @@ pub fn run(args: ProofArgs) -> anyhow::Result<ExitCode> {
     if args.no_sandbox {
         EngineIsolation::choose_none();
     }
-    eprintln!(
+    errln!(
         "isolation: engines {}",
         EngineIsolation::detect().describe()
     );
@@ -125,7 +127,7 @@ fn run_spec_command(args: RunArgs, tb: &Tablebase) -> anyhow::Result<ExitCode> {
                     render_run("baseline", before);
                 }
                 render_run("engine", &verdict.candidate);
-                println!(
+                outln!(
                     "fail -> pass: {}",
                     if verdict.accepted {
                         "yes (accepted)"
@@ -138,7 +140,7 @@ fn run_spec_command(args: RunArgs, tb: &Tablebase) -> anyhow::Result<ExitCode> {
         }
     };
     if args.json {
-        println!("{json}");
+        outln!("{json}");
     }
     Ok(if accepted {
         ExitCode::SUCCESS
@@ -149,11 +151,11 @@ fn run_spec_command(args: RunArgs, tb: &Tablebase) -> anyhow::Result<ExitCode> {
 
 /// Per-position lines of one run.
 fn render_run(label: &str, run: &ProofRun) {
-    println!("{label} {} (sha256 {})", run.engine.display(), run.sha256);
+    outln!("{label} {} (sha256 {})", run.engine.display(), run.sha256);
     for line in run.detail.lines() {
-        println!("  {line}");
+        outln!("  {line}");
     }
-    println!("  {}", if run.passed { "passed" } else { "failed" });
+    outln!("  {}", if run.passed { "passed" } else { "failed" });
 }
 
 /// `oracle proof study`.
@@ -179,7 +181,7 @@ fn run_study_command(args: StudyArgs, tb: &Tablebase) -> anyhow::Result<ExitCode
         concurrency: args.concurrency,
     };
     let progress = |engine: usize, position: usize, game: &GameOutcome| {
-        eprintln!(
+        errln!(
             "engine {} position {:>4}: {:<14} {} plies",
             engine + 1,
             position + 1,
@@ -189,7 +191,7 @@ fn run_study_command(args: StudyArgs, tb: &Tablebase) -> anyhow::Result<ExitCode
     };
     let report = run_study(&study, tb, &progress)?;
     if args.json {
-        println!("{}", serde_json::to_string(&report)?);
+        outln!("{}", serde_json::to_string(&report)?);
     } else {
         render_study(&report);
     }
@@ -198,7 +200,7 @@ fn run_study_command(args: StudyArgs, tb: &Tablebase) -> anyhow::Result<ExitCode
 
 /// Human summary of a study.
 fn render_study(report: &StudyReport) {
-    println!(
+    outln!(
         "{} study: {} positions (sha256 {}), seed {}, {} nodes per move, solver defends",
         report.ending,
         report.positions.len(),
@@ -207,7 +209,7 @@ fn render_study(report: &StudyReport) {
         report.nodes
     );
     for (i, run) in report.engines.iter().enumerate() {
-        println!(
+        outln!(
             "engine {} {} (sha256 {}): converted {} of {} ({:.1}%)",
             i + 1,
             run.engine.display(),
@@ -218,11 +220,14 @@ fn render_study(report: &StudyReport) {
         );
     }
     if let Some(p) = &report.paired {
-        println!(
+        outln!(
             "paired: both {}  only first {}  only second {}  neither {}",
-            p.both, p.only_first, p.only_second, p.neither
+            p.both,
+            p.only_first,
+            p.only_second,
+            p.neither
         );
-        println!(
+        outln!(
             "exact two-sided sign test over {} discordant pairs: p = {:.3e}",
             p.only_first + p.only_second,
             p.sign_test_p
@@ -230,7 +235,7 @@ fn render_study(report: &StudyReport) {
     }
     if let Some(control) = &report.control {
         let same = control.iter().filter(|c| c.unchanged).count();
-        println!(
+        outln!(
             "control: move and score unchanged in {same} of {} positions",
             control.len()
         );

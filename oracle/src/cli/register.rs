@@ -8,7 +8,9 @@ use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use serde_json::json;
 
+use super::output::{out, outln};
 use crate::cli::EXIT_REJECTED;
+use oracle::errln;
 use oracle::governance::Constitution;
 use oracle::governance::entry::{BinaryRecord, Entry, EntryId};
 use oracle::governance::hash::{GitId, Sha256Hex};
@@ -187,17 +189,17 @@ fn verify(repo: &RepoArgs, expect_head: Option<&str>) -> anyhow::Result<ExitCode
             "errors": audit.findings,
             "unchecked": audit.unchecked,
         });
-        println!("{report}");
+        outln!("{report}");
     } else {
         for finding in &audit.findings {
-            println!("{}: {}", finding.file, finding.message);
+            outln!("{}: {}", finding.file, finding.message);
         }
         for note in &audit.unchecked {
-            println!("{}: unchecked: {}", note.file, note.message);
+            outln!("{}: unchecked: {}", note.file, note.message);
         }
-        println!("head={} n={}", audit.head, audit.count);
+        outln!("head={} n={}", audit.head, audit.count);
         if !audit.ok() {
-            println!("register verify: {} problem(s)", audit.findings.len());
+            outln!("register verify: {} problem(s)", audit.findings.len());
         }
     }
     Ok(status(audit.ok()))
@@ -207,25 +209,25 @@ fn verify(repo: &RepoArgs, expect_head: Option<&str>) -> anyhow::Result<ExitCode
 fn show(repo: &RepoArgs, id: Option<&str>) -> anyhow::Result<ExitCode> {
     let audit = register::verify(&repo.repo)?;
     if !audit.ok() {
-        eprintln!("warning: the register does not verify; run `oracle register verify`");
+        errln!("warning: the register does not verify; run `oracle register verify`");
     }
     let Some(id) = id else {
         if repo.json {
             let entries: Vec<&Entry> = audit.entries.iter().map(|(entry, _)| entry).collect();
-            println!(
+            outln!(
                 "{}",
                 json!({ "n": audit.count, "head": audit.head, "entries": entries })
             );
         } else {
-            print!("{}", render_table(&audit));
+            out!("{}", render_table(&audit));
         }
         return Ok(ExitCode::SUCCESS);
     };
     let (entry, hash) = find(&audit, id)?;
     if repo.json {
-        println!("{}", serde_json::to_string(entry)?);
+        outln!("{}", serde_json::to_string(entry)?);
     } else {
-        print!("{}", render_entry(entry, hash));
+        out!("{}", render_entry(entry, hash));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -246,21 +248,21 @@ fn append(repo: &RepoArgs, file: &Path) -> anyhow::Result<ExitCode> {
             let audit = register::verify(&repo.repo)?;
             let id = entry.id.map(|id| id.to_string()).unwrap_or_default();
             if repo.json {
-                println!(
+                outln!(
                     "{}",
                     json!({ "ok": true, "id": id, "head": audit.head, "n": audit.count })
                 );
             } else {
-                println!("appended {id}");
-                println!("head={} n={}", audit.head, audit.count);
+                outln!("appended {id}");
+                outln!("head={} n={}", audit.head, audit.count);
             }
             Ok(ExitCode::SUCCESS)
         }
         Err(AppendError::Refused(reason)) => {
             if repo.json {
-                println!("{}", json!({ "ok": false, "refused": reason }));
+                outln!("{}", json!({ "ok": false, "refused": reason }));
             } else {
-                println!("refused: {}: {reason}", file.display());
+                outln!("refused: {}: {reason}", file.display());
             }
             Ok(ExitCode::from(EXIT_REJECTED))
         }
@@ -301,20 +303,20 @@ fn replay(repo: &RepoArgs, id: &str, statistics_only: bool) -> anyhow::Result<Ex
     }
     let ok = checks.iter().all(|check| check.pass);
     if repo.json {
-        println!(
+        outln!(
             "{}",
             json!({ "ok": ok, "id": wanted.to_string(), "checks": checks })
         );
     } else {
         for check in &checks {
-            println!(
+            outln!(
                 "{} {}: {}",
                 if check.pass { "pass" } else { "FAIL" },
                 check.name,
                 check.detail
             );
         }
-        println!(
+        outln!(
             "replay {wanted}: {}",
             if ok { "every check passed" } else { "failed" }
         );
@@ -338,12 +340,12 @@ fn site(repo: &RepoArgs, out: PathBuf, base_url: Option<String>) -> anyhow::Resu
             "out": out,
             "files": summary.files,
         });
-        println!("{report}");
+        outln!("{report}");
     } else {
         for finding in &summary.findings {
-            println!("{}: {}", finding.file, finding.message);
+            outln!("{}: {}", finding.file, finding.message);
         }
-        println!(
+        outln!(
             "site {}: {} files, head={} n={}{}",
             out.display(),
             summary.files,
@@ -389,18 +391,18 @@ fn genesis(
         Ok(_) => {
             let audit = register::verify(&repo.repo)?;
             if repo.json {
-                println!(
+                outln!(
                     "{}",
                     json!({ "ok": true, "id": "T-0001", "head": audit.head, "n": audit.count })
                 );
             } else {
-                println!("genesis T-0001");
-                println!("head={} n={}", audit.head, audit.count);
+                outln!("genesis T-0001");
+                outln!("head={} n={}", audit.head, audit.count);
             }
             Ok(ExitCode::SUCCESS)
         }
         Err(AppendError::Refused(reason)) => {
-            println!("refused: {reason}");
+            outln!("refused: {reason}");
             Ok(ExitCode::from(EXIT_REJECTED))
         }
         Err(error) => Err(error.into()),

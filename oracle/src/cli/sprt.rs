@@ -17,6 +17,7 @@ use oracle::stats::{
 };
 
 use super::EXIT_REJECTED;
+use super::output::out;
 
 /// Arguments of `oracle sprt`.
 #[derive(Debug, Args)]
@@ -248,7 +249,7 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
         SprtCommand::Simulate(args) => (simulate(&args)?, None),
         SprtCommand::Bench(args) => (bench(&args)?, None),
     };
-    print!("{text}");
+    out!("{text}");
     Ok(if decision == Some(SprtDecision::AcceptH0) {
         ExitCode::from(EXIT_REJECTED)
     } else {

@@ -10,6 +10,7 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Position};
 
+use super::output::outln;
 use oracle::tablebase::{Ending, Table, Tablebase, file_name};
 
 /// Arguments of `oracle tb`.
@@ -87,9 +88,9 @@ pub fn run(args: TbArgs) -> anyhow::Result<ExitCode> {
                     "dtm_plies": probe.outcome.dtm_plies(),
                     "best_move": probe.best_move,
                 });
-                println!("{value}");
+                outln!("{value}");
             } else {
-                println!(
+                outln!(
                     "{}: {} for the side to move, dtm {} plies, best move {}",
                     probe.ending,
                     probe.outcome.wdl(),
@@ -111,20 +112,25 @@ fn render_generated(table: &Table, path: &std::path::Path, seconds: f64, json: b
             "seconds": seconds,
             "header": h,
         });
-        println!("{value}");
+        outln!("{value}");
         return;
     }
-    println!(
+    outln!(
         "{} solved in {seconds:.2} s -> {}",
         h.ending,
         path.display()
     );
-    println!("longest forced mate: {} moves", h.max_dtm_moves);
+    outln!("longest forced mate: {} moves", h.max_dtm_moves);
     for (side, c) in [("white", &h.white_to_move), ("black", &h.black_to_move)] {
-        println!(
+        outln!(
             "{side} to move: win {} draw {} loss {} illegal {} (longest win {} plies, longest loss {} plies)",
-            c.win, c.draw, c.loss, c.invalid, c.max_win_plies, c.max_loss_plies
+            c.win,
+            c.draw,
+            c.loss,
+            c.invalid,
+            c.max_win_plies,
+            c.max_loss_plies
         );
     }
-    println!("sha256 {}", h.sha256);
+    outln!("sha256 {}", h.sha256);
 }

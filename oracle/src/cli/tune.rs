@@ -7,6 +7,8 @@ use std::process::ExitCode;
 use anyhow::bail;
 use clap::{Args, Subcommand};
 
+use super::output::{out, outln};
+use oracle::errln;
 use oracle::play::clock::TimeControl;
 use oracle::tune::duel::DuelSettings;
 use oracle::tune::model::{self, ModelTable, RuleSummary};
@@ -134,9 +136,9 @@ impl MatchArgs {
 fn report_event(label: &str, event: RunEvent<'_>) {
     match event {
         RunEvent::Ready(duels) => {
-            eprintln!("isolation: engines {}", duels.engine.isolation.describe());
+            errln!("isolation: engines {}", duels.engine.isolation.describe());
         }
-        RunEvent::Resumed(path, state) => eprintln!(
+        RunEvent::Resumed(path, state) => errln!(
             "{label}: resuming {} at duel {}/{}",
             path.display(),
             state.duels.len(),
@@ -150,7 +152,7 @@ fn report_event(label: &str, event: RunEvent<'_>) {
 fn report_progress(label: &str, s: &RunState) {
     let schedule = s.schedule().expect("a running state has a valid schedule");
     let k = s.k.min(schedule.pairs() - 1);
-    eprintln!(
+    errln!(
         "{label}: duels {}/{}  pairs {}/{}",
         s.duels.len(),
         s.total_duels(),
@@ -159,9 +161,12 @@ fn report_progress(label: &str, s: &RunState) {
     );
     for (i, p) in s.params.iter().enumerate() {
         let step = schedule.step(i, k);
-        eprintln!(
+        errln!(
             "  {:<24} θ {:>10.3}  c_k {:>8.3}  R_k {:.5}",
-            p.name, s.theta[i], step.c_k, step.r_k
+            p.name,
+            s.theta[i],
+            step.c_k,
+            step.r_k
         );
     }
 }
@@ -178,17 +183,22 @@ fn run_run(a: &RunArgs) -> anyhow::Result<ExitCode> {
     )?;
     let summary = state.summary();
     if a.m.json {
-        println!("{}", serde_json::to_string(&summary)?);
+        outln!("{}", serde_json::to_string(&summary)?);
     } else {
-        println!(
+        outln!(
             "SPSA run: seed {}, {} duels, {} pairs",
-            summary.seed, summary.duels, summary.pairs
+            summary.seed,
+            summary.duels,
+            summary.pairs
         );
-        println!("{:<24} {:>10} {:>10} {:>7}", "parameter", "start", "θ", "T");
+        outln!("{:<24} {:>10} {:>10} {:>7}", "parameter", "start", "θ", "T");
         for p in &summary.params {
-            println!(
+            outln!(
                 "{:<24} {:>10.3} {:>10.3} {:>7.2}",
-                p.name, p.start, p.theta, p.t
+                p.name,
+                p.start,
+                p.theta,
+                p.t
             );
         }
     }
@@ -208,11 +218,11 @@ fn run_pair(a: &PairArgs) -> anyhow::Result<ExitCode> {
         &mut |run, event| report_event(&format!("run {run}"), event),
     )?;
     if a.m.json {
-        println!("{}", serde_json::to_string(&report)?);
+        outln!("{}", serde_json::to_string(&report)?);
     } else {
-        print!("{}", report.markdown());
-        println!("\npatch ({}): {}", a.rule.key(), files.listing.display());
-        print!("{}", report.patch);
+        out!("{}", report.markdown());
+        outln!("\npatch ({}): {}", a.rule.key(), files.listing.display());
+        out!("{}", report.patch);
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -249,7 +259,7 @@ pub fn run(args: TuneArgs) -> anyhow::Result<ExitCode> {
 fn run_model(a: &ModelArgs) -> anyhow::Result<ExitCode> {
     let table = model::simulate_table(&a.s, &a.f, a.reps, a.seed)?;
     if a.json {
-        println!("{}", serde_json::to_string(&table)?);
+        outln!("{}", serde_json::to_string(&table)?);
     } else {
         print_model_table(&table);
     }
@@ -257,15 +267,21 @@ fn run_model(a: &ModelArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn print_model_table(r: &ModelTable) {
-    println!(
+    outln!(
         "end-rule model: 30 parameters, 500 duels × 30 pairs, bundles of 15, r_end 0.002; \
          {} repetitions per row, seed {}",
-        r.reps, r.seed
+        r.reps,
+        r.seed
     );
-    println!("gain in model-Elo ± standard error (share of repetitions ending with a loss)");
-    println!(
+    outln!("gain in model-Elo ± standard error (share of repetitions ending with a loss)");
+    outln!(
         "{:>4} {:>4} {:>9}  {:>22}  {:>22}  {:>22}",
-        "s", "f", "available", "filter", "seed mean", "seed mean |T|≥1"
+        "s",
+        "f",
+        "available",
+        "filter",
+        "seed mean",
+        "seed mean |T|≥1"
     );
     let cell = |x: &RuleSummary| {
         format!(
@@ -276,7 +292,7 @@ fn print_model_table(r: &ModelTable) {
         )
     };
     for row in &r.rows {
-        println!(
+        outln!(
             "{:>4} {:>4} {:>9.2}  {:>22}  {:>22}  {:>22}",
             row.s,
             row.f,
@@ -286,5 +302,5 @@ fn print_model_table(r: &ModelTable) {
             cell(&row.rules.seed_mean_t1)
         );
     }
-    println!("time {:.2} s", r.seconds);
+    outln!("time {:.2} s", r.seconds);
 }

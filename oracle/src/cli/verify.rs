@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
+use super::output::outln;
 use oracle::build::Cache;
 use oracle::play::shard::Shard;
 use oracle::verify::{self, Mode, Request, StepReporter};
@@ -75,17 +76,17 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     let mut reporter = StepReporter::new();
     let result = verify::run(&request, &mut reporter);
     if args.json {
-        println!("{}", serde_json::to_string(&result)?);
+        outln!("{}", serde_json::to_string(&result)?);
     } else {
-        println!("{}", result.reason);
+        outln!("{}", result.reason);
         if let Some(entry) = &result.entry {
-            println!("entry: {}", entry.display());
+            outln!("entry: {}", entry.display());
         }
         if let Some(id) = &result.appended {
-            println!("appended: register/{id}.yaml");
+            outln!("appended: register/{id}.yaml");
         }
         if let Some(report) = &result.report {
-            println!("report: {}", report.markdown.display());
+            outln!("report: {}", report.markdown.display());
         }
     }
     Ok(ExitCode::from(result.exit_code))

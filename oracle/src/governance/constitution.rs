@@ -19,6 +19,7 @@ use crate::build::BuildRecipe;
 use crate::governance::entry::StageFaults;
 use crate::governance::hash::Sha256Hex;
 use crate::play::clock::TimeControl;
+use crate::play::game::Adjudication;
 use crate::play::tally::FaultCounts;
 
 /// Where the constitution lives inside a repository.
@@ -76,7 +77,8 @@ pub struct Profile {
     pub beta: Probability,
     /// Game pairs between two looks of the SPRT (Fishtest's batch).
     pub batch_size: NonZeroU32,
-    /// When games are ended early by score.
+    /// When games are ended early by score (the constitution's form: `governance::adjudication`).
+    #[serde(with = "super::adjudication")]
     pub adjudication: Adjudication,
     /// The stages, run in order; all must pass.
     pub stages: Vec<Stage>,
@@ -236,38 +238,6 @@ impl From<Probability> for f64 {
     fn from(probability: Probability) -> Self {
         probability.0
     }
-}
-
-/// Score-based early ends of games; `null` disables a rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Adjudication {
-    /// A game is lost for a side once both engines agree it is far behind.
-    pub resign: Option<ResignRule>,
-    /// A game is drawn once both engines agree it is level for long enough.
-    pub draw: Option<DrawRule>,
-}
-
-/// Resign adjudication: `move_count` consecutive moves with |score| ≥ `score_cp` from both engines.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ResignRule {
-    /// Consecutive moves (of each side) the condition must hold.
-    pub move_count: NonZeroU32,
-    /// Score threshold in centipawns.
-    pub score_cp: NonZeroU32,
-}
-
-/// Draw adjudication: from move `move_number` on, `move_count` consecutive moves with |score| ≤ `score_cp`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DrawRule {
-    /// First full move at which the rule may apply.
-    pub move_number: NonZeroU32,
-    /// Consecutive moves (of each side) the condition must hold.
-    pub move_count: NonZeroU32,
-    /// Score threshold in centipawns.
-    pub score_cp: u32,
 }
 
 /// How the loss of each accepted Randfall change is booked, and the cumulative limit.

@@ -5,6 +5,7 @@
 //! data and return data; file access, locking and the clock live in
 //! `register::store` and `constitution::load`.
 
+pub mod adjudication;
 pub mod canonical;
 pub mod confirmation;
 pub mod constitution;

@@ -149,17 +149,89 @@ impl fmt::Display for Seconds {
     }
 }
 
-/// The clock settings of a match: the time control and the tolerances around it.
+/// The clock settings of a match: the engines' time controls and the tolerances around them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClockRules {
-    /// The time control.
+    /// The time control of the first engine, and of the second unless `second_engine_tc`.
     pub tc: TimeControl,
+    /// The second engine's time control where it differs from the first's (time odds; absent
+    /// in files written before per-engine time controls existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub second_engine_tc: Option<TimeControl>,
     /// An overrun up to this much is forgiven (clamped to 0); more loses on time.
     pub margin: Duration,
     /// Extra wait beyond the allowed time before the read deadline fires (`stop` is sent).
     pub slack: Duration,
     /// The read deadline of node and depth searches, which have no time budget of their own.
     pub move_timeout: Duration,
+}
+
+impl ClockRules {
+    /// The time control engine `slot` plays (0 the first engine, 1 the second).
+    #[must_use]
+    pub fn of_engine(&self, slot: usize) -> TimeControl {
+        match slot {
+            0 => self.tc,
+            _ => self.second_engine_tc.unwrap_or(self.tc),
+        }
+    }
+
+    /// The time controls as a summary names them: `8+0.08`, or with time odds the first
+    /// engine's against the second's, `8+0.08 vs 4+0.04`.
+    #[must_use]
+    pub fn label(&self) -> String {
+        match self.second_engine_tc {
+            Some(second) => format!("{} vs {second}", self.tc),
+            None => self.tc.to_string(),
+        }
+    }
+}
+
+/// Why the engines of a match have no usable pair of time controls.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EngineTimeControlError {
+    /// Neither the engine's spec nor the match gives a limit.
+    #[error(
+        "the {} engine has no time control: give --tc, --nodes, --depth or --movetime, or tc= in its --engine spec",
+        ordinal(*.0)
+    )]
+    Missing(usize),
+    /// Two different limits that are not both clocks: `go` cannot mix `wtime` with a fixed limit.
+    #[error(
+        "the engines' time controls differ ({0} against {1}), so both must be clocks (`[MOVES/]BASE+INC`): time odds between a clock and a fixed search limit are not a game"
+    )]
+    NotClocks(TimeControl, TimeControl),
+}
+
+/// `first` or `second`, for engine slot 0 or 1.
+fn ordinal(slot: usize) -> &'static str {
+    if slot == 0 { "first" } else { "second" }
+}
+
+/// Each engine's time control: its own (`tc=` in its spec) or else the match's (`--tc`,
+/// `--nodes`, …), as [`ClockRules`] holds them: the first engine's, and the second's when it
+/// differs (so that `--tc 8+0.08` and `tc=8+0.08` on both engines are the same match).
+///
+/// # Errors
+/// An engine without any time control, or two different ones that are not both clocks.
+pub fn engine_time_controls(
+    global: Option<TimeControl>,
+    own: [Option<TimeControl>; 2],
+) -> Result<(TimeControl, Option<TimeControl>), EngineTimeControlError> {
+    let of = |slot: usize| {
+        own[slot]
+            .or(global)
+            .ok_or(EngineTimeControlError::Missing(slot))
+    };
+    let (first, second) = (of(0)?, of(1)?);
+    if first == second {
+        return Ok((first, None));
+    }
+    let clock = |tc: TimeControl| matches!(tc, TimeControl::Clock { .. });
+    if !(clock(first) && clock(second)) {
+        return Err(EngineTimeControlError::NotClocks(first, second));
+    }
+    Ok((first, Some(second)))
 }
 
 /// What happened to a clock when a move was charged.
@@ -175,14 +247,15 @@ pub enum Charge {
 #[derive(Debug, Clone)]
 pub struct GameClock {
     rules: ClockRules,
+    time_controls: [TimeControl; 2],
     remaining: [Duration; 2],
     moves_made: [u32; 2],
 }
 
 impl GameClock {
-    /// Fresh clocks: each side has base + increment.
-    pub fn new(rules: ClockRules) -> GameClock {
-        let start = match rules.tc {
+    /// Fresh clocks for White's and Black's time control: each side has its base + increment.
+    pub fn new(rules: ClockRules, time_controls: [TimeControl; 2]) -> GameClock {
+        let start = |tc: TimeControl| match tc {
             TimeControl::Clock {
                 base, increment, ..
             } => base + increment,
@@ -190,7 +263,8 @@ impl GameClock {
         };
         GameClock {
             rules,
-            remaining: [start; 2],
+            time_controls,
+            remaining: time_controls.map(start),
             moves_made: [0; 2],
         }
     }
@@ -200,16 +274,22 @@ impl GameClock {
         self.remaining[side]
     }
 
+    /// The increment of `side`'s clock (`None` for a fixed limit).
+    fn increment(&self, side: usize) -> Option<Duration> {
+        match self.time_controls[side] {
+            TimeControl::Clock { increment, .. } => Some(increment),
+            _ => None,
+        }
+    }
+
     /// The `go` limits for `side` to move.
     pub fn limits(&self, side: usize) -> GoLimits {
-        match self.rules.tc {
-            TimeControl::Clock {
-                increment, moves, ..
-            } => GoLimits {
+        match self.time_controls[side] {
+            TimeControl::Clock { moves, .. } => GoLimits {
                 wtime: Some(self.remaining[0]),
                 btime: Some(self.remaining[1]),
-                winc: Some(increment),
-                binc: Some(increment),
+                winc: self.increment(0),
+                binc: self.increment(1),
                 movestogo: moves.map(|m| m - self.moves_made[side] % m),
                 ..GoLimits::default()
             },
@@ -221,7 +301,7 @@ impl GameClock {
 
     /// How long to wait for `bestmove` from `side` before sending `stop`.
     pub fn read_deadline(&self, side: usize) -> Duration {
-        match self.rules.tc {
+        match self.time_controls[side] {
             TimeControl::Clock { .. } => {
                 self.remaining[side] + self.rules.margin + self.rules.slack
             }
@@ -232,7 +312,8 @@ impl GameClock {
 
     /// Charges `elapsed` to `side`; adds the increment (and a new period) when the move was in time.
     pub fn charge(&mut self, side: usize, elapsed: Duration) -> Charge {
-        let allowed = match self.rules.tc {
+        let tc = self.time_controls[side];
+        let allowed = match tc {
             TimeControl::Clock { .. } => self.remaining[side],
             TimeControl::Movetime(t) => t,
             TimeControl::Nodes(_) | TimeControl::Depth(_) => self.rules.move_timeout,
@@ -244,7 +325,7 @@ impl GameClock {
             base,
             increment,
             moves,
-        } = self.rules.tc
+        } = tc
         {
             self.remaining[side] = allowed.saturating_sub(elapsed) + increment;
             self.moves_made[side] += 1;
@@ -267,10 +348,16 @@ mod tests {
     fn rules(tc: &str) -> ClockRules {
         ClockRules {
             tc: tc.parse().unwrap(),
+            second_engine_tc: None,
             margin: ms(100),
             slack: ms(50),
             move_timeout: ms(5000),
         }
+    }
+
+    /// A game's clocks with `tc` for both sides.
+    fn game_clock(tc: &str) -> GameClock {
+        GameClock::new(rules(tc), [tc.parse().unwrap(); 2])
     }
 
     #[test]
@@ -341,7 +428,7 @@ mod tests {
 
     #[test]
     fn clock_starts_with_increment_clamps_small_overruns_and_forfeits_large_ones() {
-        let mut clock = GameClock::new(rules("1+0.01"));
+        let mut clock = game_clock("1+0.01");
         assert_eq!(clock.remaining(0), ms(1010));
         assert_eq!(
             clock.limits(0).command(),
@@ -359,7 +446,7 @@ mod tests {
 
     #[test]
     fn moves_per_period_refill_the_clock() {
-        let mut clock = GameClock::new(rules("2/1+0"));
+        let mut clock = game_clock("2/1+0");
         assert_eq!(clock.limits(1).movestogo, Some(2));
         assert_eq!(clock.charge(1, ms(400)), Charge::InTime);
         assert_eq!(clock.limits(1).movestogo, Some(1));
@@ -370,19 +457,94 @@ mod tests {
 
     #[test]
     fn fixed_limits_still_have_deadlines() {
-        let mut nodes = GameClock::new(ClockRules {
-            tc: TimeControl::Nodes(NonZeroU64::new(5000).unwrap()),
-            ..rules("1+0")
-        });
+        let nodes_5000 = TimeControl::Nodes(NonZeroU64::new(5000).unwrap());
+        let mut nodes = GameClock::new(rules("1+0"), [nodes_5000; 2]);
         assert_eq!(nodes.limits(0).command(), "go nodes 5000");
         assert_eq!(nodes.read_deadline(0), ms(5000));
         assert_eq!(nodes.charge(0, ms(5200)), Charge::Forfeit);
-        let mut movetime = GameClock::new(ClockRules {
-            tc: TimeControl::Movetime(ms(200)),
-            ..rules("1+0")
-        });
+        let mut movetime = GameClock::new(rules("1+0"), [TimeControl::Movetime(ms(200)); 2]);
         assert_eq!(movetime.read_deadline(0), ms(350));
         assert_eq!(movetime.charge(0, ms(290)), Charge::InTime);
         assert_eq!(movetime.charge(0, ms(301)), Charge::Forfeit);
+    }
+
+    #[test]
+    fn time_odds_give_each_side_its_own_clock_and_increment() {
+        // White plays 2+0.02, Black 1+0.01: `go` tells both engines both clocks.
+        let mut clock = GameClock::new(
+            rules("2+0.02"),
+            ["2+0.02".parse().unwrap(), "1+0.01".parse().unwrap()],
+        );
+        assert_eq!(
+            clock.limits(0).command(),
+            "go wtime 2020 btime 1010 winc 20 binc 10"
+        );
+        assert_eq!(clock.charge(0, ms(500)), Charge::InTime);
+        assert_eq!(clock.remaining(0), ms(1540));
+        assert_eq!(clock.charge(1, ms(500)), Charge::InTime);
+        assert_eq!(clock.remaining(1), ms(520));
+        assert_eq!(clock.read_deadline(1), ms(670));
+        // 1.2 s is in time for White's clock, a forfeit on Black's.
+        assert_eq!(clock.charge(0, ms(1200)), Charge::InTime);
+        assert_eq!(clock.charge(1, ms(1200)), Charge::Forfeit);
+    }
+
+    #[test]
+    fn each_engine_plays_its_own_time_control_or_the_matchs() {
+        let tc = |text: &str| text.parse::<TimeControl>().unwrap();
+        let nodes = TimeControl::Nodes(NonZeroU64::new(500).unwrap());
+        // The same match however it is written: no odds recorded.
+        assert_eq!(
+            engine_time_controls(Some(tc("8+0.08")), [None, Some(tc("8+0.08"))]),
+            Ok((tc("8+0.08"), None))
+        );
+        assert_eq!(
+            engine_time_controls(None, [Some(tc("8+0.08")); 2]),
+            Ok((tc("8+0.08"), None))
+        );
+        // An engine's own wins over the match's; the first engine's leads.
+        assert_eq!(
+            engine_time_controls(Some(tc("8+0.08")), [Some(tc("4+0.04")), None]),
+            Ok((tc("4+0.04"), Some(tc("8+0.08"))))
+        );
+        assert_eq!(
+            engine_time_controls(None, [Some(tc("40/60+0.6")), Some(tc("10+0.1"))]),
+            Ok((tc("40/60+0.6"), Some(tc("10+0.1"))))
+        );
+        assert_eq!(
+            engine_time_controls(None, [Some(tc("8+0.08")), None]),
+            Err(EngineTimeControlError::Missing(1))
+        );
+        let error = engine_time_controls(Some(nodes), [None, Some(tc("8+0.08"))]).unwrap_err();
+        assert_eq!(
+            error,
+            EngineTimeControlError::NotClocks(nodes, tc("8+0.08"))
+        );
+        assert!(
+            error.to_string().contains("nodes=500 against 8+0.08"),
+            "{error}"
+        );
+        assert!(
+            EngineTimeControlError::Missing(1)
+                .to_string()
+                .starts_with("the second engine has no time control")
+        );
+    }
+
+    #[test]
+    fn time_odds_are_recorded_only_when_there_are_some() {
+        let mut rules = rules("8+0.08");
+        // Without odds the runner's form is the one state files and shards always held.
+        let plain = serde_json::to_value(rules).unwrap();
+        assert!(plain.get("second_engine_tc").is_none(), "{plain}");
+        assert_eq!(rules.label(), "8+0.08");
+        rules.second_engine_tc = Some("4+0.04".parse().unwrap());
+        assert_eq!(rules.label(), "8+0.08 vs 4+0.04");
+        assert_eq!(rules.of_engine(0).to_string(), "8+0.08");
+        assert_eq!(rules.of_engine(1).to_string(), "4+0.04");
+        let text = serde_json::to_string(&rules).unwrap();
+        assert_eq!(serde_json::from_str::<ClockRules>(&text).unwrap(), rules);
+        let old: ClockRules = serde_json::from_value(plain).unwrap();
+        assert_eq!(old.second_engine_tc, None);
     }
 }

@@ -137,6 +137,7 @@ mod tests {
                 tc: super::super::clock::TimeControl::Nodes(
                     std::num::NonZeroU64::new(1000).unwrap(),
                 ),
+                second_engine_tc: None,
                 margin: Duration::from_millis(100),
                 slack: Duration::from_millis(200),
                 move_timeout: Duration::from_secs(60),
@@ -162,6 +163,9 @@ mod tests {
         let mut d = a.clone();
         d.book_sha256 = "cd".into();
         assert_eq!(fingerprint_difference(&a, &d), Some("book"));
+        let mut odds = a.clone();
+        odds.clock.second_engine_tc = Some(super::super::clock::TimeControl::Depth(3));
+        assert_eq!(fingerprint_difference(&a, &odds), Some("clock"));
 
         // One-sided and two-sided resign are different matches; a file written before the
         // choice existed reads as one-sided.

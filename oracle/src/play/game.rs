@@ -14,7 +14,7 @@ use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
 use super::book::{Opening, fen_of, play_uci_moves};
-use super::clock::{Charge, ClockRules, GameClock};
+use super::clock::{Charge, ClockRules, GameClock, TimeControl};
 use super::uci::{Engine, Score, UciError};
 
 /// How a game ended; the serde names are the keys of the report's `terminations`.
@@ -215,6 +215,8 @@ pub struct GameRecord {
 pub struct GameSettings {
     /// Clock rules.
     pub clock: ClockRules,
+    /// White's and Black's time control (different under time odds).
+    pub time_controls: [TimeControl; 2],
     /// Adjudication rules.
     pub adjudication: Adjudication,
     /// Deadline for `readyok` after `ucinewgame`.
@@ -251,7 +253,7 @@ pub fn play_game(
             return Some(game.fault(color_of(index), &error));
         }
     }
-    let mut clock = GameClock::new(settings.clock);
+    let mut clock = GameClock::new(settings.clock, settings.time_controls);
     let fen = opening.fen.clone();
     let mut history: Vec<String> = opening.moves.clone();
     let mut pos = play_uci_moves(opening.root(), &opening.moves)

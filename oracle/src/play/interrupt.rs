@@ -12,7 +12,7 @@ static REQUESTED: AtomicBool = AtomicBool::new(false);
 
 /// The handler: an atomic store is async-signal-safe, and it is all the handler does.
 extern "C" fn request_stop(_signal: libc::c_int) {
-    REQUESTED.store(true, Ordering::SeqCst);
+    request();
 }
 
 /// Routes SIGINT and SIGTERM to the stop flag for the rest of the process's life.
@@ -30,7 +30,13 @@ pub fn install() {
     }
 }
 
-/// True once SIGINT or SIGTERM arrived (after [`install`]).
+/// Asks the runner to stop as SIGINT does: for a caller whose standard output was closed, so
+/// that nobody reads the log of the games still to come.
+pub fn request() {
+    REQUESTED.store(true, Ordering::SeqCst);
+}
+
+/// True once SIGINT or SIGTERM arrived (after [`install`]), or [`request`] was called.
 pub fn requested() -> bool {
     REQUESTED.load(Ordering::SeqCst)
 }

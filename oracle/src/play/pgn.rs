@@ -1,5 +1,5 @@
-//! PGN output: the seven-tag roster plus SetUp/FEN, TimeControl, Termination, PlyCount,
-//! GameStartTime and GameDuration,
+//! PGN output: the seven-tag roster plus SetUp/FEN, TimeControl (WhiteTimeControl and
+//! BlackTimeControl under time odds), Termination, PlyCount, GameStartTime and GameDuration,
 //! SAN movetext with `{score/depth time}` comments after every engine move and `{book}` after
 //! book moves.
 
@@ -27,8 +27,9 @@ pub struct PgnHeader<'a> {
     pub white: &'a str,
     /// `Black`.
     pub black: &'a str,
-    /// `TimeControl`.
-    pub time_control: &'a str,
+    /// White's and Black's time control: one `TimeControl` tag when they are equal, else
+    /// `WhiteTimeControl` and `BlackTimeControl` (as cutechess writes time odds).
+    pub time_controls: [&'a str; 2],
     /// `GameStartTime` (`YYYY-MM-DDTHH:MM:SS +0000`, as cutechess writes it).
     pub start_time: &'a str,
     /// `GameDuration` (`HH:MM:SS`).
@@ -62,7 +63,13 @@ pub fn render(header: &PgnHeader<'_>, game: &GameRecord) -> String {
         tag("SetUp", "1");
         tag("FEN", fen);
     }
-    tag("TimeControl", header.time_control);
+    match header.time_controls {
+        [white, black] if white == black => tag("TimeControl", white),
+        [white, black] => {
+            tag("WhiteTimeControl", white);
+            tag("BlackTimeControl", black);
+        }
+    }
     tag("Termination", game.termination.pgn_tag());
     tag(
         "PlyCount",
@@ -223,7 +230,7 @@ mod tests {
             round: "1.1",
             white: "A",
             black: "B \"quoted\"",
-            time_control: "8+0.08",
+            time_controls: ["8+0.08"; 2],
             start_time: "2026-11-29T12:00:00 +0000",
             duration: "00:01:05",
         };
@@ -244,6 +251,38 @@ mod tests {
         1. f3 {book} e5 {book} 2. g4 {-5.12/12 0.250s} Qh4# {+M1/3 0.002s} {Black
         mates} 0-1
         "#);
+    }
+
+    #[test]
+    fn time_odds_name_each_sides_time_control() {
+        let game = GameRecord {
+            opening: Opening {
+                fen: None,
+                moves: Vec::new(),
+            },
+            moves: Vec::new(),
+            result: GameResult::Draw,
+            termination: Termination::Adjudication,
+            reason: String::new(),
+            faulted: None,
+        };
+        let header = PgnHeader {
+            event: "odds",
+            site: "here",
+            date: "2026.12.01",
+            round: "1.2",
+            white: "B",
+            black: "A",
+            time_controls: ["4+0.04", "40/8"],
+            start_time: "2026-12-01T21:00:00 +0000",
+            duration: "00:00:00",
+        };
+        let text = render(&header, &game);
+        assert!(
+            text.contains("[WhiteTimeControl \"4+0.04\"]\n[BlackTimeControl \"40/8\"]\n"),
+            "{text}"
+        );
+        assert!(!text.contains("[TimeControl "), "{text}");
     }
 
     #[test]

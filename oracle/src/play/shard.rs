@@ -335,6 +335,7 @@ mod tests {
             engines: [engine.clone(), engine],
             clock: ClockRules {
                 tc: TimeControl::Nodes(std::num::NonZeroU64::new(1000).unwrap()),
+                second_engine_tc: None,
                 margin: Duration::ZERO,
                 slack: Duration::ZERO,
                 move_timeout: Duration::from_secs(1),

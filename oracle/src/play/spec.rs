@@ -1,10 +1,11 @@
 //! The textual specs of a match as the command line gives them: engines
-//! (`cmd=PATH,name=N,arg=A,bind=P,option.X=V`), shared settings (`option.X=V`), the old
+//! (`cmd=PATH,name=N,tc=TC,arg=A,bind=P,option.X=V`), shared settings (`tc=TC,option.X=V`), the old
 //! `elo0=X,elo1=Y,…` SPRT spec and the adjudication rules (`movenumber=M,movecount=K,score=S`,
 //! `movecount=K,score=S[,twosided=true]`).
 
 use std::path::PathBuf;
 
+use super::clock::TimeControl;
 use super::game::ResignRule;
 use super::uci::EngineConfig;
 use crate::stats::{Model, SprtParams};
@@ -19,16 +20,29 @@ pub struct SpecError {
     pub reason: String,
 }
 
+/// One `--engine` of a match: how to start and set up the engine, and the time control it
+/// plays when it has its own (`tc=`, cutechess's and fastchess's per-engine key).
+#[derive(Debug, Clone)]
+pub struct EngineSpec {
+    /// The engine process and its settings.
+    pub config: EngineConfig,
+    /// Its own time control (time odds), overriding the match's `--tc`.
+    pub tc: Option<TimeControl>,
+}
+
 /// Builds an engine from `spec`, with the shared `each` settings applied first (the engine's
 /// own settings win); the command must be an existing file.
-pub fn parse_engine(spec: &str, each: &[String]) -> Result<EngineConfig, SpecError> {
+pub fn parse_engine(spec: &str, each: &[String]) -> Result<EngineSpec, SpecError> {
     let error = |reason: String| SpecError {
         spec: format!("--engine {spec}"),
         reason,
     };
-    let mut config = EngineConfig::new(PathBuf::new());
+    let mut engine = EngineSpec {
+        config: EngineConfig::new(PathBuf::new()),
+        tc: None,
+    };
     for shared in each {
-        apply_settings(&mut config, shared, false).map_err(|reason| SpecError {
+        apply_settings(&mut engine, shared, false).map_err(|reason| SpecError {
             spec: format!("--each {shared}"),
             reason,
         })?;
@@ -40,16 +54,17 @@ pub fn parse_engine(spec: &str, each: &[String]) -> Result<EngineConfig, SpecErr
             .ok_or_else(|| error(format!("`{item}` is not KEY=VALUE")))?;
         match key {
             "cmd" => {
-                config.command = PathBuf::from(value);
+                engine.config.command = PathBuf::from(value);
                 has_cmd = true;
             }
             "name" => {
-                config.name = value.to_string();
+                engine.config.name = value.to_string();
                 has_name = true;
             }
-            _ => apply_settings(&mut config, item, true).map_err(error)?,
+            _ => apply_settings(&mut engine, item, true).map_err(error)?,
         }
     }
+    let config = &mut engine.config;
     if !has_cmd {
         return Err(error("missing cmd=PATH".to_string()));
     }
@@ -59,17 +74,21 @@ pub fn parse_engine(spec: &str, each: &[String]) -> Result<EngineConfig, SpecErr
     if !config.command.is_file() {
         return Err(error(format!("{} is not a file", config.command.display())));
     }
-    Ok(config)
+    Ok(engine)
 }
 
-/// Applies `option.X=V` (and, for engine specs, `arg=A` and `bind=P`) items to `config`.
-fn apply_settings(config: &mut EngineConfig, spec: &str, engine_spec: bool) -> Result<(), String> {
+/// Applies `option.X=V` and `tc=TC` (and, for engine specs, `arg=A` and `bind=P`) items to
+/// `engine`.
+fn apply_settings(engine: &mut EngineSpec, spec: &str, engine_spec: bool) -> Result<(), String> {
+    let config = &mut engine.config;
     for item in spec.split(',') {
         let (key, value) = item
             .split_once('=')
             .ok_or_else(|| format!("`{item}` is not KEY=VALUE"))?;
         if let Some(option) = key.strip_prefix("option.") {
             config.set_option(option, value);
+        } else if key == "tc" {
+            engine.tc = Some(value.parse().map_err(|e| format!("tc: {e}"))?);
         } else if key == "arg" && engine_spec {
             config.args.push(value.to_string());
         } else if key == "bind" && engine_spec {
@@ -82,7 +101,7 @@ fn apply_settings(config: &mut EngineConfig, spec: &str, engine_spec: bool) -> R
             config.read_only.push(path);
         } else {
             return Err(format!(
-                "unknown key `{key}` (expected option.NAME{})",
+                "unknown key `{key}` (expected option.NAME, tc{})",
                 if engine_spec {
                     ", cmd, name, arg or bind"
                 } else {
@@ -281,7 +300,24 @@ mod tests {
         );
         let each = ["option.Hash=8".to_string()];
         let engine = parse_engine("cmd=/bin/sh,option.Hash=16,arg=-x", &each).unwrap();
-        assert_eq!(engine.options, vec![("Hash".to_string(), "16".to_string())]);
-        assert_eq!((engine.name.as_str(), engine.args.len()), ("sh", 1));
+        let config = &engine.config;
+        assert_eq!(config.options, vec![("Hash".to_string(), "16".to_string())]);
+        assert_eq!((config.name.as_str(), config.args.len()), ("sh", 1));
+        assert_eq!(engine.tc, None);
+    }
+
+    #[test]
+    fn an_engines_own_time_control_wins_over_the_shared_one() {
+        let tc = |text: &str| Some(text.parse::<TimeControl>().unwrap());
+        let each = ["tc=8+0.08".to_string()];
+        assert_eq!(parse_engine("cmd=/bin/sh", &each).unwrap().tc, tc("8+0.08"));
+        let own = parse_engine("cmd=/bin/sh,tc=40/4+0.04", &each).unwrap();
+        assert_eq!(own.tc, tc("40/4+0.04"));
+        let error = parse_engine("cmd=/bin/sh,tc=fast", &[]).unwrap_err();
+        assert_eq!(error.spec, "--engine cmd=/bin/sh,tc=fast");
+        assert!(
+            error.reason.starts_with("tc: invalid time control `fast`"),
+            "{error}"
+        );
     }
 }

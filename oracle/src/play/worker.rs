@@ -52,17 +52,22 @@ fn play_pair(
     let config = &shared.config;
     let opening_index = shared.schedule.opening_of(index);
     let opening = &shared.book.openings[opening_index];
-    let settings = GameSettings {
-        clock: config.clock,
-        adjudication: config.adjudication,
-        ready_timeout: config.ready_timeout,
-    };
     let mut summaries = Vec::with_capacity(2);
     let mut texts = Vec::with_capacity(2);
     let mut overhead_us = Vec::new();
     for game_number in 0..2 {
         // Slot 0 is the first engine; it has White in game 0.
         let white_slot = game_number;
+        let time_controls = [
+            config.clock.of_engine(white_slot),
+            config.clock.of_engine(1 - white_slot),
+        ];
+        let settings = GameSettings {
+            clock: config.clock,
+            time_controls,
+            adjudication: config.adjudication,
+            ready_timeout: config.ready_timeout,
+        };
         let (start_time, started) = (SystemTime::now(), Instant::now());
         let Some(record) =
             play_in_slots(config, slots, white_slot, opening, &settings, &shared.stop)?
@@ -96,7 +101,7 @@ fn play_pair(
             round: &round,
             white: names[0],
             black: names[1],
-            time_control: &config.clock.tc.pgn_value(),
+            time_controls: [&time_controls[0].pgn_value(), &time_controls[1].pgn_value()],
             start_time: &utc_timestamp(start_time),
             duration: &hours_minutes_seconds(started.elapsed()),
         };

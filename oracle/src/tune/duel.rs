@@ -101,6 +101,7 @@ impl MatchDuels {
                 .with_option("Hash", &settings.hash.to_string()),
             clock: ClockRules {
                 tc: settings.tc,
+                second_engine_tc: None,
                 margin: Duration::from_millis(100),
                 slack: Duration::from_millis(200),
                 move_timeout: Duration::from_secs(30),

@@ -7,6 +7,7 @@ use std::time::SystemTime;
 use crate::build::sandbox::engine::EngineIsolation;
 use crate::build::sandbox::{Isolation, Limits, Sandbox};
 use crate::build::{self, BuildRequest};
+use crate::errln;
 use crate::governance::entry::IsolationRecord;
 
 use super::binding::{BindingRecord, BoundBinary, timestamp};
@@ -133,7 +134,7 @@ impl Run<'_> {
             earlier
                 .rehash()
                 .map_err(|e| StepFailure::error(step, e).evidence(path.clone()))?;
-            eprintln!(
+            errln!(
                 "      resuming: the binding of {} is kept",
                 earlier.bound_at
             );
@@ -141,8 +142,8 @@ impl Run<'_> {
             self.report.isolation = Some(earlier.isolation.clone());
             return Ok(earlier);
         }
-        eprintln!("      isolation: builds {}", isolation.build);
-        eprintln!("      isolation: engines {}", isolation.play);
+        errln!("      isolation: builds {}", isolation.build);
+        errln!("      isolation: engines {}", isolation.play);
         self.report.isolation = Some(isolation.clone());
         let binding = rules.custody.is_some();
         let mut bound = Vec::new();
@@ -157,7 +158,7 @@ impl Run<'_> {
             let mut outcome = self.build_bound(role, commit, rules, sandbox, fresh)?;
             if let (Some((id, engine)), "predecessor") = (&rules.custody, role) {
                 if outcome.sha256 != engine.binary_sha256.as_str() && outcome.cached {
-                    eprintln!(
+                    errln!(
                         "      the cached predecessor {} is not the register's {}: rebuilding it",
                         &outcome.sha256[..16],
                         &engine.binary_sha256.as_str()[..16]

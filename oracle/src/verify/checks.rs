@@ -2,9 +2,11 @@
 //! printed before any game.
 
 use std::fs;
+use std::io::Write as _;
 
 use crate::build;
 use crate::build::sandbox::engine::EngineIsolation;
+use crate::errln;
 use crate::gate;
 use crate::report::{BenchReport, GateSummary};
 
@@ -148,13 +150,14 @@ impl Run<'_> {
         nodes_per_second: u64,
     ) -> Result<(), StepFailure> {
         if skips_games(rules, binding, trailers) {
-            eprintln!("plan: no games, the binaries are bit-identical (Article 2.4: Gleich)");
+            errln!("plan: no games, the binaries are bit-identical (Article 2.4: Gleich)");
             return Ok(());
         }
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
         let forecast = plan::forecast(&rules.profile, trailers.path, nodes_per_second, cores)
             .map_err(|e| StepFailure::error(Step::Bench, e))?;
-        eprint!("{}", plan::render(&forecast, nodes_per_second));
+        // As `errln!`: a closed standard error drops the plan, it never stops the run.
+        let _ = std::io::stderr().write_all(plan::render(&forecast, nodes_per_second).as_bytes());
         self.plan = forecast;
         Ok(())
     }

@@ -3,6 +3,7 @@
 
 use git2::Repository;
 
+use crate::errln;
 use crate::governance::entry::PathKind;
 
 use super::resolve::{self};
@@ -92,7 +93,7 @@ impl Run<'_> {
                 ));
             }
             (None, Some(proof)) if !binding => {
-                eprintln!(
+                errln!(
                     "      no confirmation: a Randfall run under a binding profile needs \
                      `--confirmation FILE` (proof {proof}); this profile does not bind"
                 );

@@ -44,6 +44,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::errln;
 use crate::governance::confirmation::ConfirmationRecord;
 use crate::governance::constitution::{Constitution, Profile};
 use crate::governance::entry::{BinaryRecord, PathKind, Verdict};
@@ -306,11 +307,11 @@ impl Run<'_> {
                     .map_err(|e| e.to_string()),
             ];
             for error in writes.into_iter().filter_map(Result::err) {
-                eprintln!("warning: the report could not be written: {error}");
+                errln!("warning: the report could not be written: {error}");
             }
         }
         if let Err(error) = append_step_summary(&self.report) {
-            eprintln!("warning: the job summary could not be written: {error}");
+            errln!("warning: the job summary could not be written: {error}");
         }
         let result = RunResult {
             status,
@@ -334,7 +335,7 @@ impl Run<'_> {
         if self.claimed {
             let json = serde_json::to_vec_pretty(&result).expect("the result serializes");
             if let Err(error) = write_atomically(&self.out.result(), &json) {
-                eprintln!("warning: {error}");
+                errln!("warning: {error}");
             }
         }
         result

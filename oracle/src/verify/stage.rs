@@ -20,7 +20,7 @@ use super::Mode;
 use super::binding::{BindingRecord, timestamp};
 use super::out::OutDir;
 use super::steps::StepReporter;
-use crate::governance::constitution::{self, FaultLimits, Profile, Stage};
+use crate::governance::constitution::{FaultLimits, Profile, Stage};
 use crate::governance::entry::{PathKind, StageFaults, StageRecord, StageState};
 use crate::governance::hash::Sha256Hex;
 use crate::governance::replay::replay_stage_record;
@@ -29,7 +29,7 @@ use crate::play::book::{BookFormat, BookOrder};
 use crate::play::clock::ClockRules;
 use crate::play::cpus::Cpus;
 use crate::play::fingerprint::Fingerprint;
-use crate::play::game::{Adjudication, DrawRule, ResignRule};
+use crate::play::game::Adjudication;
 use crate::play::runner::{MatchConfig, MatchProgress, MatchReport, run_match};
 use crate::play::shard::Shard;
 use crate::play::shard::{ShardResult, merge, read_shards};
@@ -195,7 +195,7 @@ impl StagePlan {
             seed,
             dir: out.root().join(&dir_name),
             shards_dir: out.root().join("shards").join(&dir_name),
-            adjudication: adjudication(&profile.adjudication),
+            adjudication: profile.adjudication,
             engines: [
                 engine("candidate", &binding.candidate.path),
                 engine("predecessor", &binding.predecessor.path),
@@ -214,6 +214,7 @@ impl StagePlan {
             engines: self.engines.clone(),
             clock: ClockRules {
                 tc: self.stage.tc,
+                second_engine_tc: None,
                 margin: Duration::from_millis(100),
                 slack: Duration::from_millis(200),
                 move_timeout: Duration::from_secs(60),
@@ -673,22 +674,4 @@ pub fn not_run(
         pgn_sha256: None,
         faults: None,
     })
-}
-
-/// The constitution's adjudication as the runner's.
-fn adjudication(rules: &constitution::Adjudication) -> Adjudication {
-    let cp = |v: u32| i32::try_from(v).unwrap_or(i32::MAX);
-    Adjudication {
-        draw: rules.draw.map(|d| DrawRule {
-            move_number: d.move_number.get(),
-            move_count: d.move_count.get(),
-            score: cp(d.score_cp),
-        }),
-        resign: rules.resign.map(|r| ResignRule {
-            move_count: r.move_count.get(),
-            score: cp(r.score_cp.get()),
-            two_sided: false,
-        }),
-        max_moves: None,
-    }
 }

@@ -9,6 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use super::binding::timestamp;
+use crate::errln;
 
 /// One step of `oracle verify` (issue 7, "Build", 1–7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -152,7 +153,7 @@ impl StepReporter {
 
     /// Announces that `step` starts.
     pub fn begin(&mut self, step: Step, what: &str) {
-        eprintln!("[{}/7] {step}: {what}", step.number());
+        errln!("[{}/7] {step}: {what}", step.number());
         self.current = Some((step, Instant::now(), timestamp(SystemTime::now()).0));
     }
 
@@ -163,7 +164,7 @@ impl StepReporter {
 
     /// Records a step that does not apply to this run (e.g. the proof on the Standard path).
     pub fn skip(&mut self, step: Step, why: &str) {
-        eprintln!("[{}/7] {step}: skipped — {why}", step.number());
+        errln!("[{}/7] {step}: skipped — {why}", step.number());
         self.records.push(StepRecord {
             step,
             started_at: timestamp(SystemTime::now()).0,
@@ -181,7 +182,7 @@ impl StepReporter {
     fn close(&mut self, status: &'static str, detail: String) {
         if let Some((step, start, started_at)) = self.current.take() {
             let seconds = round_seconds(start.elapsed());
-            eprintln!("      {status} ({seconds} s): {detail}");
+            errln!("      {status} ({seconds} s): {detail}");
             self.records.push(StepRecord {
                 step,
                 started_at,

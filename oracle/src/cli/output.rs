@@ -1,0 +1,68 @@
+//! Standard output for a reader that may stop reading (`oracle … | head -1`).
+//!
+//! Rust ignores SIGPIPE, so writing to a closed pipe is an error, and `println!` panics on it.
+//! The oracle must keep ignoring SIGPIPE: it writes to engines' pipes, and an engine that exits
+//! must cost a game, never the oracle. So every command writes through [`write`] (the
+//! [`outln!`] and [`out!`] macros): the first failed write is kept, later ones are skipped, and
+//! [`lost_status`] turns it into the exit status once the command is done — 141 without a word
+//! for a closed pipe, as a shell reports a tool that SIGPIPE ended; 2 with the error on standard
+//! error for anything else (a full disk).
+
+use std::fmt;
+use std::io::{self, Write};
+use std::process::ExitCode;
+use std::sync::OnceLock;
+
+/// The exit status of a command whose standard output was closed by its reader (128 + SIGPIPE).
+pub const EXIT_CLOSED: u8 = 141;
+
+/// The first write to standard output that failed.
+static FAILED: OnceLock<io::Error> = OnceLock::new();
+
+/// Writes `args` to standard output and flushes it; false (and nothing written) once a write
+/// has failed.
+pub fn write(args: fmt::Arguments<'_>) -> bool {
+    if FAILED.get().is_some() {
+        return false;
+    }
+    let mut stdout = io::stdout().lock();
+    match stdout.write_fmt(args).and_then(|()| stdout.flush()) {
+        Ok(()) => true,
+        Err(error) => {
+            // Only the first failure is kept; a second one is the same lost output.
+            let _ = FAILED.set(error);
+            false
+        }
+    }
+}
+
+/// The exit status that replaces the command's own when its output was lost: [`EXIT_CLOSED`]
+/// for a closed pipe, else 2 after naming the error on standard error.
+pub fn lost_status() -> Option<ExitCode> {
+    let error = FAILED.get()?;
+    if error.kind() == io::ErrorKind::BrokenPipe {
+        return Some(ExitCode::from(EXIT_CLOSED));
+    }
+    // Standard error may be gone too; there is nowhere left to complain then.
+    let _ = writeln!(io::stderr(), "error: standard output: {error}");
+    Some(ExitCode::from(super::EXIT_ERROR))
+}
+
+/// `println!` through [`write`]: false once standard output is lost.
+macro_rules! outln {
+    () => {
+        $crate::cli::output::write(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::cli::output::write(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `print!` through [`write`]: false once standard output is lost.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::cli::output::write(format_args!($($arg)*))
+    };
+}
+
+pub(crate) use {out, outln};
