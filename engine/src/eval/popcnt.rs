@@ -3,7 +3,7 @@
 //! `popcount` is `#[inline(always)]`: inside `coherent_evaluate_popcnt` (compiled with
 //! `target_feature(enable = "popcnt")`) it becomes the POPCNT instruction; in the generic fallback it
 //! becomes the software bit-twiddling sequence. Never call it through a non-inlined helper from the
-//! evaluation, or the fast path silently falls back to software (seed 003).
+//! evaluation, or the fast path falls back to software and the build-shape gate fails the build.
 
 use std::sync::OnceLock;
 
