@@ -4,7 +4,8 @@
 #    (relative to the linking file; anchors and web addresses are not checked);
 #  - each mention of docs/<name>.md in any text file (code comments, --help texts, tests,
 #    workflows, Markdown) names a file under docs/;
-#  - the design notes the project grew from are not named unless the repository has them.
+#  - the design notes the project grew from are not named unless the repository has them, and
+#    the source documents ("seed 000" …) are not named at all.
 # Usage: scripts/check-doc-references.sh [REPO_DIR]   (default: this repository)
 set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
@@ -51,6 +52,13 @@ for name in ARCHITECTURE.md STATISTICS.md SPSA.md STYLE.md; do
       xargs -0 grep -IHn -- "$name" 2>/dev/null || true)
   fi
 done
+
+# The source documents the project grew from are not in it: "seed 000" and its like say nothing
+# to a reader of the repository.
+while IFS= read -r hit; do
+  fail "$hit: names a seed document, which is not in the repository"
+done < <(printf '%s\0' "${files[@]}" | grep -zv "^$self$" |
+  xargs -0 grep -IHniE -- '\bseed 00[0-9]\b' 2>/dev/null || true)
 
 if [ "$failures" -gt 0 ]; then
   echo "$failures documentation reference(s) do not resolve" >&2
