@@ -718,6 +718,31 @@ fn killed_run_resumes_without_losing_or_repeating_a_pair() {
     assert_eq!(indices, (0..8).collect::<Vec<_>>());
 }
 
+/// `oracle match` arguments for two Coherents `c1` and `c2` at `nodes` per move, one worker,
+/// the test book, then `extra`.
+fn coherent_match_args(nodes: &str, pairs: &str, extra: &[&str]) -> Vec<String> {
+    let book = book();
+    let mut args: Vec<String> = [
+        "match",
+        "--engine",
+        &coherent_spec("c1"),
+        "--engine",
+        &coherent_spec("c2"),
+        "--nodes",
+        nodes,
+        "--pairs",
+        pairs,
+        "--concurrency",
+        "1",
+        "--book",
+        book.to_str().unwrap(),
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(extra.iter().map(|a| a.to_string()));
+    args
+}
+
 /// The pair numbers of the live log's `Finished game N (pair P, game G)` lines.
 fn logged_pairs(log: &str) -> Vec<u64> {
     log.lines()
@@ -727,29 +752,12 @@ fn logged_pairs(log: &str) -> Vec<u64> {
 
 #[test]
 fn a_piped_run_logs_every_game_and_periodic_summaries_with_the_sprt_bounds() {
-    let book = book();
-    let (first, second) = (coherent_spec("c1"), coherent_spec("c2"));
-    let output = oracle(&[
-        "match",
-        "--engine",
-        &first,
-        "--engine",
-        &second,
-        "--nodes",
+    let args = coherent_match_args(
         "300",
-        "--pairs",
         "4",
-        "--concurrency",
-        "1",
-        "--book",
-        book.to_str().unwrap(),
-        "--elo0",
-        "0",
-        "--elo1",
-        "5",
-        "--report-every",
-        "4",
-    ]);
+        &["--elo0", "0", "--elo1", "5", "--report-every", "4"],
+    );
+    let output = Command::new(ORACLE).args(&args).output().unwrap();
     let log = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{log}");
     let games: Vec<&str> = log
@@ -783,29 +791,15 @@ fn a_piped_run_logs_every_game_and_periodic_summaries_with_the_sprt_bounds() {
 fn a_log_line_to_a_closed_standard_output_stops_the_match_quietly() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state.json");
-    let book = book();
-    let (first, second) = (coherent_spec("c1"), coherent_spec("c2"));
     // The reader is gone before the first game's line (`| head -c0`).
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
     let output = Command::new(ORACLE)
-        .args([
-            "match",
-            "--engine",
-            &first,
-            "--engine",
-            &second,
-            "--nodes",
+        .args(coherent_match_args(
             "300",
-            "--pairs",
             "50",
-            "--concurrency",
-            "1",
-            "--book",
-            book.to_str().unwrap(),
-            "--state",
-            state.to_str().unwrap(),
-        ])
+            &["--state", state.to_str().unwrap()],
+        ))
         .current_dir(dir.path())
         .stdout(writer)
         .output()
@@ -822,28 +816,17 @@ fn a_log_line_to_a_closed_standard_output_stops_the_match_quietly() {
 fn an_interrupted_run_prints_its_resume_command_which_finishes_without_replaying_a_pair() {
     let dir = tempfile::tempdir().unwrap();
     let (state, pgn) = (dir.path().join("state.json"), dir.path().join("games.pgn"));
-    let book = book();
-    let (first, second) = (coherent_spec("c1"), coherent_spec("c2"));
     let child = Command::new(ORACLE)
-        .args([
-            "match",
-            "--engine",
-            &first,
-            "--engine",
-            &second,
-            "--nodes",
+        .args(coherent_match_args(
             "2000",
-            "--pairs",
             "6",
-            "--concurrency",
-            "1",
-            "--book",
-            book.to_str().unwrap(),
-            "--pgn-out",
-            pgn.to_str().unwrap(),
-            "--state",
-            state.to_str().unwrap(),
-        ])
+            &[
+                "--pgn-out",
+                pgn.to_str().unwrap(),
+                "--state",
+                state.to_str().unwrap(),
+            ],
+        ))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
