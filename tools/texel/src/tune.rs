@@ -1,0 +1,703 @@
+//! `texel tune`: Texel tuning of the linear part of Coherent's evaluation.
+//!
+//! Every linear term of the evaluation is a feature (white count minus black count) with a
+//! middlegame and an endgame weight; the model is the engine's taper,
+//! `(mg·phase + eg·scale/64·(24−phase))/24 + tempo`, with the quadratic king-attack danger kept
+//! fixed. Phase and scale come from the engine's own `breakdown`. The loss is the mean squared
+//! error between `sigmoid(K·eval)` and a label blending game result and search score; Adam over the
+//! weights whose features occur often enough, optionally with an L2 pull toward the starting
+//! (hand-set) values.
+//!
+//! The feature extraction mirrors `engine/src/eval/{terms,pawns,king}.rs`; on the engine it was
+//! written for (the hand-set weights) the model with the starting weights reproduces `breakdown`
+//! exactly, and the tool reports on how many positions it does.
+
+use std::io::{BufRead, Write};
+
+use coherent::chess::attacks::{bishop_attacks, king_attacks, knight_attacks, rook_attacks};
+use coherent::chess::bitboard::{
+    Squares, adjacent_files_of, bb, file_mask, forward, front_span, more_than_one, pawn_attacks_bb,
+    rank_mask, square_front_span,
+};
+use coherent::chess::position::Position;
+use coherent::chess::types::{
+    BISHOP, Color, KING, KNIGHT, PAWN, QUEEN, ROOK, file_of, rank_of, relative_square,
+};
+use coherent::eval::pawns::distance;
+use coherent::eval::{NoTrace, TEMPO, breakdown};
+
+// Feature layout: one index per weight pair (mg, eg).
+const PSQT: usize = 0; // 6 kinds x 64 squares, material included
+const MOB: usize = PSQT + 384; // knight 0..=8, bishop 0..=13, rook 0..=14, queen 0..=27
+const MOB_OFFSET: [usize; 4] = [0, 9, 23, 38];
+const MOB_LEN: [usize; 4] = [9, 14, 15, 28];
+const BISHOP_PAIR: usize = MOB + 66;
+const ROOK_OPEN: usize = BISHOP_PAIR + 1;
+const ROOK_SEMI_OPEN: usize = ROOK_OPEN + 1;
+const THREAT_BY_PAWN: usize = ROOK_SEMI_OPEN + 1;
+const THREAT_BY_MINOR: usize = THREAT_BY_PAWN + 1;
+const THREAT_BY_ROOK: usize = THREAT_BY_MINOR + 1;
+const HANGING: usize = THREAT_BY_ROOK + 1;
+const DOUBLED: usize = HANGING + 1;
+const ISOLATED: usize = DOUBLED + 1;
+const BACKWARD: usize = ISOLATED + 1;
+const PASSED: usize = BACKWARD + 1; // 8 relative ranks
+const PASSED_FREE_PATH: usize = PASSED + 8; // 8 relative ranks
+const PASSED_KING_THEIRS: usize = PASSED_FREE_PATH + 8; // (rank-1) x enemy king distance to stop
+const PASSED_KING_OWN: usize = PASSED_KING_THEIRS + 1; // (rank-1) x own king distance to stop
+const WEAK_ZONE_SQUARE: usize = PASSED_KING_OWN + 1;
+const SHELTER_PAWN: usize = WEAK_ZONE_SQUARE + 1;
+const SHELTER_OPEN: usize = SHELTER_PAWN + 1;
+const SHELTER_FULLY_OPEN: usize = SHELTER_OPEN + 1;
+/// Number of features.
+const NF: usize = SHELTER_FULLY_OPEN + 1;
+
+const KING_ATTACK_WEIGHT: [i32; 6] = [0, 20, 20, 40, 80, 0];
+
+/// The hand-set material of the engine before tuning (mg, eg).
+const MATERIAL: [(i32, i32); 6] = [
+    (82, 94),
+    (337, 281),
+    (365, 297),
+    (477, 512),
+    (1025, 936),
+    (0, 0),
+];
+
+/// The hand-set piece-square formula of the engine before tuning (a copy, so that the tuning
+/// always starts from and is pulled toward the same values, whatever tables the engine has now).
+fn hand_set_pst(kind: usize, sq: usize) -> (i32, i32) {
+    let (f, r) = ((sq % 8) as i32, (sq / 8) as i32);
+    let fc = f.min(7 - f); // 0 on the a/h files … 3 on d/e
+    let c = fc + r.min(7 - r); // 0 in the corners … 6 in the centre
+    match kind {
+        PAWN => {
+            const MG: [i32; 8] = [0, -4, 0, 6, 14, 24, 45, 0];
+            const EG: [i32; 8] = [0, 0, 4, 10, 22, 45, 80, 0];
+            let centre = if (2..=4).contains(&r) { fc * 4 } else { 0 };
+            let home_centre = if r == 1 && fc == 3 { -8 } else { 0 };
+            (MG[r as usize] + centre + home_centre, EG[r as usize])
+        }
+        KNIGHT => {
+            let outpost = if (3..=5).contains(&r) && fc >= 2 {
+                8
+            } else {
+                0
+            };
+            (-38 + 9 * c + outpost, -32 + 8 * c)
+        }
+        BISHOP => {
+            let back = if r == 0 { -8 } else { 0 };
+            (-12 + 5 * c + back, -12 + 4 * c)
+        }
+        ROOK => {
+            let seventh = if r == 6 { 18 } else { 0 };
+            let centre = if r == 0 && fc >= 2 { 6 } else { 0 };
+            (seventh + centre, if r == 6 { 10 } else { 0 })
+        }
+        QUEEN => (-6 + 2 * c, -24 + 6 * c),
+        _ => {
+            const HOME: [i32; 4] = [18, 28, 8, -4];
+            let mg = match r {
+                0 => HOME[fc as usize],
+                1 => [10, 12, -8, -14][fc as usize],
+                _ => -30 - 12 * r,
+            };
+            (mg, -44 + 12 * c)
+        }
+    }
+}
+
+/// The hand-set weights of the engine before tuning (the starting point and the L2 anchor).
+fn start_weights() -> Vec<[f64; 2]> {
+    let mut w = vec![[0.0; 2]; NF];
+    for k in 0..6 {
+        for sq in 0..64 {
+            let p = hand_set_pst(k, sq);
+            let m = MATERIAL[k];
+            w[PSQT + k * 64 + sq] = [f64::from(p.0 + m.0), f64::from(p.1 + m.1)];
+        }
+    }
+    let mob: [((i32, i32), i32); 4] = [((4, 4), 4), ((5, 5), 6), ((2, 4), 7), ((1, 2), 13)];
+    for (i, &((mg, eg), centre)) in mob.iter().enumerate() {
+        for n in 0..MOB_LEN[i] {
+            let d = n as i32 - centre;
+            w[MOB + MOB_OFFSET[i] + n] = [f64::from(mg * d), f64::from(eg * d)];
+        }
+    }
+    let set = |w: &mut Vec<[f64; 2]>, i: usize, mg: i32, eg: i32| {
+        w[i] = [f64::from(mg), f64::from(eg)];
+    };
+    set(&mut w, BISHOP_PAIR, 30, 50);
+    set(&mut w, ROOK_OPEN, 25, 10);
+    set(&mut w, ROOK_SEMI_OPEN, 12, 6);
+    set(&mut w, THREAT_BY_PAWN, 50, 30);
+    set(&mut w, THREAT_BY_MINOR, 30, 20);
+    set(&mut w, THREAT_BY_ROOK, 30, 20);
+    set(&mut w, HANGING, 20, 12);
+    set(&mut w, DOUBLED, -10, -22);
+    set(&mut w, ISOLATED, -10, -14);
+    set(&mut w, BACKWARD, -8, -10);
+    let passed = [
+        (0, 0),
+        (2, 8),
+        (4, 12),
+        (10, 22),
+        (22, 42),
+        (40, 75),
+        (62, 115),
+        (0, 0),
+    ];
+    let free = [0, 0, 2, 6, 12, 24, 40, 0];
+    for r in 0..8 {
+        set(&mut w, PASSED + r, passed[r].0, passed[r].1);
+        set(&mut w, PASSED_FREE_PATH + r, 0, free[r]);
+    }
+    set(&mut w, PASSED_KING_THEIRS, 0, 5);
+    set(&mut w, PASSED_KING_OWN, 0, -2);
+    set(&mut w, WEAK_ZONE_SQUARE, -6, -2);
+    set(&mut w, SHELTER_PAWN, 12, 0);
+    set(&mut w, SHELTER_OPEN, -16, 0);
+    set(&mut w, SHELTER_FULLY_OPEN, -10, 0);
+    w
+}
+
+/// One position's features and the constants around them.
+struct Sample {
+    /// Sparse features: (index, white-minus-black count).
+    feats: Vec<(u16, i16)>,
+    /// Fixed (untuned) white-relative king danger, mg and eg.
+    fixed: [f64; 2],
+    /// Taper weights of mg and eg: phase/24 and scale/64·(24−phase)/24.
+    wm: f64,
+    we: f64,
+    /// White-relative tempo after tapering.
+    tempo: f64,
+    /// Game result (white-relative, 1/0.5/0) and search score in cp (white-relative).
+    result: f64,
+    score: f64,
+    /// The engine's white-relative mg/eg sum, for the consistency check.
+    engine: [i32; 2],
+}
+
+#[derive(Default)]
+struct Acc {
+    f: Vec<i16>,
+    attacked_by: [[u64; 6]; 2],
+    attacked: [u64; 2],
+    zone: [u64; 2],
+    attackers: [i32; 2],
+    attack_weight: [i32; 2],
+}
+
+impl Acc {
+    fn add(&mut self, c: Color, i: usize, n: i32) {
+        self.f[i] += if c == Color::White {
+            n as i16
+        } else {
+            -(n as i16)
+        };
+    }
+}
+
+fn extract(pos: &Position) -> (Vec<(u16, i16)>, [f64; 2]) {
+    let mut a = Acc {
+        f: vec![0; NF],
+        ..Acc::default()
+    };
+    for c in [Color::White, Color::Black] {
+        let ci = c as usize;
+        let ksq = pos.king_square(c);
+        let pawns = pawn_attacks_bb(c, pos.pieces(c, PAWN));
+        let king = king_attacks(ksq);
+        a.attacked_by[ci][PAWN] = pawns;
+        a.attacked_by[ci][KING] = king;
+        a.attacked[ci] = pawns | king;
+        a.zone[ci] = king | forward(c, king) | (1u64 << ksq);
+    }
+    // Pawns (engine: pawns.rs).
+    for c in [Color::White, Color::Black] {
+        let them = c.flip();
+        let own = pos.pieces(c, PAWN);
+        let enemy = pos.pieces(them, PAWN);
+        let enemy_pawn_att = a.attacked_by[them as usize][PAWN];
+        let (own_k, their_k) = (pos.king_square(c), pos.king_square(them));
+        for sq in Squares(own) {
+            let b = bb(sq);
+            let file = file_mask(file_of(sq));
+            let adj = adjacent_files_of(file_of(sq));
+            let ahead = square_front_span(c, sq);
+            let rel_rank = if c == Color::White {
+                rank_of(sq)
+            } else {
+                7 - rank_of(sq)
+            };
+            let doubled = ahead & own != 0;
+            if doubled {
+                a.add(c, DOUBLED, 1);
+            }
+            if adj & own == 0 {
+                a.add(c, ISOLATED, 1);
+            } else {
+                let level_or_behind = !front_span(c, rank_mask(rank_of(sq)));
+                let stop = forward(c, b);
+                if own & adj & level_or_behind == 0 && stop & enemy_pawn_att != 0 {
+                    a.add(c, BACKWARD, 1);
+                }
+            }
+            if !doubled && ahead & (file | adj) & enemy == 0 {
+                a.add(c, PASSED + rel_rank, 1);
+                let stop_sq = if c == Color::White { sq + 8 } else { sq - 8 };
+                let weight = rel_rank as i32 - 1;
+                a.add(c, PASSED_KING_THEIRS, weight * distance(their_k, stop_sq));
+                a.add(c, PASSED_KING_OWN, weight * distance(own_k, stop_sq));
+                if ahead & pos.occupied() == 0 {
+                    a.add(c, PASSED_FREE_PATH + rel_rank, 1);
+                }
+            }
+        }
+    }
+    // Pieces (engine: terms.rs).
+    let occ = pos.occupied();
+    for c in [Color::White, Color::Black] {
+        let ci = c as usize;
+        let them = c.flip();
+        for kind in PAWN..=KING {
+            for sq in Squares(pos.pieces(c, kind)) {
+                a.add(c, PSQT + kind * 64 + relative_square(c, sq), 1);
+            }
+        }
+        let area =
+            !(pos.pieces(c, PAWN) | pos.pieces(c, KING) | a.attacked_by[them as usize][PAWN]);
+        let enemy_zone = a.zone[them as usize];
+        for kind in KNIGHT..=QUEEN {
+            for sq in Squares(pos.pieces(c, kind)) {
+                let att = match kind {
+                    KNIGHT => knight_attacks(sq),
+                    BISHOP => bishop_attacks(sq, occ ^ pos.pieces(c, QUEEN)),
+                    ROOK => rook_attacks(sq, occ ^ pos.pieces(c, QUEEN) ^ pos.pieces(c, ROOK)),
+                    _ => bishop_attacks(sq, occ) | rook_attacks(sq, occ),
+                };
+                a.attacked_by[ci][kind] |= att;
+                a.attacked[ci] |= att;
+                let n = (att & area).count_ones() as usize;
+                a.add(c, MOB + MOB_OFFSET[kind - KNIGHT] + n, 1);
+                let zone = att & enemy_zone;
+                if zone != 0 {
+                    a.attackers[ci] += 1;
+                    a.attack_weight[ci] += KING_ATTACK_WEIGHT[kind] * zone.count_ones() as i32;
+                }
+                if kind == ROOK {
+                    let file = file_mask(sq & 7);
+                    if file & pos.pieces(c, PAWN) == 0 {
+                        if file & pos.kinds[PAWN] == 0 {
+                            a.add(c, ROOK_OPEN, 1);
+                        } else {
+                            a.add(c, ROOK_SEMI_OPEN, 1);
+                        }
+                    }
+                }
+            }
+        }
+        if more_than_one(pos.pieces(c, BISHOP)) {
+            a.add(c, BISHOP_PAIR, 1);
+        }
+    }
+    for c in [Color::White, Color::Black] {
+        let ci = c as usize;
+        let them = c.flip();
+        let enemy = pos.us(them);
+        let non_pawns = enemy & !(pos.kinds[PAWN] | pos.kinds[KING]);
+        let majors = enemy & (pos.kinds[ROOK] | pos.kinds[QUEEN]);
+        let minors_att = a.attacked_by[ci][KNIGHT] | a.attacked_by[ci][BISHOP];
+        let pc = |b: u64| b.count_ones() as i32;
+        a.add(c, THREAT_BY_PAWN, pc(a.attacked_by[ci][PAWN] & non_pawns));
+        a.add(c, THREAT_BY_MINOR, pc(minors_att & majors));
+        a.add(
+            c,
+            THREAT_BY_ROOK,
+            pc(a.attacked_by[ci][ROOK] & enemy & pos.kinds[QUEEN]),
+        );
+        a.add(
+            c,
+            HANGING,
+            pc(a.attacked[ci] & !a.attacked[them as usize] & enemy & !pos.kinds[KING]),
+        );
+    }
+    // King safety (engine: king.rs); the quadratic danger stays fixed.
+    let mut fixed = [0.0; 2];
+    for c in [Color::White, Color::Black] {
+        let ci = c as usize;
+        let them = c.flip() as usize;
+        let sign = if c == Color::White { 1.0 } else { -1.0 };
+        if a.attackers[them] >= 2 {
+            let danger = a.attack_weight[them] + 12 * a.attackers[them];
+            let mut penalty = danger * danger / 640;
+            if pos.pieces(c.flip(), QUEEN) == 0 {
+                penalty /= 3;
+            }
+            fixed[0] -= sign * f64::from(penalty.min(600));
+            fixed[1] -= sign * f64::from(penalty.min(600) / 8);
+        }
+        let defended_by_others = a.attacked[ci] & !a.attacked_by[ci][KING];
+        let weak = a.zone[ci] & a.attacked[them] & !defended_by_others;
+        a.add(c, WEAK_ZONE_SQUARE, weak.count_ones() as i32);
+        let ksq = pos.king_square(c);
+        let kf = file_of(ksq) as i32;
+        let in_front = square_front_span(c, ksq);
+        for f in (kf - 1).max(0)..=(kf + 1).min(7) {
+            let file = file_mask(f as usize);
+            let own = pos.pieces(c, PAWN) & file;
+            if own == 0 {
+                a.add(c, SHELTER_OPEN, 1);
+                if pos.kinds[PAWN] & file == 0 {
+                    a.add(c, SHELTER_FULLY_OPEN, 1);
+                }
+            } else if own & (in_front | (in_front >> 1) | (in_front << 1)) != 0 {
+                a.add(c, SHELTER_PAWN, 1);
+            }
+        }
+    }
+    let feats =
+        a.f.iter()
+            .enumerate()
+            .filter(|(_, v)| **v != 0)
+            .map(|(i, v)| (i as u16, *v))
+            .collect();
+    (feats, fixed)
+}
+
+fn load(path: &str) -> Vec<Sample> {
+    let file = std::fs::File::open(path).expect("open data");
+    let mut out = Vec::new();
+    for line in std::io::BufReader::new(file).lines() {
+        let line = line.unwrap();
+        let mut parts = line.split(';');
+        let (Some(fen), Some(res), Some(score)) = (parts.next(), parts.next(), parts.next()) else {
+            continue;
+        };
+        let Ok(pos) = Position::from_fen(fen) else {
+            continue;
+        };
+        let b = breakdown(&pos, &mut NoTrace);
+        let (feats, fixed) = extract(&pos);
+        let phase = f64::from(b.phase);
+        let tempo = (TEMPO.mg * b.phase + TEMPO.eg * (24 - b.phase)) / 24;
+        out.push(Sample {
+            feats,
+            fixed,
+            wm: phase / 24.0,
+            we: f64::from(b.scale) / 64.0 * (24.0 - phase) / 24.0,
+            tempo: f64::from(if pos.side == Color::White {
+                tempo
+            } else {
+                -tempo
+            }),
+            result: res.parse().unwrap(),
+            score: score.parse().unwrap(),
+            engine: [b.score.mg, b.score.eg],
+        });
+    }
+    out
+}
+
+fn sigmoid(k: f64, e: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-k * e / 400.0))
+}
+
+fn model(s: &Sample, w: &[[f64; 2]]) -> (f64, f64) {
+    let (mut mg, mut eg) = (s.fixed[0], s.fixed[1]);
+    for &(i, v) in &s.feats {
+        let wi = w[i as usize];
+        mg += wi[0] * f64::from(v);
+        eg += wi[1] * f64::from(v);
+    }
+    (mg, eg)
+}
+
+fn eval(s: &Sample, w: &[[f64; 2]]) -> f64 {
+    let (mg, eg) = model(s, w);
+    s.wm * mg + s.we * eg + s.tempo
+}
+
+fn mse(data: &[Sample], labels: &[f64], k: f64, w: &[[f64; 2]]) -> f64 {
+    let sum: f64 = data
+        .iter()
+        .zip(labels)
+        .map(|(s, y)| (sigmoid(k, eval(s, w)) - y).powi(2))
+        .sum();
+    sum / data.len() as f64
+}
+
+/// Options of one tuning run.
+pub struct TuneOptions {
+    /// Data file from `texel gen`.
+    pub data: String,
+    /// Weight of the game result in the label (the rest is the search score).
+    pub lambda: f64,
+    /// Adam iterations.
+    pub iterations: usize,
+    /// Adam learning rate in cp.
+    pub lr: f64,
+    /// L2 pull toward the starting weights.
+    pub l2: f64,
+    /// Features seen in fewer training positions keep their starting weights.
+    pub min_count: usize,
+    /// Where the Rust tables go.
+    pub out: String,
+    /// Engine directory whose `// texel: begin … end` blocks get the new tables.
+    pub apply: Option<String>,
+}
+
+/// Load, fit K, tune, print the tables.
+pub fn run(o: &TuneOptions) {
+    coherent::chess::attacks::init();
+    let all = load(&o.data);
+    let w0 = start_weights();
+    let matches = all
+        .iter()
+        .filter(|s| {
+            let (mg, eg) = model(s, &w0);
+            mg.round() as i32 == s.engine[0] && eg.round() as i32 == s.engine[1]
+        })
+        .count();
+    eprintln!(
+        "{} positions; the model with the starting weights reproduces the engine's mg/eg sum on {matches}",
+        all.len()
+    );
+    // The last tenth (the latest games) is held out to watch for overfitting.
+    let split = all.len() * 9 / 10;
+    let (train, valid) = all.split_at(split);
+
+    // K: fit the starting weights' static evaluation to the game results.
+    let results: Vec<f64> = train.iter().map(|s| s.result).collect();
+    let (mut lo, mut hi) = (0.1f64, 3.0f64);
+    for _ in 0..40 {
+        let (a, b) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
+        if mse(train, &results, a, &w0) < mse(train, &results, b, &w0) {
+            hi = b;
+        } else {
+            lo = a;
+        }
+    }
+    let k = (lo + hi) / 2.0;
+    let label = |s: &Sample| o.lambda * s.result + (1.0 - o.lambda) * sigmoid(k, s.score);
+    let ytrain: Vec<f64> = train.iter().map(label).collect();
+    let yvalid: Vec<f64> = valid.iter().map(label).collect();
+    let rtrain: Vec<f64> = train.iter().map(|s| s.result).collect();
+    let rvalid: Vec<f64> = valid.iter().map(|s| s.result).collect();
+    eprintln!(
+        "K {k:.4}; start: train mse {:.6} valid mse {:.6} (results only: {:.6} {:.6})",
+        mse(train, &ytrain, k, &w0),
+        mse(valid, &yvalid, k, &w0),
+        mse(train, &rtrain, k, &w0),
+        mse(valid, &rvalid, k, &w0)
+    );
+
+    // A weight whose feature occurs in fewer than `min_count` training positions, counted in
+    // its phase (a middlegame weight counts phase/24 per position, an endgame weight the rest),
+    // keeps its starting value: so few games cannot tell it from noise.
+    let mut seen = vec![[0.0f64; 2]; NF];
+    for s in train {
+        for &(i, _) in &s.feats {
+            seen[i as usize][0] += s.wm;
+            seen[i as usize][1] += 1.0 - s.wm;
+        }
+    }
+    let min = o.min_count as f64;
+    let frozen: Vec<[bool; 2]> = seen.iter().map(|c| [c[0] < min, c[1] < min]).collect();
+    eprintln!(
+        "{} of {} weights frozen (seen in fewer than {} phase-weighted positions)",
+        frozen.iter().flatten().filter(|&&f| f).count(),
+        2 * NF,
+        o.min_count
+    );
+    let mut w = w0.clone();
+    let (mut m, mut v) = (vec![[0.0f64; 2]; NF], vec![[0.0f64; 2]; NF]);
+    let (b1, b2) = (0.9f64, 0.999f64);
+    let c = k * std::f64::consts::LN_10 / 400.0;
+    let n = train.len() as f64;
+    for it in 1..=o.iterations {
+        let mut g = vec![[0.0f64; 2]; NF];
+        for (s, y) in train.iter().zip(&ytrain) {
+            let p = sigmoid(k, eval(s, &w));
+            let d = 2.0 * (p - y) * p * (1.0 - p) * c / n;
+            let (dm, de) = (d * s.wm, d * s.we);
+            for &(i, f) in &s.feats {
+                let f = f64::from(f);
+                g[i as usize][0] += dm * f;
+                g[i as usize][1] += de * f;
+            }
+        }
+        for i in 0..NF {
+            for j in (0..2).filter(|&j| !frozen[i][j]) {
+                let gi = g[i][j] + 2.0 * o.l2 * (w[i][j] - w0[i][j]);
+                m[i][j] = b1 * m[i][j] + (1.0 - b1) * gi;
+                v[i][j] = b2 * v[i][j] + (1.0 - b2) * gi * gi;
+                let mh = m[i][j] / (1.0 - b1.powi(it as i32));
+                let vh = v[i][j] / (1.0 - b2.powi(it as i32));
+                w[i][j] -= o.lr * mh / (vh.sqrt() + 1e-12);
+            }
+        }
+        if it % 50 == 0 || it == o.iterations {
+            eprintln!(
+                "iter {it}: train mse {:.6} valid mse {:.6} (results only valid {:.6})",
+                mse(train, &ytrain, k, &w),
+                mse(valid, &yvalid, k, &w),
+                mse(valid, &rvalid, k, &w)
+            );
+        }
+    }
+    eprintln!("K = {k:.4}");
+    write_tables(&o.out, o.apply.as_deref(), &w);
+}
+
+fn sc(v: [f64; 2]) -> String {
+    format!("s({}, {})", v[0].round() as i32, v[1].round() as i32)
+}
+
+/// Doc comment per generated constant (the engine wants one on every item).
+fn doc(name: &str) -> &'static str {
+    match name {
+        "BISHOP_PAIR" => "Bishop pair bonus.",
+        "ROOK_OPEN" => "Rook on a file without pawns.",
+        "ROOK_SEMI_OPEN" => "Rook on a file without own pawns.",
+        "THREAT_BY_PAWN" => "A minor or major piece attacked by a pawn.",
+        "THREAT_BY_MINOR" => "A rook or queen attacked by a minor piece.",
+        "THREAT_BY_ROOK" => "A queen attacked by a rook.",
+        "HANGING" => "An enemy piece attacked and not defended at all.",
+        "DOUBLED" => "A pawn with an own pawn in front of it on the same file.",
+        "ISOLATED" => "A pawn without own pawns on the adjacent files.",
+        "BACKWARD" => "A pawn behind its neighbours whose stop square an enemy pawn controls.",
+        "PASSED_KING_THEIRS" => {
+            "Per (relative rank - 1) x enemy king distance to a passed pawn's stop square."
+        }
+        "PASSED_KING_OWN" => {
+            "Per (relative rank - 1) x own king distance to a passed pawn's stop square."
+        }
+        "WEAK_ZONE_SQUARE" => {
+            "King-zone square attacked by the enemy and defended only by the king."
+        }
+        "SHELTER_PAWN" => "Own pawn in front of the king on a file of its shelter.",
+        "SHELTER_OPEN" => "Shelter file without own pawns.",
+        "SHELTER_FULLY_OPEN" => "Shelter file without any pawns.",
+        _ => "",
+    }
+}
+
+const BEGIN: &str = "// texel: begin. Fitted to Coherent's self-play games by tools/texel (`texel tune`,\n\
+                     // docs/texel.md); regenerate them rather than edit by hand.\n";
+const END: &str = "// texel: end\n";
+
+fn write_tables(path: &str, apply: Option<&str>, w: &[[f64; 2]]) {
+    let scalar = |names: &[(&str, usize)]| {
+        let mut o = String::new();
+        for &(name, i) in names {
+            o.push_str(&format!(
+                "/// {}\nconst {name}: Score = {};\n",
+                doc(name),
+                sc(w[i])
+            ));
+        }
+        o
+    };
+    // terms.rs
+    let mut terms = String::from(
+        "/// Material plus piece-square value per kind and (white-relative) square, a1 first.\n\
+         #[rustfmt::skip]\npub const PSQT: [[Score; 64]; 6] = [\n",
+    );
+    for kind in 0..6 {
+        let mut t = w[PSQT + kind * 64..PSQT + kind * 64 + 64].to_vec();
+        if kind == PAWN {
+            // Pawns never stand on the first or last rank.
+            for sq in (0..8).chain(56..64) {
+                t[sq] = [0.0, 0.0];
+            }
+        }
+        terms.push_str("    [\n");
+        for row in t.chunks(8) {
+            let cells: Vec<String> = row.iter().map(|v| sc(*v)).collect();
+            terms.push_str(&format!("        {},\n", cells.join(", ")));
+        }
+        terms.push_str("    ],\n");
+    }
+    terms.push_str("];\n\n");
+    terms.push_str(
+        "/// Mobility per kind (knight, bishop, rook, queen) and number of safe squares attacked.\n\
+         #[rustfmt::skip]\nconst MOBILITY: [Score; 66] = [\n",
+    );
+    for (i, &len) in MOB_LEN.iter().enumerate() {
+        let row = &w[MOB + MOB_OFFSET[i]..MOB + MOB_OFFSET[i] + len];
+        for chunk in row.chunks(8) {
+            let cells: Vec<String> = chunk.iter().map(|v| sc(*v)).collect();
+            terms.push_str(&format!("    {},\n", cells.join(", ")));
+        }
+    }
+    terms.push_str(
+        "];\n/// Where each kind's row starts in `MOBILITY` (0..=8, 0..=13, 0..=14, 0..=27 squares).\n\
+         const MOBILITY_OFFSET: [usize; 4] = [0, 9, 23, 38];\n",
+    );
+    terms.push_str(&scalar(&[
+        ("BISHOP_PAIR", BISHOP_PAIR),
+        ("ROOK_OPEN", ROOK_OPEN),
+        ("ROOK_SEMI_OPEN", ROOK_SEMI_OPEN),
+        ("THREAT_BY_PAWN", THREAT_BY_PAWN),
+        ("THREAT_BY_MINOR", THREAT_BY_MINOR),
+        ("THREAT_BY_ROOK", THREAT_BY_ROOK),
+        ("HANGING", HANGING),
+    ]));
+    // pawns.rs
+    let mut pawns = scalar(&[
+        ("DOUBLED", DOUBLED),
+        ("ISOLATED", ISOLATED),
+        ("BACKWARD", BACKWARD),
+    ]);
+    let mut passed = w[PASSED..PASSED + 8].to_vec();
+    let mut free = w[PASSED_FREE_PATH..PASSED_FREE_PATH + 8].to_vec();
+    for r in [0, 7] {
+        passed[r] = [0.0, 0.0];
+        free[r] = [0.0, 0.0];
+    }
+    let row = |v: &[[f64; 2]]| v.iter().map(|x| sc(*x)).collect::<Vec<_>>().join(", ");
+    pawns.push_str(&format!(
+        "/// Passed pawn bonus by relative rank.\n#[rustfmt::skip]\nconst PASSED: [Score; 8] = [\n    {},\n];\n",
+        row(&passed)
+    ));
+    pawns.push_str(&format!(
+        "/// Extra bonus for a passed pawn whose path to promotion is empty, by relative rank.\n\
+         #[rustfmt::skip]\nconst PASSED_FREE_PATH: [Score; 8] = [\n    {},\n];\n",
+        row(&free)
+    ));
+    pawns.push_str(&scalar(&[
+        ("PASSED_KING_THEIRS", PASSED_KING_THEIRS),
+        ("PASSED_KING_OWN", PASSED_KING_OWN),
+    ]));
+    // king.rs
+    let king = scalar(&[
+        ("SHELTER_PAWN", SHELTER_PAWN),
+        ("SHELTER_OPEN", SHELTER_OPEN),
+        ("SHELTER_FULLY_OPEN", SHELTER_FULLY_OPEN),
+        ("WEAK_ZONE_SQUARE", WEAK_ZONE_SQUARE),
+    ]);
+    let all = format!("// terms.rs\n{terms}\n// pawns.rs\n{pawns}\n// king.rs\n{king}");
+    std::fs::File::create(path)
+        .and_then(|mut f| f.write_all(all.as_bytes()))
+        .expect("write tables");
+    eprintln!("tables written to {path}");
+    if let Some(dir) = apply {
+        for (file, body) in [
+            ("terms.rs", &terms),
+            ("pawns.rs", &pawns),
+            ("king.rs", &king),
+        ] {
+            let p = format!("{dir}/src/eval/{file}");
+            let text = std::fs::read_to_string(&p).expect("read engine file");
+            let (Some(a), Some(b)) = (text.find("// texel: begin"), text.find(END)) else {
+                panic!("{p}: no `{}` … `{}` markers", BEGIN.trim(), END.trim());
+            };
+            let new = format!("{}{BEGIN}{body}{}", &text[..a], &text[b..]);
+            std::fs::write(&p, new).expect("write engine file");
+            eprintln!("replaced the tables in {p}");
+        }
+    }
+}
