@@ -7,14 +7,17 @@ use crate::chess::bitboard::{file_mask, square_front_span};
 use crate::chess::position::Position;
 use crate::chess::types::{Color, KING, PAWN, QUEEN, file_of};
 
-/// Own pawn on a file of the king's shelter.
-const SHELTER_PAWN: i32 = 12;
+// texel: begin. Fitted to Coherent's self-play games by tools/texel (`texel tune`,
+// docs/texel.md); regenerate them rather than edit by hand.
+/// Own pawn in front of the king on a file of its shelter.
+const SHELTER_PAWN: Score = s(32, -19);
 /// Shelter file without own pawns.
-const SHELTER_OPEN: i32 = -16;
+const SHELTER_OPEN: Score = s(8, -9);
 /// Shelter file without any pawns.
-const SHELTER_FULLY_OPEN: i32 = -10;
+const SHELTER_FULLY_OPEN: Score = s(-8, -5);
 /// King-zone square attacked by the enemy and defended only by the king.
-const WEAK_ZONE_SQUARE: Score = s(-6, -2);
+const WEAK_ZONE_SQUARE: Score = s(1, -1);
+// texel: end
 
 #[inline(always)]
 fn side<T: Trace>(pos: &Position, c: Color, info: &EvalInfo, trace: &mut T) -> Score {
@@ -41,7 +44,7 @@ fn side<T: Trace>(pos: &Position, c: Color, info: &EvalInfo, trace: &mut T) -> S
     // Shelter: pawns directly in front of the king on its file and the two beside it.
     let kf = file_of(ksq) as i32;
     let in_front = square_front_span(c, ksq);
-    let mut shelter = 0;
+    let mut shelter = s(0, 0);
     for f in (kf - 1).max(0)..=(kf + 1).min(7) {
         let file = file_mask(f as usize);
         let own = pos.pieces(c, PAWN) & file;
@@ -54,7 +57,7 @@ fn side<T: Trace>(pos: &Position, c: Color, info: &EvalInfo, trace: &mut T) -> S
             shelter += SHELTER_PAWN;
         }
     }
-    score.mg += shelter;
+    score += shelter;
     trace.add(Term::KingSafety, c, score);
     score
 }

@@ -8,25 +8,29 @@ use crate::chess::bitboard::{
 use crate::chess::position::Position;
 use crate::chess::types::{Color, PAWN, Square, file_of, rank_of};
 
+// texel: begin. Fitted to Coherent's self-play games by tools/texel (`texel tune`,
+// docs/texel.md); regenerate them rather than edit by hand.
 /// A pawn with an own pawn in front of it on the same file.
-const DOUBLED: Score = s(-10, -22);
+const DOUBLED: Score = s(-32, -22);
 /// A pawn without own pawns on the adjacent files.
-const ISOLATED: Score = s(-10, -14);
+const ISOLATED: Score = s(-8, -14);
 /// A pawn behind its neighbours whose stop square an enemy pawn controls.
-const BACKWARD: Score = s(-8, -10);
+const BACKWARD: Score = s(-6, -15);
 /// Passed pawn bonus by relative rank.
+#[rustfmt::skip]
 const PASSED: [Score; 8] = [
-    s(0, 0),
-    s(2, 8),
-    s(4, 12),
-    s(10, 22),
-    s(22, 42),
-    s(40, 75),
-    s(62, 115),
-    s(0, 0),
+    s(0, 0), s(-24, 4), s(-8, -10), s(16, 2), s(43, 25), s(111, 44), s(164, 70), s(0, 0),
 ];
-/// Extra endgame bonus for a passed pawn whose path to promotion is empty.
-const PASSED_FREE_PATH: [i32; 8] = [0, 0, 2, 6, 12, 24, 40, 0];
+/// Extra bonus for a passed pawn whose path to promotion is empty, by relative rank.
+#[rustfmt::skip]
+const PASSED_FREE_PATH: [Score; 8] = [
+    s(0, 0), s(-3, 4), s(1, -5), s(0, 10), s(10, 16), s(-6, 39), s(98, 42), s(0, 0),
+];
+/// Per (relative rank - 1) x enemy king distance to a passed pawn's stop square.
+const PASSED_KING_THEIRS: Score = s(-2, 8);
+/// Per (relative rank - 1) x own king distance to a passed pawn's stop square.
+const PASSED_KING_OWN: Score = s(-3, -3);
+// texel: end
 
 /// Chebyshev (king-move) distance between squares.
 #[inline(always)]
@@ -72,9 +76,10 @@ fn side<T: Trace>(pos: &Position, c: Color, info: &EvalInfo, trace: &mut T) -> S
             let mut bonus = PASSED[rel_rank];
             let stop_sq = if c == Color::White { sq + 8 } else { sq - 8 };
             let weight = rel_rank as i32 - 1;
-            bonus.eg += weight * (5 * distance(their_k, stop_sq) - 2 * distance(own_k, stop_sq));
+            bonus += PASSED_KING_THEIRS * (weight * distance(their_k, stop_sq));
+            bonus += PASSED_KING_OWN * (weight * distance(own_k, stop_sq));
             if ahead & pos.occupied() == 0 {
-                bonus.eg += PASSED_FREE_PATH[rel_rank];
+                bonus += PASSED_FREE_PATH[rel_rank];
             }
             passed += bonus;
         }

@@ -10,97 +10,104 @@ use crate::chess::bitboard::{
 use crate::chess::position::Position;
 use crate::chess::types::{BISHOP, Color, KING, KNIGHT, PAWN, QUEEN, ROOK, relative_square};
 
-/// Material values (middlegame, endgame) per kind.
-pub const MATERIAL: [Score; 6] = [
-    s(82, 94),
-    s(337, 281),
-    s(365, 297),
-    s(477, 512),
-    s(1025, 936),
-    s(0, 0),
+// texel: begin. Fitted to Coherent's self-play games by tools/texel (`texel tune`,
+// docs/texel.md); regenerate them rather than edit by hand.
+/// Material plus piece-square value per kind and (white-relative) square, a1 first.
+#[rustfmt::skip]
+pub const PSQT: [[Score; 64]; 6] = [
+    [
+        s(0, 0), s(0, 0), s(0, 0), s(0, 0), s(0, 0), s(0, 0), s(0, 0), s(0, 0),
+        s(103, 121), s(113, 104), s(103, 119), s(89, 123), s(109, 107), s(111, 134), s(122, 108), s(106, 112),
+        s(117, 108), s(115, 108), s(112, 118), s(103, 115), s(117, 121), s(112, 133), s(127, 111), s(107, 118),
+        s(112, 116), s(114, 103), s(114, 105), s(123, 107), s(121, 102), s(105, 120), s(121, 116), s(104, 113),
+        s(126, 112), s(121, 117), s(123, 103), s(125, 111), s(124, 102), s(132, 114), s(130, 123), s(120, 128),
+        s(149, 120), s(144, 133), s(204, 131), s(132, 141), s(111, 120), s(148, 142), s(148, 148), s(132, 142),
+        s(266, 115), s(127, 160), s(127, 134), s(127, 143), s(127, 157), s(127, 185), s(127, 160), s(65, 134),
+        s(0, 0), s(0, 0), s(0, 0), s(0, 0), s(0, 0), s(0, 0), s(0, 0), s(0, 0),
+    ],
+    [
+        s(299, 249), s(309, 270), s(317, 279), s(303, 265), s(312, 270), s(322, 276), s(308, 282), s(299, 249),
+        s(308, 257), s(317, 265), s(316, 241), s(323, 286), s(330, 266), s(321, 284), s(303, 265), s(308, 257),
+        s(309, 258), s(339, 271), s(326, 282), s(329, 297), s(344, 290), s(327, 287), s(328, 291), s(314, 247),
+        s(320, 296), s(296, 277), s(323, 307), s(328, 299), s(337, 296), s(320, 311), s(312, 294), s(326, 272),
+        s(332, 251), s(323, 268), s(364, 300), s(353, 298), s(357, 308), s(369, 285), s(352, 289), s(371, 258),
+        s(317, 265), s(326, 275), s(342, 291), s(344, 283), s(341, 308), s(378, 286), s(343, 283), s(317, 265),
+        s(308, 257), s(317, 265), s(326, 277), s(335, 281), s(335, 281), s(326, 273), s(317, 265), s(308, 257),
+        s(299, 249), s(308, 257), s(317, 265), s(326, 273), s(326, 273), s(317, 265), s(308, 257), s(299, 249),
+    ],
+    [
+        s(345, 285), s(350, 289), s(382, 270), s(358, 285), s(401, 270), s(372, 294), s(350, 289), s(345, 285),
+        s(358, 289), s(382, 275), s(388, 286), s(385, 304), s(387, 278), s(394, 274), s(395, 283), s(358, 289),
+        s(383, 296), s(370, 288), s(401, 273), s(392, 294), s(393, 294), s(393, 306), s(408, 287), s(354, 291),
+        s(421, 263), s(371, 306), s(390, 306), s(403, 320), s(393, 324), s(375, 317), s(398, 286), s(410, 275),
+        s(359, 300), s(391, 299), s(400, 307), s(385, 316), s(376, 316), s(395, 307), s(392, 299), s(355, 291),
+        s(379, 303), s(370, 311), s(462, 294), s(402, 316), s(411, 301), s(373, 303), s(425, 279), s(401, 317),
+        s(358, 289), s(363, 290), s(368, 317), s(373, 300), s(373, 312), s(368, 303), s(363, 293), s(358, 289),
+        s(353, 285), s(358, 289), s(363, 293), s(368, 297), s(368, 297), s(363, 293), s(358, 289), s(353, 285),
+    ],
+    [
+        s(457, 504), s(460, 503), s(472, 488), s(466, 511), s(465, 497), s(478, 502), s(473, 501), s(476, 494),
+        s(436, 512), s(462, 518), s(430, 516), s(487, 491), s(463, 514), s(453, 513), s(479, 494), s(455, 505),
+        s(437, 536), s(458, 515), s(435, 514), s(438, 519), s(429, 551), s(471, 529), s(464, 485), s(462, 518),
+        s(433, 539), s(420, 532), s(464, 523), s(501, 515), s(498, 509), s(473, 514), s(461, 528), s(477, 517),
+        s(433, 545), s(469, 543), s(458, 540), s(463, 534), s(459, 538), s(490, 514), s(434, 534), s(469, 534),
+        s(461, 537), s(530, 511), s(441, 553), s(478, 531), s(479, 535), s(491, 531), s(506, 509), s(496, 513),
+        s(484, 542), s(475, 540), s(467, 555), s(547, 532), s(540, 536), s(510, 531), s(433, 556), s(492, 537),
+        s(477, 545), s(450, 547), s(477, 559), s(477, 536), s(477, 545), s(477, 547), s(477, 550), s(517, 540),
+    ],
+    [
+        s(1019, 912), s(1007, 918), s(1007, 924), s(1028, 852), s(1003, 930), s(1000, 924), s(1021, 918), s(1019, 912),
+        s(1021, 918), s(999, 924), s(1036, 840), s(1030, 894), s(1046, 822), s(1027, 930), s(1030, 924), s(1021, 918),
+        s(1014, 924), s(1032, 898), s(1016, 911), s(1026, 893), s(1031, 932), s(1034, 901), s(1034, 930), s(1021, 924),
+        s(1029, 930), s(982, 936), s(1014, 942), s(1004, 948), s(1029, 920), s(996, 942), s(1013, 936), s(1012, 930),
+        s(1010, 930), s(1016, 936), s(1029, 942), s(1038, 948), s(1015, 948), s(1018, 942), s(999, 936), s(1050, 930),
+        s(1023, 924), s(1025, 930), s(1027, 936), s(1029, 942), s(1029, 942), s(1027, 936), s(1025, 930), s(1023, 924),
+        s(1021, 918), s(1023, 924), s(1025, 930), s(1027, 936), s(1027, 936), s(1025, 930), s(1023, 924), s(1021, 918),
+        s(1019, 912), s(1021, 918), s(1023, 924), s(1025, 930), s(1025, 930), s(1023, 924), s(1021, 918), s(1019, 912),
+    ],
+    [
+        s(-112, -49), s(-49, -45), s(-57, -50), s(-95, -47), s(-81, -41), s(-82, -24), s(-40, -43), s(-29, -67),
+        s(-26, -61), s(-86, -37), s(-82, -35), s(-78, -45), s(-81, -36), s(-75, -34), s(-37, -41), s(-24, -48),
+        s(-54, -86), s(-95, -47), s(-104, -40), s(-128, -21), s(-109, -22), s(-109, -29), s(-28, -50), s(-82, -46),
+        s(-66, -60), s(-66, -44), s(-121, -34), s(-116, -25), s(-172, -16), s(-96, -22), s(-19, -60), s(-66, -58),
+        s(-78, -8), s(-78, -41), s(-78, -19), s(-178, -5), s(-192, -12), s(-78, -19), s(-78, -36), s(-78, -44),
+        s(-90, -20), s(-90, 28), s(-90, -11), s(-90, 1), s(-90, -23), s(-90, 11), s(-90, 1), s(-90, -20),
+        s(-102, -32), s(-102, -20), s(-102, -8), s(-102, 4), s(-102, 4), s(-102, -8), s(-102, -20), s(-102, -32),
+        s(-114, -44), s(-114, -32), s(-114, -20), s(-114, -8), s(-114, -8), s(-114, -20), s(-114, -32), s(-114, -44),
+    ],
 ];
 
-/// How central a square is: 0 on the rim corners … 6 in the centre.
-const fn centrality(sq: usize) -> i32 {
-    let (f, r) = ((sq % 8) as i32, (sq / 8) as i32);
-    let df = if f < 7 - f { f } else { 7 - f };
-    let dr = if r < 7 - r { r } else { 7 - r };
-    df + dr
-}
-
-/// Piece-square bonus for a white piece of `kind` on `sq` (black uses the mirrored square).
-const fn pst_entry(kind: usize, sq: usize) -> Score {
-    let c = centrality(sq);
-    let (f, r) = ((sq % 8) as i32, (sq / 8) as i32);
-    let fc = if f < 7 - f { f } else { 7 - f }; // 0 on the a/h files … 3 on d/e
-    match kind {
-        PAWN => {
-            const MG: [i32; 8] = [0, -4, 0, 6, 14, 24, 45, 0];
-            const EG: [i32; 8] = [0, 0, 4, 10, 22, 45, 80, 0];
-            let centre = if r >= 2 && r <= 4 { fc * 4 } else { 0 };
-            let home_centre = if r == 1 && fc == 3 { -8 } else { 0 };
-            s(MG[r as usize] + centre + home_centre, EG[r as usize])
-        }
-        KNIGHT => {
-            let outpost = if r >= 3 && r <= 5 && fc >= 2 { 8 } else { 0 };
-            s(-38 + 9 * c + outpost, -32 + 8 * c)
-        }
-        BISHOP => {
-            let back = if r == 0 { -8 } else { 0 };
-            s(-12 + 5 * c + back, -12 + 4 * c)
-        }
-        ROOK => {
-            let seventh = if r == 6 { 18 } else { 0 };
-            let centre = if r == 0 && fc >= 2 { 6 } else { 0 };
-            s(seventh + centre, if r == 6 { 10 } else { 0 })
-        }
-        QUEEN => s(-6 + 2 * c, -24 + 6 * c),
-        _ => {
-            const HOME: [i32; 4] = [18, 28, 8, -4];
-            let mg = match r {
-                0 => HOME[fc as usize],
-                1 => [10, 12, -8, -14][fc as usize],
-                _ => -30 - 12 * r,
-            };
-            s(mg, -44 + 12 * c)
-        }
-    }
-}
-
-const fn build_psqt() -> [[Score; 64]; 6] {
-    let mut t = [[s(0, 0); 64]; 6];
-    let mut k = 0;
-    while k < 6 {
-        let mut sq = 0;
-        while sq < 64 {
-            let p = pst_entry(k, sq);
-            t[k][sq] = s(p.mg + MATERIAL[k].mg, p.eg + MATERIAL[k].eg);
-            sq += 1;
-        }
-        k += 1;
-    }
-    t
-}
-
-/// Material plus piece-square value per kind and (white-relative) square.
-pub const PSQT: [[Score; 64]; 6] = build_psqt();
-
-/// Mobility weight per attacked square and the typical count it is centred on, per kind.
-const MOBILITY: [(Score, i32); 4] = [(s(4, 4), 4), (s(5, 5), 6), (s(2, 4), 7), (s(1, 2), 13)];
+/// Mobility per kind (knight, bishop, rook, queen) and number of safe squares attacked.
+#[rustfmt::skip]
+const MOBILITY: [Score; 66] = [
+    s(-22, -16), s(-11, -4), s(-3, 8), s(1, 36), s(10, 46), s(15, 53), s(20, 54), s(33, 54),
+    s(34, 37),
+    s(-78, 35), s(-57, 2), s(-56, 22), s(-52, 40), s(-39, 39), s(-36, 48), s(-29, 57), s(-25, 56),
+    s(-18, 60), s(-25, 62), s(-47, 73), s(-58, 83), s(30, 62), s(-148, 106),
+    s(-43, -28), s(-4, -10), s(-1, 38), s(6, 33), s(11, 43), s(8, 58), s(10, 60), s(15, 66),
+    s(24, 62), s(29, 67), s(25, 73), s(28, 76), s(35, 80), s(34, 71), s(0, 80),
+    s(-13, -26), s(-12, -24), s(-1, -22), s(9, -20), s(12, -18), s(12, -16), s(16, 55), s(12, 79),
+    s(17, 77), s(17, 96), s(19, 112), s(24, 90), s(17, 108), s(18, 109), s(17, 128), s(15, 133),
+    s(26, 109), s(12, 122), s(45, 97), s(19, 97), s(7, 113), s(8, 93), s(9, 18), s(10, 20),
+    s(11, 22), s(12, 24), s(13, 26), s(14, 28),
+];
+/// Where each kind's row starts in `MOBILITY` (0..=8, 0..=13, 0..=14, 0..=27 squares).
+const MOBILITY_OFFSET: [usize; 4] = [0, 9, 23, 38];
 /// Bishop pair bonus.
-const BISHOP_PAIR: Score = s(30, 50);
+const BISHOP_PAIR: Score = s(42, 59);
 /// Rook on a file without pawns.
-const ROOK_OPEN: Score = s(25, 10);
+const ROOK_OPEN: Score = s(37, -3);
 /// Rook on a file without own pawns.
-const ROOK_SEMI_OPEN: Score = s(12, 6);
+const ROOK_SEMI_OPEN: Score = s(15, 6);
 /// A minor or major piece attacked by a pawn.
-const THREAT_BY_PAWN: Score = s(50, 30);
+const THREAT_BY_PAWN: Score = s(57, 37);
 /// A rook or queen attacked by a minor piece.
-const THREAT_BY_MINOR: Score = s(30, 20);
+const THREAT_BY_MINOR: Score = s(50, 2);
 /// A queen attacked by a rook.
-const THREAT_BY_ROOK: Score = s(30, 20);
+const THREAT_BY_ROOK: Score = s(47, 20);
 /// An enemy piece attacked and not defended at all.
-const HANGING: Score = s(20, 12);
+const HANGING: Score = s(19, 31);
+// texel: end
 
 /// Attack maps gathered while scoring pieces, read by later terms.
 pub struct EvalInfo {
@@ -182,8 +189,7 @@ fn side<T: Trace>(pos: &Position, c: Color, info: &mut EvalInfo, trace: &mut T) 
             };
             info.attacked_by[ci][kind] |= att;
             info.attacked[ci] |= att;
-            let (w, centre) = MOBILITY[kind - KNIGHT];
-            mobility += w * (popcount(att & area) - centre);
+            mobility += MOBILITY[MOBILITY_OFFSET[kind - KNIGHT] + popcount(att & area) as usize];
             let zone = att & enemy_zone;
             if zone != 0 {
                 info.king_attackers[ci] += 1;
