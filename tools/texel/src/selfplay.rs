@@ -253,8 +253,8 @@ mod tests {
         let a = two_games(7);
         assert_eq!(a, two_games(7));
         let text = String::from_utf8(a).unwrap();
-        let games = text.lines().count();
-        assert!(games > 0, "two games record some positions");
+        let positions = text.lines().count();
+        assert!(positions > 0, "two games record some positions");
         for line in text.lines() {
             let f: Vec<&str> = line.split(';').collect();
             assert_eq!(f.len(), 3, "{line}");
