@@ -1,58 +1,121 @@
 //! `texel`: self-play data generation and Texel tuning for Coherent's hand-crafted evaluation.
 //!
-//! `texel gen --out FILE [--nodes N] [--games N] [--seconds S] [--seed S]` plays games;
-//! `texel tune --data FILE [...]` fits the evaluation weights and writes Rust tables;
-//! `texel openings --out FILE [--count N] [--seed S]` writes random openings for a check match.
-//! See docs/texel.md.
+//! `texel gen` plays games, `texel tune` fits the evaluation weights and writes Rust tables,
+//! `texel openings` writes random openings for a check match; `texel help COMMAND` lists the
+//! options. See docs/texel.md.
 
 mod selfplay;
 mod tune;
 
-use std::collections::HashMap;
+use clap::{Parser, Subcommand};
 
-fn args() -> (String, HashMap<String, String>) {
-    let mut it = std::env::args().skip(1);
-    let cmd = it.next().unwrap_or_default();
-    let mut map = HashMap::new();
-    while let Some(k) = it.next() {
-        let v = it.next().unwrap_or_default();
-        map.insert(k.trim_start_matches("--").to_string(), v);
-    }
-    (cmd, map)
+/// The command line.
+#[derive(Parser, Debug)]
+#[command(
+    name = "texel",
+    about = "Self-play data and Texel tuning of Coherent's hand-crafted evaluation (docs/texel.md)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
 }
 
-fn get<T: std::str::FromStr>(m: &HashMap<String, String>, k: &str, d: T) -> T {
-    m.get(k).and_then(|v| v.parse().ok()).unwrap_or(d)
+/// One subcommand per tool.
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Play the engine against itself and append labelled quiet positions to a data file.
+    Gen(selfplay::GenOptions),
+    /// Fit the evaluation weights to a data file and write Rust tables (optionally into the engine).
+    Tune(tune::TuneOptions),
+    /// Write distinct random openings (EPD) for a self-check match.
+    Openings(selfplay::OpeningsOptions),
 }
 
 fn main() {
-    let (cmd, m) = args();
-    match cmd.as_str() {
-        "gen" => selfplay::run(&selfplay::GenOptions {
-            nodes: get(&m, "nodes", 5000),
-            games: get(&m, "games", u64::MAX),
-            seconds: get(&m, "seconds", 2400),
-            seed: get(&m, "seed", 1),
-            out: get(&m, "out", "data/selfplay.txt".to_string()),
-        }),
-        "openings" => selfplay::openings(
-            get(&m, "count", 1000),
-            get(&m, "seed", 12345),
-            &get(&m, "out", "data/openings.epd".to_string()),
-        ),
-        "tune" => tune::run(&tune::TuneOptions {
-            data: get(&m, "data", "data/selfplay.txt".to_string()),
-            lambda: get(&m, "lambda", 0.5),
-            iterations: get(&m, "iterations", 1000),
-            lr: get(&m, "lr", 1.0),
-            l2: get(&m, "l2", 0.0),
-            min_count: get(&m, "min-count", 1000),
-            out: get(&m, "out", "data/tables.rs".to_string()),
-            apply: m.get("apply").cloned(),
-        }),
-        _ => {
-            eprintln!("usage: texel gen|tune [--key value ...] (see docs/texel.md)");
-            std::process::exit(2);
+    // clap reports bad command lines itself, with exit code 2; the tools' own errors (files,
+    // data, markers) get the same code, so a script sees one code for every bad input.
+    let cli = Cli::parse();
+    let result = match &cli.command {
+        Command::Gen(o) => selfplay::run(o),
+        Command::Tune(o) => tune::run(o),
+        Command::Openings(o) => selfplay::openings(o),
+    };
+    if let Err(e) = result {
+        eprintln!("texel: error: {e}");
+        std::process::exit(2);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+    use clap::error::ErrorKind;
+
+    fn parse(args: &str) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("texel").chain(args.split_whitespace()))
+    }
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn defaults_are_those_of_docs_texel_md() {
+        let Command::Gen(g) = parse("gen").unwrap().command else {
+            panic!("gen")
+        };
+        assert_eq!((g.nodes, g.games, g.seconds, g.seed), (5000, None, 2400, 1));
+        assert_eq!(g.out.to_str(), Some("data/selfplay.txt"));
+        let Command::Tune(t) = parse("tune").unwrap().command else {
+            panic!("tune")
+        };
+        assert_eq!(
+            (t.lambda, t.iterations, t.lr, t.l2, t.min_count),
+            (0.5, 1000, 1.0, 0.0, 1000)
+        );
+        assert_eq!(t.data.to_str(), Some("data/selfplay.txt"));
+        assert_eq!(t.out.to_str(), Some("data/tables.rs"));
+        assert!(t.apply.is_none());
+        let Command::Openings(o) = parse("openings").unwrap().command else {
+            panic!("openings")
+        };
+        assert_eq!((o.count, o.seed), (1000, 12345));
+        assert_eq!(o.out.to_str(), Some("data/openings.epd"));
+    }
+
+    #[test]
+    fn the_documented_commands_parse() {
+        let Command::Tune(t) = parse(
+            "tune --data data/selfplay.txt --lambda 0.5 --iterations 1000 --lr 1.0 --l2 0 \
+             --min-count 1000 --out data/tables.rs --apply ../../engine",
+        )
+        .unwrap()
+        .command
+        else {
+            panic!("tune")
+        };
+        assert_eq!(t.apply.unwrap().to_str(), Some("../../engine"));
+        assert!(parse("gen --nodes 5000 --seconds 2100 --seed 1 --out data/selfplay.txt").is_ok());
+        assert!(parse("openings --count 600 --seed 12345 --out data/openings.epd").is_ok());
+    }
+
+    #[test]
+    fn bad_command_lines_are_refused_with_exit_code_2() {
+        for (args, kind) in [
+            ("gen --node 5000", ErrorKind::UnknownArgument),
+            ("gen --nodes many", ErrorKind::ValueValidation),
+            ("gen --nodes 0", ErrorKind::ValueValidation),
+            ("tune --lambda 1.5", ErrorKind::ValueValidation),
+            ("tune --l2=-1", ErrorKind::ValueValidation),
+            ("tune --lr x", ErrorKind::ValueValidation),
+            ("openings --count", ErrorKind::InvalidValue),
+            ("play", ErrorKind::InvalidSubcommand),
+        ] {
+            let e = parse(args).unwrap_err();
+            assert_eq!(e.kind(), kind, "{args}: {e}");
+            assert_eq!(e.exit_code(), 2, "{args}");
         }
     }
 }

@@ -2,6 +2,7 @@
 //! quiet positions `FEN;result;score` (result 1/0.5/0 and search score in cp, both white-relative).
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use coherent::chess::movegen::legal_moves;
@@ -33,18 +34,38 @@ impl Rng {
     }
 }
 
-/// Options of one generation run.
+/// Options of one generation run (`texel gen`).
+#[derive(clap::Args, Debug)]
 pub struct GenOptions {
     /// Node limit per move.
+    #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..))]
     pub nodes: u64,
-    /// Stop after this many games.
-    pub games: u64,
-    /// Stop after this many seconds (games in flight finish).
+    /// Stop after this many games (default: no limit, only `--seconds`).
+    #[arg(long)]
+    pub games: Option<u64>,
+    /// Stop after this many seconds of wall time (the game in flight finishes).
+    #[arg(long, default_value_t = 2400)]
     pub seconds: u64,
     /// Random seed for the openings.
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Output file (appended).
-    pub out: String,
+    /// Output file (appended to).
+    #[arg(long, default_value = "data/selfplay.txt")]
+    pub out: PathBuf,
+}
+
+/// Options of `texel openings`.
+#[derive(clap::Args, Debug)]
+pub struct OpeningsOptions {
+    /// Number of distinct openings.
+    #[arg(long, default_value_t = 1000)]
+    pub count: usize,
+    /// Random seed (its own, apart from `gen`'s).
+    #[arg(long, default_value_t = 12345)]
+    pub seed: u64,
+    /// Output file (EPD, overwritten).
+    #[arg(long, default_value = "data/openings.epd")]
+    pub out: PathBuf,
 }
 
 fn repeated(hashes: &[u64], pos: &Position) -> usize {
@@ -89,13 +110,13 @@ fn random_opening(
 }
 
 /// Write `count` distinct random openings (EPD) for a self-check match, from a seed of its own.
-pub fn openings(count: usize, seed: u64, out: &str) {
+pub fn openings(o: &OpeningsOptions) -> Result<(), String> {
     coherent::chess::attacks::init();
-    let mut rng = Rng::new(seed);
+    let mut rng = Rng::new(o.seed);
     let mut searcher = Searcher::new(16);
     let mut seen = std::collections::HashSet::new();
     let mut lines = Vec::new();
-    while lines.len() < count {
+    while lines.len() < o.count {
         if let Some((pos, _, _)) = random_opening(&mut rng, &mut searcher, 100) {
             let fen = pos.to_fen();
             let epd = fen.split_whitespace().take(4).collect::<Vec<_>>().join(" ");
@@ -104,11 +125,23 @@ pub fn openings(count: usize, seed: u64, out: &str) {
             }
         }
     }
-    std::fs::write(out, lines.join("\n") + "\n").expect("write openings");
+    std::fs::write(&o.out, lines.join("\n") + "\n")
+        .map_err(|e| format!("{}: cannot write: {e}", o.out.display()))
 }
 
-/// Play games until the game or time budget runs out.
-pub fn run(o: &GenOptions) {
+/// Play games until the game or time budget runs out, appending to `o.out`.
+pub fn run(o: &GenOptions) -> Result<(), String> {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&o.out)
+        .map_err(|e| format!("{}: cannot open for appending: {e}", o.out.display()))?;
+    let mut out = std::io::BufWriter::new(file);
+    play(o, &mut out).map_err(|e| format!("{}: cannot write: {e}", o.out.display()))
+}
+
+/// The games themselves, written to `out` game by game (so an interrupted run keeps whole games).
+fn play(o: &GenOptions, out: &mut impl Write) -> std::io::Result<()> {
     coherent::chess::attacks::init();
     let mut rng = Rng::new(o.seed);
     let mut searcher = Searcher::new(16);
@@ -116,17 +149,11 @@ pub fn run(o: &GenOptions) {
         nodes: Some(o.nodes),
         ..Limits::default()
     };
-    let mut out = std::io::BufWriter::new(
-        std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&o.out)
-            .expect("open output"),
-    );
+    let max_games = o.games.unwrap_or(u64::MAX);
     let start = Instant::now();
     let (mut games, mut positions) = (0u64, 0u64);
     let mut tally = [0u64; 3];
-    while games < o.games && start.elapsed().as_secs() < o.seconds {
+    while games < max_games && start.elapsed().as_secs() < o.seconds {
         let Some((mut pos, mut hashes, plies)) = random_opening(&mut rng, &mut searcher, 200)
         else {
             continue;
@@ -184,9 +211,9 @@ pub fn run(o: &GenOptions) {
             ply += 1;
         };
         for (fen, score) in &records {
-            writeln!(out, "{fen};{result};{score}").unwrap();
+            writeln!(out, "{fen};{result};{score}")?;
         }
-        out.flush().unwrap();
+        out.flush()?;
         games += 1;
         positions += records.len() as u64;
         tally[(result * 2.0) as usize] += 1;
@@ -201,4 +228,39 @@ pub fn run(o: &GenOptions) {
         }
     }
     eprintln!("done: games {games} positions {positions}");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn two_games(seed: u64) -> Vec<u8> {
+        let o = GenOptions {
+            nodes: 200,
+            games: Some(2),
+            seconds: 600,
+            seed,
+            out: PathBuf::new(),
+        };
+        let mut out = Vec::new();
+        play(&o, &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn gen_is_deterministic_for_a_seed() {
+        let a = two_games(7);
+        assert_eq!(a, two_games(7));
+        let text = String::from_utf8(a).unwrap();
+        let positions = text.lines().count();
+        assert!(positions > 0, "two games record some positions");
+        for line in text.lines() {
+            let f: Vec<&str> = line.split(';').collect();
+            assert_eq!(f.len(), 3, "{line}");
+            assert!(Position::from_fen(f[0]).is_ok(), "{line}");
+            assert!(["1", "0.5", "0"].contains(&f[1]), "{line}");
+            assert!(f[2].parse::<i32>().is_ok(), "{line}");
+        }
+    }
 }

@@ -12,7 +12,8 @@
 //! written for (the hand-set weights) the model with the starting weights reproduces `breakdown`
 //! exactly, and the tool reports on how many positions it does.
 
-use std::io::{BufRead, Write};
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
 
 use coherent::chess::attacks::{bishop_attacks, king_attacks, knight_attacks, rook_attacks};
 use coherent::chess::bitboard::{
@@ -25,6 +26,8 @@ use coherent::chess::types::{
 };
 use coherent::eval::pawns::distance;
 use coherent::eval::{NoTrace, TEMPO, breakdown};
+
+pub mod tables;
 
 // Feature layout: one index per weight pair (mg, eg).
 const PSQT: usize = 0; // 6 kinds x 64 squares, material included
@@ -367,23 +370,14 @@ fn extract(pos: &Position) -> (Vec<(u16, i16)>, [f64; 2]) {
     (feats, fixed)
 }
 
-fn load(path: &str) -> Vec<Sample> {
-    let file = std::fs::File::open(path).expect("open data");
-    let mut out = Vec::new();
-    for line in std::io::BufReader::new(file).lines() {
-        let line = line.unwrap();
-        let mut parts = line.split(';');
-        let (Some(fen), Some(res), Some(score)) = (parts.next(), parts.next(), parts.next()) else {
-            continue;
-        };
-        let Ok(pos) = Position::from_fen(fen) else {
-            continue;
-        };
-        let b = breakdown(&pos, &mut NoTrace);
-        let (feats, fixed) = extract(&pos);
+impl Sample {
+    /// A position's features, taper and the engine's own mg/eg sum, with its labels.
+    fn new(pos: &Position, result: f64, score: f64) -> Sample {
+        let b = breakdown(pos, &mut NoTrace);
+        let (feats, fixed) = extract(pos);
         let phase = f64::from(b.phase);
         let tempo = (TEMPO.mg * b.phase + TEMPO.eg * (24 - b.phase)) / 24;
-        out.push(Sample {
+        Sample {
             feats,
             fixed,
             wm: phase / 24.0,
@@ -393,12 +387,60 @@ fn load(path: &str) -> Vec<Sample> {
             } else {
                 -tempo
             }),
-            result: res.parse().unwrap(),
-            score: score.parse().unwrap(),
+            result,
+            score,
             engine: [b.score.mg, b.score.eg],
-        });
+        }
     }
-    out
+}
+
+/// One data line `FEN;result;score` (result 1, 0.5 or 0; score in cp), or why it is not one.
+fn parse_line(line: &str) -> Result<Sample, String> {
+    let parts: Vec<&str> = line.split(';').collect();
+    let [fen, result, score] = parts[..] else {
+        return Err(format!(
+            "want `FEN;result;score`, found {} field(s)",
+            parts.len()
+        ));
+    };
+    let pos = Position::from_fen(fen).map_err(|e| format!("`{fen}`: {e}"))?;
+    let result = match result.trim() {
+        "1" => 1.0,
+        "0.5" => 0.5,
+        "0" => 0.0,
+        r => return Err(format!("result `{r}` is not 1, 0.5 or 0")),
+    };
+    let score: i32 = score.trim().parse().map_err(|_| {
+        format!(
+            "score `{}` is not a whole number of centipawns",
+            score.trim()
+        )
+    })?;
+    Ok(Sample::new(&pos, result, f64::from(score)))
+}
+
+/// Reads a data file from `texel gen`; a line that is not a sample stops the run, naming the
+/// file and line, rather than quietly shrinking the data.
+fn load(path: &Path) -> Result<Vec<Sample>, String> {
+    let file =
+        std::fs::File::open(path).map_err(|e| format!("{}: cannot open: {e}", path.display()))?;
+    let mut out = Vec::new();
+    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line.map_err(|e| format!("{}:{}: cannot read: {e}", path.display(), i + 1))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        out.push(parse_line(&line).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))?);
+    }
+    // Tenths are held out for validation: fewer than ten positions leave nothing to check.
+    if out.len() < 10 {
+        return Err(format!(
+            "{}: {} position(s); tuning needs at least 10",
+            path.display(),
+            out.len()
+        ));
+    }
+    Ok(out)
 }
 
 fn sigmoid(k: f64, e: f64) -> f64 {
@@ -429,42 +471,87 @@ fn mse(data: &[Sample], labels: &[f64], k: f64, w: &[[f64; 2]]) -> f64 {
     sum / data.len() as f64
 }
 
-/// Options of one tuning run.
-pub struct TuneOptions {
-    /// Data file from `texel gen`.
-    pub data: String,
-    /// Weight of the game result in the label (the rest is the search score).
-    pub lambda: f64,
-    /// Adam iterations.
-    pub iterations: usize,
-    /// Adam learning rate in cp.
-    pub lr: f64,
-    /// L2 pull toward the starting weights.
-    pub l2: f64,
-    /// Features seen in fewer training positions keep their starting weights.
-    pub min_count: usize,
-    /// Where the Rust tables go.
-    pub out: String,
-    /// Engine directory whose `// texel: begin … end` blocks get the new tables.
-    pub apply: Option<String>,
+fn unit_interval(v: &str) -> Result<f64, String> {
+    match v.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("`{v}` is not a number from 0 to 1")),
+    }
 }
 
-/// Load, fit K, tune, print the tables.
-pub fn run(o: &TuneOptions) {
+fn non_negative(v: &str) -> Result<f64, String> {
+    match v.parse::<f64>() {
+        Ok(x) if x >= 0.0 && x.is_finite() => Ok(x),
+        _ => Err(format!("`{v}` is not a finite number of at least 0")),
+    }
+}
+
+/// Options of one tuning run (`texel tune`).
+#[derive(clap::Args, Debug)]
+pub struct TuneOptions {
+    /// Data file from `texel gen`.
+    #[arg(long, default_value = "data/selfplay.txt")]
+    pub data: PathBuf,
+    /// Weight of the game result in the label (the rest is the search score).
+    #[arg(long, default_value_t = 0.5, value_parser = unit_interval)]
+    pub lambda: f64,
+    /// Adam iterations.
+    #[arg(long, default_value_t = 1000)]
+    pub iterations: usize,
+    /// Adam learning rate in cp.
+    #[arg(long, default_value_t = 1.0, value_parser = non_negative)]
+    pub lr: f64,
+    /// L2 pull toward the starting (hand-set) weights.
+    #[arg(long, default_value_t = 0.0, value_parser = non_negative)]
+    pub l2: f64,
+    /// Weights seen in fewer (phase-weighted) training positions keep their starting values.
+    #[arg(long, default_value_t = 1000)]
+    pub min_count: usize,
+    /// Where the Rust tables go.
+    #[arg(long, default_value = "data/tables.rs")]
+    pub out: PathBuf,
+    /// Engine directory whose `// texel: begin … end` blocks get the new tables.
+    #[arg(long, value_name = "ENGINE_DIR")]
+    pub apply: Option<PathBuf>,
+}
+
+/// The source directory of the engine this binary links (its path dependency).
+fn linked_engine() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../engine")
+}
+
+/// Load, fit K, tune, write the tables.
+pub fn run(o: &TuneOptions) -> Result<(), String> {
     coherent::chess::attacks::init();
-    let all = load(&o.data);
+    // Refuse a bad engine directory now rather than after the whole fit.
+    if let Some(dir) = &o.apply {
+        tables::check(dir)?;
+    }
+    let all = load(&o.data)?;
     let w0 = start_weights();
-    let matches = all
-        .iter()
-        .filter(|s| {
-            let (mg, eg) = model(s, &w0);
-            mg.round() as i32 == s.engine[0] && eg.round() as i32 == s.engine[1]
-        })
-        .count();
+    let reproduced = |w: &[[f64; 2]]| {
+        all.iter()
+            .filter(|s| {
+                let (mg, eg) = model(s, w);
+                mg.round() as i32 == s.engine[0] && eg.round() as i32 == s.engine[1]
+            })
+            .count()
+    };
     eprintln!(
-        "{} positions; the model with the starting weights reproduces the engine's mg/eg sum on {matches}",
-        all.len()
+        "{} positions; the model with the starting weights reproduces the engine's mg/eg sum on {}",
+        all.len(),
+        reproduced(&w0)
     );
+    // The feature extraction must still match the engine: with the tables the linked engine's
+    // source has now, the model should reproduce it on every position (unless the source was
+    // changed since this binary was built).
+    match tables::read(&linked_engine()) {
+        Ok(now) => eprintln!(
+            "with the engine's current tables (read from {}) on {}",
+            linked_engine().display(),
+            reproduced(&now)
+        ),
+        Err(e) => eprintln!("cannot check the engine's current tables: {e}"),
+    }
     // The last tenth (the latest games) is held out to watch for overfitting.
     let split = all.len() * 9 / 10;
     let (train, valid) = all.split_at(split);
@@ -549,155 +636,111 @@ pub fn run(o: &TuneOptions) {
         }
     }
     eprintln!("K = {k:.4}");
-    write_tables(&o.out, o.apply.as_deref(), &w);
+    tables::write(&o.out, o.apply.as_deref(), &w)
 }
 
-fn sc(v: [f64; 2]) -> String {
-    format!("s({}, {})", v[0].round() as i32, v[1].round() as i32)
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Doc comment per generated constant (the engine wants one on every item).
-fn doc(name: &str) -> &'static str {
-    match name {
-        "BISHOP_PAIR" => "Bishop pair bonus.",
-        "ROOK_OPEN" => "Rook on a file without pawns.",
-        "ROOK_SEMI_OPEN" => "Rook on a file without own pawns.",
-        "THREAT_BY_PAWN" => "A minor or major piece attacked by a pawn.",
-        "THREAT_BY_MINOR" => "A rook or queen attacked by a minor piece.",
-        "THREAT_BY_ROOK" => "A queen attacked by a rook.",
-        "HANGING" => "An enemy piece attacked and not defended at all.",
-        "DOUBLED" => "A pawn with an own pawn in front of it on the same file.",
-        "ISOLATED" => "A pawn without own pawns on the adjacent files.",
-        "BACKWARD" => "A pawn behind its neighbours whose stop square an enemy pawn controls.",
-        "PASSED_KING_THEIRS" => {
-            "Per (relative rank - 1) x enemy king distance to a passed pawn's stop square."
-        }
-        "PASSED_KING_OWN" => {
-            "Per (relative rank - 1) x own king distance to a passed pawn's stop square."
-        }
-        "WEAK_ZONE_SQUARE" => {
-            "King-zone square attacked by the enemy and defended only by the king."
-        }
-        "SHELTER_PAWN" => "Own pawn in front of the king on a file of its shelter.",
-        "SHELTER_OPEN" => "Shelter file without own pawns.",
-        "SHELTER_FULLY_OPEN" => "Shelter file without any pawns.",
-        _ => "",
-    }
-}
+    /// Middlegames with passed pawns, open files and king attacks, and endgames of several kinds,
+    /// beside the openings: every term of the model gets exercised.
+    const MORE: &[&str] = &[
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
+        "r1bq1rk1/pp3ppp/2n1pn2/2bp4/2P5/2N1PN2/PPQ2PPP/R1B1KB1R w KQ - 0 8",
+        "2kr3r/ppp2ppp/2n5/2b1q3/4P1b1/2N2N2/PPP1QPPP/R1B2RK1 b - - 0 12",
+        "r1b2rk1/ppq2ppp/2n1p3/3pP3/3P4/P1PB1N2/2Q2PPP/R3K2R w KQ - 0 14",
+        "6k1/5ppp/8/8/8/8/5PPP/6K1 w - - 0 1",
+        "8/8/4k3/3p4/3P4/4K3/8/8 w - - 0 1",
+        "8/5k2/8/2P5/8/8/5K2/8 b - - 0 1",
+        "8/8/1p3k2/p1p5/P1P2K2/1P6/8/8 w - - 0 40",
+        "8/3k4/8/3PK3/8/8/8/8 w - - 0 1",
+        "4k3/8/8/8/8/8/4P3/4K2R w K - 0 1",
+        "8/8/8/4k3/8/8/2B5/4K1N1 w - - 0 1",
+        "8/8/3bk3/8/8/8/3BK3/8 w - - 0 1",
+        "8/8/4k3/8/1q6/8/2Q1K3/8 b - - 0 1",
+        "3r2k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 30",
+        "6k1/pp3ppp/8/3n4/8/2B5/PP3PPP/6K1 w - - 0 25",
+        "r5k1/5ppp/8/PP6/8/8/5PPP/6K1 b - - 0 35",
+        "8/P7/8/8/8/8/6k1/K7 w - - 0 60",
+        "1k6/8/8/8/8/8/p7/7K b - - 0 60",
+        "6k1/6p1/6Pp/7P/8/8/8/6K1 w - - 0 50",
+        "2r3k1/1q3ppp/p3p3/1p6/3Q4/1P3P2/P5PP/2R3K1 w - - 0 28",
+        "r2q1rk1/1p1nbppp/p2p1n2/4p3/4P1b1/1NN1BP2/PPPQ2PP/2KR1B1R w - - 0 11",
+    ];
 
-const BEGIN: &str = "// texel: begin. Fitted to Coherent's self-play games by tools/texel (`texel tune`,\n\
-                     // docs/texel.md); regenerate them rather than edit by hand.\n";
-const END: &str = "// texel: end\n";
-
-fn write_tables(path: &str, apply: Option<&str>, w: &[[f64; 2]]) {
-    let scalar = |names: &[(&str, usize)]| {
-        let mut o = String::new();
-        for &(name, i) in names {
-            o.push_str(&format!(
-                "/// {}\nconst {name}: Score = {};\n",
-                doc(name),
-                sc(w[i])
-            ));
-        }
-        o
-    };
-    // terms.rs
-    let mut terms = String::from(
-        "/// Material plus piece-square value per kind and (white-relative) square, a1 first.\n\
-         #[rustfmt::skip]\npub const PSQT: [[Score; 64]; 6] = [\n",
-    );
-    for kind in 0..6 {
-        let mut t = w[PSQT + kind * 64..PSQT + kind * 64 + 64].to_vec();
-        if kind == PAWN {
-            // Pawns never stand on the first or last rank.
-            for sq in (0..8).chain(56..64) {
-                t[sq] = [0.0, 0.0];
+    #[test]
+    fn the_engines_current_tables_reproduce_its_evaluation() {
+        coherent::chess::attacks::init();
+        let w = tables::read(&linked_engine()).unwrap();
+        let root = linked_engine().join("..");
+        let book = root.join("oracle/tests/fixtures/play/openings.epd");
+        let book = std::fs::read_to_string(&book).unwrap();
+        let fens: Vec<&str> = book
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .chain(MORE.iter().copied())
+            .collect();
+        assert!(fens.len() >= 80, "{} positions", fens.len());
+        let mut wrong = Vec::new();
+        for fen in &fens {
+            let pos = Position::from_fen(fen).unwrap_or_else(|e| panic!("{fen}: {e}"));
+            let s = Sample::new(&pos, 0.5, 0.0);
+            let (mg, eg) = model(&s, &w);
+            let got = [mg.round() as i32, eg.round() as i32];
+            if got != s.engine {
+                wrong.push(format!("{fen}: model {got:?}, engine {:?}", s.engine));
             }
         }
-        terms.push_str("    [\n");
-        for row in t.chunks(8) {
-            let cells: Vec<String> = row.iter().map(|v| sc(*v)).collect();
-            terms.push_str(&format!("        {},\n", cells.join(", ")));
-        }
-        terms.push_str("    ],\n");
+        // The check can tell weights apart: the hand-set ones (which the engine had before
+        // tuning) must miss somewhere.
+        let w0 = start_weights();
+        let hand_set_hits = fens
+            .iter()
+            .filter(|fen| {
+                let s = Sample::new(&Position::from_fen(fen).unwrap(), 0.5, 0.0);
+                let (mg, eg) = model(&s, &w0);
+                [mg.round() as i32, eg.round() as i32] == s.engine
+            })
+            .count();
+        assert!(hand_set_hits < fens.len(), "the hand-set weights match too");
+        assert!(
+            wrong.is_empty(),
+            "{} of {} differ:\n{}",
+            wrong.len(),
+            fens.len(),
+            wrong.join("\n")
+        );
     }
-    terms.push_str("];\n\n");
-    terms.push_str(
-        "/// Mobility per kind (knight, bishop, rook, queen) and number of safe squares attacked.\n\
-         #[rustfmt::skip]\nconst MOBILITY: [Score; 66] = [\n",
-    );
-    for (i, &len) in MOB_LEN.iter().enumerate() {
-        let row = &w[MOB + MOB_OFFSET[i]..MOB + MOB_OFFSET[i] + len];
-        for chunk in row.chunks(8) {
-            let cells: Vec<String> = chunk.iter().map(|v| sc(*v)).collect();
-            terms.push_str(&format!("    {},\n", cells.join(", ")));
-        }
-    }
-    terms.push_str(
-        "];\n/// Where each kind's row starts in `MOBILITY` (0..=8, 0..=13, 0..=14, 0..=27 squares).\n\
-         const MOBILITY_OFFSET: [usize; 4] = [0, 9, 23, 38];\n",
-    );
-    terms.push_str(&scalar(&[
-        ("BISHOP_PAIR", BISHOP_PAIR),
-        ("ROOK_OPEN", ROOK_OPEN),
-        ("ROOK_SEMI_OPEN", ROOK_SEMI_OPEN),
-        ("THREAT_BY_PAWN", THREAT_BY_PAWN),
-        ("THREAT_BY_MINOR", THREAT_BY_MINOR),
-        ("THREAT_BY_ROOK", THREAT_BY_ROOK),
-        ("HANGING", HANGING),
-    ]));
-    // pawns.rs
-    let mut pawns = scalar(&[
-        ("DOUBLED", DOUBLED),
-        ("ISOLATED", ISOLATED),
-        ("BACKWARD", BACKWARD),
-    ]);
-    let mut passed = w[PASSED..PASSED + 8].to_vec();
-    let mut free = w[PASSED_FREE_PATH..PASSED_FREE_PATH + 8].to_vec();
-    for r in [0, 7] {
-        passed[r] = [0.0, 0.0];
-        free[r] = [0.0, 0.0];
-    }
-    let row = |v: &[[f64; 2]]| v.iter().map(|x| sc(*x)).collect::<Vec<_>>().join(", ");
-    pawns.push_str(&format!(
-        "/// Passed pawn bonus by relative rank.\n#[rustfmt::skip]\nconst PASSED: [Score; 8] = [\n    {},\n];\n",
-        row(&passed)
-    ));
-    pawns.push_str(&format!(
-        "/// Extra bonus for a passed pawn whose path to promotion is empty, by relative rank.\n\
-         #[rustfmt::skip]\nconst PASSED_FREE_PATH: [Score; 8] = [\n    {},\n];\n",
-        row(&free)
-    ));
-    pawns.push_str(&scalar(&[
-        ("PASSED_KING_THEIRS", PASSED_KING_THEIRS),
-        ("PASSED_KING_OWN", PASSED_KING_OWN),
-    ]));
-    // king.rs
-    let king = scalar(&[
-        ("SHELTER_PAWN", SHELTER_PAWN),
-        ("SHELTER_OPEN", SHELTER_OPEN),
-        ("SHELTER_FULLY_OPEN", SHELTER_FULLY_OPEN),
-        ("WEAK_ZONE_SQUARE", WEAK_ZONE_SQUARE),
-    ]);
-    let all = format!("// terms.rs\n{terms}\n// pawns.rs\n{pawns}\n// king.rs\n{king}");
-    std::fs::File::create(path)
-        .and_then(|mut f| f.write_all(all.as_bytes()))
-        .expect("write tables");
-    eprintln!("tables written to {path}");
-    if let Some(dir) = apply {
-        for (file, body) in [
-            ("terms.rs", &terms),
-            ("pawns.rs", &pawns),
-            ("king.rs", &king),
+
+    #[test]
+    fn a_bad_data_file_names_file_and_line() {
+        let dir = std::env::temp_dir().join(format!("texel-test-{}-data", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = "8/8/4k3/3p4/3P4/4K3/8/8 w - - 0 1;0.5;0";
+        for (line, want) in [
+            ("8/8/4k3/3p4/3P4/4K3/8/8 w - - 0 1;0.5", "found 2 field(s)"),
+            ("8/8/4k3/3p4/3P4/4K3/8 w - - 0 1;0.5;0", "FEN"),
+            ("8/8/4k3/3p4/3P4/4K3/8/8 w - - 0 1;2;0", "result `2`"),
+            ("8/8/4k3/3p4/3P4/4K3/8/8 w - - 0 1;1;1.5", "score `1.5`"),
         ] {
-            let p = format!("{dir}/src/eval/{file}");
-            let text = std::fs::read_to_string(&p).expect("read engine file");
-            let (Some(a), Some(b)) = (text.find("// texel: begin"), text.find(END)) else {
-                panic!("{p}: no `{}` … `{}` markers", BEGIN.trim(), END.trim());
-            };
-            let new = format!("{}{BEGIN}{body}{}", &text[..a], &text[b..]);
-            std::fs::write(&p, new).expect("write engine file");
-            eprintln!("replaced the tables in {p}");
+            let path = dir.join("bad.txt");
+            let text = [good; 11].join("\n") + "\n" + line + "\n";
+            std::fs::write(&path, text).unwrap();
+            let e = load(&path).err().unwrap();
+            assert!(e.contains("bad.txt:12:") && e.contains(want), "{e}");
         }
+        let e = load(&dir.join("missing.txt")).err().unwrap();
+        assert!(
+            e.contains("missing.txt") && e.contains("cannot open"),
+            "{e}"
+        );
+        std::fs::write(dir.join("short.txt"), good).unwrap();
+        let e = load(&dir.join("short.txt")).err().unwrap();
+        assert!(e.contains("short.txt") && e.contains("at least 10"), "{e}");
+        std::fs::write(dir.join("ok.txt"), [good; 10].join("\n")).unwrap();
+        assert_eq!(load(&dir.join("ok.txt")).unwrap().len(), 10);
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }
