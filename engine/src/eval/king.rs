@@ -10,13 +10,13 @@ use crate::chess::types::{Color, KING, PAWN, QUEEN, file_of};
 // texel: begin. Fitted to Coherent's self-play games by tools/texel (`texel tune`,
 // docs/texel.md); regenerate them rather than edit by hand.
 /// Own pawn in front of the king on a file of its shelter.
-const SHELTER_PAWN: Score = s(32, -19);
+const SHELTER_PAWN: Score = s(31, -23);
 /// Shelter file without own pawns.
-const SHELTER_OPEN: Score = s(8, -9);
+const SHELTER_OPEN: Score = s(9, -14);
 /// Shelter file without any pawns.
-const SHELTER_FULLY_OPEN: Score = s(-8, -5);
+const SHELTER_FULLY_OPEN: Score = s(-9, -7);
 /// King-zone square attacked by the enemy and defended only by the king.
-const WEAK_ZONE_SQUARE: Score = s(1, -1);
+const WEAK_ZONE_SQUARE: Score = s(1, 0);
 // texel: end
 
 #[inline(always)]

@@ -11,25 +11,25 @@ use crate::chess::types::{Color, PAWN, Square, file_of, rank_of};
 // texel: begin. Fitted to Coherent's self-play games by tools/texel (`texel tune`,
 // docs/texel.md); regenerate them rather than edit by hand.
 /// A pawn with an own pawn in front of it on the same file.
-const DOUBLED: Score = s(-32, -22);
+const DOUBLED: Score = s(-24, -20);
 /// A pawn without own pawns on the adjacent files.
-const ISOLATED: Score = s(-8, -14);
+const ISOLATED: Score = s(-11, -12);
 /// A pawn behind its neighbours whose stop square an enemy pawn controls.
 const BACKWARD: Score = s(-6, -15);
 /// Passed pawn bonus by relative rank.
 #[rustfmt::skip]
 const PASSED: [Score; 8] = [
-    s(0, 0), s(-24, 4), s(-8, -10), s(16, 2), s(43, 25), s(111, 44), s(164, 70), s(0, 0),
+    s(0, 0), s(-16, 10), s(-4, -7), s(16, -2), s(39, 24), s(109, 45), s(141, 54), s(0, 0),
 ];
 /// Extra bonus for a passed pawn whose path to promotion is empty, by relative rank.
 #[rustfmt::skip]
 const PASSED_FREE_PATH: [Score; 8] = [
-    s(0, 0), s(-3, 4), s(1, -5), s(0, 10), s(10, 16), s(-6, 39), s(98, 42), s(0, 0),
+    s(0, 0), s(-3, 4), s(5, -8), s(-1, 10), s(6, 18), s(-1, 47), s(84, 52), s(0, 0),
 ];
 /// Per (relative rank - 1) x enemy king distance to a passed pawn's stop square.
-const PASSED_KING_THEIRS: Score = s(-2, 8);
+const PASSED_KING_THEIRS: Score = s(-3, 9);
 /// Per (relative rank - 1) x own king distance to a passed pawn's stop square.
-const PASSED_KING_OWN: Score = s(-3, -3);
+const PASSED_KING_OWN: Score = s(-1, -4);
 // texel: end
 
 /// Chebyshev (king-move) distance between squares.
