@@ -4,8 +4,8 @@
 //! under bubblewrap each process gets its own user, PID, IPC, UTS and network namespaces: it
 //! sees no other process (nothing to signal, stop or trace), no network, and a file system of
 //! only `/usr` (read-only), an empty private `/tmp`, and a private read-only copy of its binary
-//! at [`ENGINE_PATH`]; `--out`, the oracle, the other engine, the cache and the repository are
-//! not mounted. The copy is taken when the process starts, so replacing the file the caller
+//! at [`ENGINE_PATH`] (and of each file a wrapper engine names with `bind=`); `--out`, the
+//! oracle, the other engine, the cache and the repository are not mounted. The copy is taken when the process starts, so replacing the file the caller
 //! named later changes nothing. When the oracle runs as root the sandbox is entered as
 //! `nobody`, because the kernel never applies the process-count limit to root.
 //!
@@ -146,8 +146,9 @@ impl EngineIsolation {
 
     /// The command that runs `binary` with `args` under this isolation: a private read-only
     /// copy of the binary, the environment emptied but for `PATH`, the limits applied.
-    /// `read_only` directories or files are mounted read-only at their own paths (a wrapper
-    /// engine's inner engine; never the other player).
+    /// `read_only` files (a wrapper engine's inner engine; never the other player) appear as
+    /// private read-only copies at their own paths, `read_only` directories read-only as they
+    /// are; a directory the sandbox user cannot read is refused here, naming it.
     pub fn confine(
         self,
         binary: &Path,
@@ -157,6 +158,10 @@ impl EngineIsolation {
     ) -> std::io::Result<Confined> {
         let scratch = private_copy(binary)?;
         let copy = scratch.path().join("engine");
+        let mounts = match self {
+            EngineIsolation::Bubblewrap => read_only_mounts(scratch.path(), read_only)?,
+            EngineIsolation::None => Vec::new(),
+        };
         let mut command = match self {
             EngineIsolation::Bubblewrap => {
                 let mut command = if is_root() {
@@ -168,7 +173,7 @@ impl EngineIsolation {
                 } else {
                     Command::new(tool("bwrap"))
                 };
-                command.args(bubblewrap_args(&copy, read_only));
+                command.args(bubblewrap_args(&copy, &mounts));
                 command
                     .arg(PRLIMIT)
                     .arg(format!("--nproc={}", limits.processes))
@@ -196,8 +201,9 @@ impl EngineIsolation {
     }
 }
 
-/// The bubblewrap arguments for one engine whose private copy is `copy`.
-fn bubblewrap_args(copy: &Path, read_only: &[PathBuf]) -> Vec<OsString> {
+/// The bubblewrap arguments for one engine whose private copy is `copy`; each `mounts` pair
+/// is a host path and where it appears, read-only, inside the sandbox.
+fn bubblewrap_args(copy: &Path, mounts: &[(PathBuf, PathBuf)]) -> Vec<OsString> {
     // `--as-pid-1`: the engine itself is the namespace's init, so bubblewrap waits for it
     // directly and its CPU time reaches the runner's `RUSAGE_CHILDREN` (behind bubblewrap's own
     // init it was lost, and the engine CPU share read 0); when it exits, everything it started
@@ -236,11 +242,11 @@ fn bubblewrap_args(copy: &Path, read_only: &[PathBuf]) -> Vec<OsString> {
         copy.as_os_str().to_owned(),
         OsString::from(ENGINE_PATH),
     ]);
-    for path in read_only {
+    for (source, destination) in mounts {
         args.extend([
             OsString::from("--ro-bind"),
-            path.as_os_str().to_owned(),
-            path.as_os_str().to_owned(),
+            source.as_os_str().to_owned(),
+            destination.as_os_str().to_owned(),
         ]);
     }
     args.extend(["--chdir", "/tmp", "--"].map(OsString::from));
@@ -277,6 +283,51 @@ fn private_copy(binary: &Path) -> std::io::Result<tempfile::TempDir> {
     std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o555))?;
     std::fs::set_permissions(scratch.path(), std::fs::Permissions::from_mode(0o755))?;
     Ok(scratch)
+}
+
+/// The read-only mounts of `read_only`: each file copied into `scratch` (its mode kept, made
+/// read-only) and mounted from there at its own path, each directory mounted as it is.
+///
+/// The copy is what makes a file reachable when the oracle runs as root: bubblewrap then runs
+/// as `nobody`, which cannot open a path under a private directory (a clone in a `mktemp -d`
+/// folder, or under `/root`), and the inner engine would die silently before `uciok`.
+fn read_only_mounts(
+    scratch: &Path,
+    read_only: &[PathBuf],
+) -> std::io::Result<Vec<(PathBuf, PathBuf)>> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut mounts = Vec::with_capacity(read_only.len());
+    for (index, path) in read_only.iter().enumerate() {
+        let metadata = std::fs::metadata(path)?;
+        if metadata.is_dir() {
+            if is_root() && !reachable_by_others(path) {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::PermissionDenied,
+                    format!(
+                        "bind={}: the sandbox user (uid {UNPRIVILEGED_ID}) cannot read this \
+                         directory or one above it; make it world-readable or bind files",
+                        path.display()
+                    ),
+                ));
+            }
+            mounts.push((path.clone(), path.clone()));
+        } else {
+            let copy = scratch.join(format!("bound-{index}"));
+            std::fs::copy(path, &copy)?;
+            let mode = metadata.permissions().mode() & 0o555 | 0o444;
+            std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(mode))?;
+            mounts.push((copy, path.clone()));
+        }
+    }
+    Ok(mounts)
+}
+
+/// Whether every directory from `/` down to `dir` is searchable, and `dir` readable, by users
+/// other than its owner and group.
+fn reachable_by_others(dir: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |path: &Path| std::fs::metadata(path).map_or(0, |m| m.permissions().mode());
+    mode(dir) & 0o005 == 0o005 && dir.ancestors().skip(1).all(|up| mode(up) & 0o001 != 0)
 }
 
 fn apply_limits(limits: &EngineLimits) -> std::io::Result<()> {
@@ -340,23 +391,80 @@ mod tests {
     /// Runs `script` with `/bin/sh` as a sandboxed engine; how it ended and what it printed, or
     /// `None` (said on stderr) where bubblewrap cannot create the namespaces.
     fn run_confined_script(script: &str) -> Option<(super::super::ProcessEnding, String)> {
+        run_confined_script_with(script, &[]).map(|result| result.unwrap())
+    }
+
+    /// [`run_confined_script`] with `read_only` mounted; `Err` if the sandbox refused them.
+    fn run_confined_script_with(
+        script: &str,
+        read_only: &[PathBuf],
+    ) -> Option<std::io::Result<(super::super::ProcessEnding, String)>> {
         if EngineIsolation::detect() != EngineIsolation::Bubblewrap {
             eprintln!("SKIPPED: bubblewrap cannot create the namespaces on this machine");
             return None;
         }
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("log");
-        let mut confined = EngineIsolation::Bubblewrap
-            .confine(
-                Path::new("/bin/sh"),
-                &["-c".to_string(), script.to_string()],
-                &[],
-                EngineLimits::PLAY,
-            )
-            .unwrap();
+        let mut confined = EngineIsolation::Bubblewrap.confine(
+            Path::new("/bin/sh"),
+            &["-c".to_string(), script.to_string()],
+            read_only,
+            EngineLimits::PLAY,
+        );
+        let mut confined = match confined {
+            Ok(confined) => confined,
+            Err(error) => return Some(Err(error)),
+        };
         confined.command.stdin(Stdio::null());
         let ending = run_logged(&mut confined.command, &log, Duration::from_secs(30)).unwrap();
-        Some((ending, std::fs::read_to_string(&log).unwrap()))
+        Some(Ok((ending, std::fs::read_to_string(&log).unwrap())))
+    }
+
+    /// A temporary directory only its owner can enter, as `mktemp -d` makes it.
+    fn private_tempdir() -> tempfile::TempDir {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_bound_file_under_a_private_directory_is_readable_inside() {
+        // As root, the sandbox user could not open a file under a 0700 directory (`mktemp -d`),
+        // and a wrapper's inner engine died before `uciok`.
+        let private = private_tempdir();
+        let inner = private.path().join("inner.sh");
+        std::fs::write(&inner, "echo inner engine answered\n").unwrap();
+        let script = format!("/bin/sh {}", inner.display());
+        let Some(result) = run_confined_script_with(&script, std::slice::from_ref(&inner)) else {
+            return;
+        };
+        let (ending, output) = result.unwrap();
+        assert!(
+            matches!(ending, super::super::ProcessEnding::Exited(s) if s.success()),
+            "{ending:?}: {output}"
+        );
+        assert_eq!(output.trim(), "inner engine answered");
+    }
+
+    #[test]
+    fn a_bound_directory_the_sandbox_user_cannot_read_is_refused_by_name() {
+        let private = private_tempdir();
+        let dir = private.path().join("tables");
+        std::fs::create_dir(&dir).unwrap();
+        let Some(result) = run_confined_script_with("true", std::slice::from_ref(&dir)) else {
+            return;
+        };
+        if is_root() {
+            let error = result.unwrap_err().to_string();
+            assert!(error.contains(&dir.display().to_string()), "{error}");
+            assert!(error.contains("cannot read"), "{error}");
+        } else {
+            assert!(
+                result.is_ok(),
+                "the caller's own directory is readable by the caller"
+            );
+        }
     }
 
     #[test]
