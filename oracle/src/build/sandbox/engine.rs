@@ -405,7 +405,7 @@ mod tests {
         }
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("log");
-        let mut confined = EngineIsolation::Bubblewrap.confine(
+        let confined = EngineIsolation::Bubblewrap.confine(
             Path::new("/bin/sh"),
             &["-c".to_string(), script.to_string()],
             read_only,
