@@ -43,9 +43,11 @@ use oracle::stats::{SprtDecision, SprtParams, SprtStatus};
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("limit").args(["tc", "nodes", "depth", "movetime"])))]
 pub struct MatchArgs {
-    /// An engine: `cmd=PATH[,name=N][,tc=TC][,arg=A…][,option.X=V…]`; give exactly two (first =
-    /// candidate). `tc=` is the engine's own clock, as in cutechess and fastchess (time odds:
-    /// `tc=10+0.1` against `tc=5+0.05`); it overrides `--tc` and `--each tc=`.
+    /// An engine: `cmd=PATH[,name=N][,tc=TC][,arg=A…][,bind=P…][,option.X=V…]`; give exactly two
+    /// (first = candidate). `tc=` is the engine's own clock, as in cutechess and fastchess (time
+    /// odds: `tc=10+0.1` against `tc=5+0.05`); it overrides `--tc` and `--each tc=`. `bind=P`
+    /// shows a wrapper engine's inner engine inside its sandbox, read-only at the same path (a
+    /// file as a private copy taken at start-up, a directory as it is).
     #[arg(long = "engine", required = true, num_args = 1, value_name = "SPEC")]
     engines: Vec<String>,
     /// Settings for both engines: `[tc=TC,]option.X=V[,option.Y=W…]` (engine-specific values win).
