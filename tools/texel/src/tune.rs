@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 
 use coherent::chess::attacks::{bishop_attacks, king_attacks, knight_attacks, rook_attacks};
 use coherent::chess::bitboard::{
-    Squares, adjacent_files_of, bb, file_mask, forward, front_span, more_than_one, pawn_attacks_bb,
-    rank_mask, square_front_span,
+    FILE_A, FILE_H, LIGHT_SQUARES, Squares, adjacent_files_of, bb, file_mask, forward, front_span,
+    more_than_one, pawn_attacks_bb, rank_mask, square_front_span,
 };
 use coherent::chess::position::Position;
 use coherent::chess::types::{
@@ -52,8 +52,14 @@ const WEAK_ZONE_SQUARE: usize = PASSED_KING_OWN + 1;
 const SHELTER_PAWN: usize = WEAK_ZONE_SQUARE + 1;
 const SHELTER_OPEN: usize = SHELTER_PAWN + 1;
 const SHELTER_FULLY_OPEN: usize = SHELTER_OPEN + 1;
+const OUTPOST_KNIGHT: usize = SHELTER_FULLY_OPEN + 1;
+const OUTPOST_BISHOP: usize = OUTPOST_KNIGHT + 1;
+const MINOR_BEHIND_PAWN: usize = OUTPOST_BISHOP + 1;
+const BISHOP_PAWNS: usize = MINOR_BEHIND_PAWN + 1; // own pawns on the bishop's colour, per bishop
+const CONNECTED: usize = BISHOP_PAWNS + 1; // 8 relative ranks
+const SAFE_CHECK: usize = CONNECTED + 8; // knight, bishop, rook, queen: enemy safe checks
 /// Number of features.
-const NF: usize = SHELTER_FULLY_OPEN + 1;
+const NF: usize = SAFE_CHECK + 4;
 
 const KING_ATTACK_WEIGHT: [i32; 6] = [0, 20, 20, 40, 80, 0];
 
@@ -235,6 +241,10 @@ fn extract(pos: &Position) -> (Vec<(u16, i16)>, [f64; 2]) {
             } else {
                 7 - rank_of(sq)
             };
+            let beside = (b << 1 & !FILE_A | b >> 1 & !FILE_H) & own;
+            if beside != 0 || a.attacked_by[c as usize][PAWN] & b != 0 {
+                a.add(c, CONNECTED + rel_rank, 1);
+            }
             let doubled = ahead & own != 0;
             if doubled {
                 a.add(c, DOUBLED, 1);
@@ -302,6 +312,41 @@ fn extract(pos: &Position) -> (Vec<(u16, i16)>, [f64; 2]) {
                 }
             }
         }
+        let enemy_pawns = pos.pieces(them, PAWN);
+        for kind in [KNIGHT, BISHOP] {
+            for sq in Squares(pos.pieces(c, kind)) {
+                let rel_rank = relative_square(c, sq) >> 3;
+                let out_of_reach =
+                    adjacent_files_of(sq & 7) & front_span(c, rank_mask(sq >> 3)) & enemy_pawns
+                        == 0;
+                if (3..=5).contains(&rel_rank)
+                    && a.attacked_by[ci][PAWN] & bb(sq) != 0
+                    && out_of_reach
+                {
+                    let outpost = if kind == KNIGHT {
+                        OUTPOST_KNIGHT
+                    } else {
+                        OUTPOST_BISHOP
+                    };
+                    a.add(c, outpost, 1);
+                }
+                if forward(c, bb(sq)) & pos.kinds[PAWN] != 0 {
+                    a.add(c, MINOR_BEHIND_PAWN, 1);
+                }
+                if kind == BISHOP {
+                    let colour = if bb(sq) & LIGHT_SQUARES != 0 {
+                        LIGHT_SQUARES
+                    } else {
+                        !LIGHT_SQUARES
+                    };
+                    a.add(
+                        c,
+                        BISHOP_PAWNS,
+                        (pos.pieces(c, PAWN) & colour).count_ones() as i32,
+                    );
+                }
+            }
+        }
         if more_than_one(pos.pieces(c, BISHOP)) {
             a.add(c, BISHOP_PAIR, 1);
         }
@@ -342,10 +387,25 @@ fn extract(pos: &Position) -> (Vec<(u16, i16)>, [f64; 2]) {
             fixed[0] -= sign * f64::from(penalty.min(600));
             fixed[1] -= sign * f64::from(penalty.min(600) / 8);
         }
+        let ksq = pos.king_square(c);
+        // Safe checks: squares from which an enemy piece of that kind would check the king,
+        // reached by one, not held by the enemy and not defended.
+        let safe = !a.attacked[ci] & !pos.us(c.flip());
+        let diagonal = bishop_attacks(ksq, occ);
+        let straight = rook_attacks(ksq, occ);
+        let by = &a.attacked_by[them];
+        let checks = [
+            knight_attacks(ksq) & by[KNIGHT],
+            diagonal & by[BISHOP],
+            straight & by[ROOK],
+            (diagonal | straight) & by[QUEEN],
+        ];
+        for (kind, squares) in checks.into_iter().enumerate() {
+            a.add(c, SAFE_CHECK + kind, (squares & safe).count_ones() as i32);
+        }
         let defended_by_others = a.attacked[ci] & !a.attacked_by[ci][KING];
         let weak = a.zone[ci] & a.attacked[them] & !defended_by_others;
         a.add(c, WEAK_ZONE_SQUARE, weak.count_ones() as i32);
-        let ksq = pos.king_square(c);
         let kf = file_of(ksq) as i32;
         let in_front = square_front_span(c, ksq);
         for f in (kf - 1).max(0)..=(kf + 1).min(7) {
