@@ -1,23 +1,57 @@
-//! King safety: weighted attacks on the king zone, undefended zone squares, and the pawn shelter.
+//! King safety: weighted attacks on the king zone, safe checks, undefended zone squares, and the
+//! pawn shelter.
 
 use super::popcnt::popcount;
 use super::terms::EvalInfo;
 use super::{Score, Term, Trace, s};
-use crate::chess::bitboard::{file_mask, square_front_span};
+use crate::chess::attacks::{bishop_attacks, knight_attacks, rook_attacks};
+use crate::chess::bitboard::{Bitboard, file_mask, square_front_span};
 use crate::chess::position::Position;
-use crate::chess::types::{Color, KING, PAWN, QUEEN, file_of};
+use crate::chess::types::{BISHOP, Color, KING, KNIGHT, PAWN, QUEEN, ROOK, file_of};
 
 // texel: begin. Fitted to Coherent's self-play games by tools/texel (`texel tune`,
 // docs/texel.md); regenerate them rather than edit by hand.
 /// Own pawn in front of the king on a file of its shelter.
-const SHELTER_PAWN: Score = s(31, -23);
+const SHELTER_PAWN: Score = s(31, -25);
 /// Shelter file without own pawns.
-const SHELTER_OPEN: Score = s(9, -14);
+const SHELTER_OPEN: Score = s(9, -13);
 /// Shelter file without any pawns.
-const SHELTER_FULLY_OPEN: Score = s(-9, -7);
+const SHELTER_FULLY_OPEN: Score = s(-4, -13);
 /// King-zone square attacked by the enemy and defended only by the king.
 const WEAK_ZONE_SQUARE: Score = s(1, 0);
+/// Per square from which an enemy knight can give a safe check (not defended, not held by the enemy).
+const SAFE_CHECK_KNIGHT: Score = s(-34, 2);
+/// Per square from which an enemy bishop can give a safe check.
+const SAFE_CHECK_BISHOP: Score = s(-9, -15);
+/// Per square from which an enemy rook can give a safe check.
+const SAFE_CHECK_ROOK: Score = s(-72, 22);
+/// Per square from which the enemy queen can give a safe check.
+const SAFE_CHECK_QUEEN: Score = s(-35, 18);
 // texel: end
+
+/// The enemy's safe checks against the king of `c` per checking kind (knight, bishop, rook,
+/// queen): squares from which that kind would give check, that an enemy piece of that kind
+/// reaches, not held by the enemy and not `defended` by `c`.
+#[inline(always)]
+#[must_use]
+fn safe_checks(
+    pos: &Position,
+    c: Color,
+    attacked_by_them: &[Bitboard; 6],
+    defended: Bitboard,
+) -> [i32; 4] {
+    let ksq = pos.king_square(c);
+    let occ = pos.occupied();
+    let safe = !defended & !pos.us(c.flip());
+    let diagonal = bishop_attacks(ksq, occ);
+    let straight = rook_attacks(ksq, occ);
+    [
+        popcount(knight_attacks(ksq) & attacked_by_them[KNIGHT] & safe),
+        popcount(diagonal & attacked_by_them[BISHOP] & safe),
+        popcount(straight & attacked_by_them[ROOK] & safe),
+        popcount((diagonal | straight) & attacked_by_them[QUEEN] & safe),
+    ]
+}
 
 #[inline(always)]
 fn side<T: Trace>(pos: &Position, c: Color, info: &EvalInfo, trace: &mut T) -> Score {
@@ -37,6 +71,11 @@ fn side<T: Trace>(pos: &Position, c: Color, info: &EvalInfo, trace: &mut T) -> S
         score.mg -= penalty.min(600);
         score.eg -= penalty.min(600) / 8;
     }
+    let checks = safe_checks(pos, c, &info.attacked_by[them], info.attacked[ci]);
+    score += SAFE_CHECK_KNIGHT * checks[0]
+        + SAFE_CHECK_BISHOP * checks[1]
+        + SAFE_CHECK_ROOK * checks[2]
+        + SAFE_CHECK_QUEEN * checks[3];
     let defended_by_others = info.attacked[ci] & !info.attacked_by[ci][KING];
     let weak = zone & info.attacked[them] & !defended_by_others;
     score += WEAK_ZONE_SQUARE * popcount(weak);

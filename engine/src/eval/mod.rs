@@ -84,10 +84,12 @@ pub enum Term {
     Rooks,
     /// Threats against pieces.
     Threats,
+    /// Knight and bishop outposts, minors behind pawns, pawns on the bishop's colour.
+    MinorPieces,
 }
 
 /// Number of `Term` variants.
-pub const TERM_COUNT: usize = 8;
+pub const TERM_COUNT: usize = 9;
 
 /// Term names in `Term` order.
 pub const TERM_NAMES: [&str; TERM_COUNT] = [
@@ -99,6 +101,7 @@ pub const TERM_NAMES: [&str; TERM_COUNT] = [
     "bishop pair",
     "rooks",
     "threats",
+    "minor pieces",
 ];
 
 /// Receives each term as it is computed; the search uses `NoTrace`, which compiles to nothing.

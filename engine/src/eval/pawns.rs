@@ -1,9 +1,10 @@
-//! Pawn structure: doubled, isolated, backward and passed pawns.
+//! Pawn structure: doubled, isolated, backward, connected and passed pawns.
 
 use super::terms::EvalInfo;
 use super::{Score, Term, Trace, s};
 use crate::chess::bitboard::{
-    Squares, adjacent_files_of, bb, file_mask, forward, front_span, rank_mask, square_front_span,
+    FILE_A, FILE_H, Squares, adjacent_files_of, bb, file_mask, forward, front_span, rank_mask,
+    square_front_span,
 };
 use crate::chess::position::Position;
 use crate::chess::types::{Color, PAWN, Square, file_of, rank_of};
@@ -11,25 +12,30 @@ use crate::chess::types::{Color, PAWN, Square, file_of, rank_of};
 // texel: begin. Fitted to Coherent's self-play games by tools/texel (`texel tune`,
 // docs/texel.md); regenerate them rather than edit by hand.
 /// A pawn with an own pawn in front of it on the same file.
-const DOUBLED: Score = s(-24, -20);
+const DOUBLED: Score = s(-18, -17);
 /// A pawn without own pawns on the adjacent files.
-const ISOLATED: Score = s(-11, -12);
+const ISOLATED: Score = s(-7, -9);
 /// A pawn behind its neighbours whose stop square an enemy pawn controls.
-const BACKWARD: Score = s(-6, -15);
+const BACKWARD: Score = s(-4, -15);
 /// Passed pawn bonus by relative rank.
 #[rustfmt::skip]
 const PASSED: [Score; 8] = [
-    s(0, 0), s(-16, 10), s(-4, -7), s(16, -2), s(39, 24), s(109, 45), s(141, 54), s(0, 0),
+    s(0, 0), s(-14, 14), s(3, -4), s(26, 2), s(51, 27), s(123, 38), s(208, 34), s(0, 0),
 ];
 /// Extra bonus for a passed pawn whose path to promotion is empty, by relative rank.
 #[rustfmt::skip]
 const PASSED_FREE_PATH: [Score; 8] = [
-    s(0, 0), s(-3, 4), s(5, -8), s(-1, 10), s(6, 18), s(-1, 47), s(84, 52), s(0, 0),
+    s(0, 0), s(1, 1), s(6, -9), s(1, 5), s(4, 17), s(-5, 44), s(89, 49), s(0, 0),
 ];
 /// Per (relative rank - 1) x enemy king distance to a passed pawn's stop square.
 const PASSED_KING_THEIRS: Score = s(-3, 9);
 /// Per (relative rank - 1) x own king distance to a passed pawn's stop square.
-const PASSED_KING_OWN: Score = s(-1, -4);
+const PASSED_KING_OWN: Score = s(-2, -4);
+/// A pawn defended by an own pawn or with an own pawn beside it, by relative rank.
+#[rustfmt::skip]
+const CONNECTED: [Score; 8] = [
+    s(0, 0), s(2, -2), s(11, -3), s(10, 4), s(23, 15), s(42, 32), s(15, 67), s(0, 0),
+];
 // texel: end
 
 /// Chebyshev (king-move) distance between squares.
@@ -59,6 +65,10 @@ fn side<T: Trace>(pos: &Position, c: Color, info: &EvalInfo, trace: &mut T) -> S
         } else {
             7 - rank_of(sq)
         };
+        let beside = (b << 1 & !FILE_A | b >> 1 & !FILE_H) & own;
+        if beside != 0 || info.attacked_by[c as usize][PAWN] & b != 0 {
+            structure += CONNECTED[rel_rank];
+        }
         let doubled = ahead & own != 0;
         if doubled {
             structure += DOUBLED;
