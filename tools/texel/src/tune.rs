@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 
 use coherent::chess::attacks::{bishop_attacks, king_attacks, knight_attacks, rook_attacks};
 use coherent::chess::bitboard::{
-    FILE_A, FILE_H, LIGHT_SQUARES, Squares, adjacent_files_of, bb, file_mask, forward, front_span,
-    more_than_one, pawn_attacks_bb, rank_mask, square_front_span,
+    FILE_A, FILE_H, LIGHT_SQUARES, RANK_3, RANK_6, Squares, adjacent_files_of, bb, file_mask,
+    forward, front_span, more_than_one, pawn_attacks_bb, rank_mask, square_front_span,
 };
 use coherent::chess::position::Position;
 use coherent::chess::types::{
@@ -58,8 +58,13 @@ const MINOR_BEHIND_PAWN: usize = OUTPOST_BISHOP + 1;
 const BISHOP_PAWNS: usize = MINOR_BEHIND_PAWN + 1; // own pawns on the bishop's colour, per bishop
 const CONNECTED: usize = BISHOP_PAWNS + 1; // 8 relative ranks
 const SAFE_CHECK: usize = CONNECTED + 8; // knight, bishop, rook, queen: enemy safe checks
+const ZONE_ATTACK: usize = SAFE_CHECK + 4; // knight, bishop, rook, queen: enemy king-zone squares
+const SPACE: usize = ZONE_ATTACK + 4;
+const PAWN_PUSH_THREAT: usize = SPACE + 1;
+const PASSED_BLOCKED: usize = PAWN_PUSH_THREAT + 1;
+const KING_PAWN_DISTANCE: usize = PASSED_BLOCKED + 1;
 /// Number of features.
-const NF: usize = SAFE_CHECK + 4;
+const NF: usize = KING_PAWN_DISTANCE + 1;
 
 const KING_ATTACK_WEIGHT: [i32; 6] = [0, 20, 20, 40, 80, 0];
 
@@ -267,6 +272,9 @@ fn extract(pos: &Position) -> (Vec<(u16, i16)>, [f64; 2]) {
                 if ahead & pos.occupied() == 0 {
                     a.add(c, PASSED_FREE_PATH + rel_rank, 1);
                 }
+                if forward(c, b) & pos.us(them) != 0 {
+                    a.add(c, PASSED_BLOCKED, 1);
+                }
             }
         }
     }
@@ -299,6 +307,7 @@ fn extract(pos: &Position) -> (Vec<(u16, i16)>, [f64; 2]) {
                 if zone != 0 {
                     a.attackers[ci] += 1;
                     a.attack_weight[ci] += KING_ATTACK_WEIGHT[kind] * zone.count_ones() as i32;
+                    a.add(c, ZONE_ATTACK + kind - KNIGHT, zone.count_ones() as i32);
                 }
                 if kind == ROOK {
                     let file = file_mask(sq & 7);
@@ -312,6 +321,14 @@ fn extract(pos: &Position) -> (Vec<(u16, i16)>, [f64; 2]) {
                 }
             }
         }
+        let centre = (file_mask(2) | file_mask(3) | file_mask(4) | file_mask(5))
+            & if c == Color::White {
+                rank_mask(1) | rank_mask(2) | rank_mask(3)
+            } else {
+                rank_mask(4) | rank_mask(5) | rank_mask(6)
+            };
+        let space = centre & !pos.pieces(c, PAWN) & !a.attacked_by[them as usize][PAWN];
+        a.add(c, SPACE, space.count_ones() as i32);
         let enemy_pawns = pos.pieces(them, PAWN);
         for kind in [KNIGHT, BISHOP] {
             for sq in Squares(pos.pieces(c, kind)) {
@@ -371,6 +388,17 @@ fn extract(pos: &Position) -> (Vec<(u16, i16)>, [f64; 2]) {
             HANGING,
             pc(a.attacked[ci] & !a.attacked[them as usize] & enemy & !pos.kinds[KING]),
         );
+        let empty = !pos.occupied();
+        let single = forward(c, pos.pieces(c, PAWN)) & empty;
+        let third = if c == Color::White { RANK_3 } else { RANK_6 };
+        let pushes = (single | forward(c, single & third) & empty)
+            & !a.attacked_by[them as usize][PAWN]
+            & (a.attacked[ci] | !a.attacked[them as usize]);
+        a.add(
+            c,
+            PAWN_PUSH_THREAT,
+            pc(pawn_attacks_bb(c, pushes) & non_pawns),
+        );
     }
     // King safety (engine: king.rs); the quadratic danger stays fixed.
     let mut fixed = [0.0; 2];
@@ -402,6 +430,12 @@ fn extract(pos: &Position) -> (Vec<(u16, i16)>, [f64; 2]) {
         ];
         for (kind, squares) in checks.into_iter().enumerate() {
             a.add(c, SAFE_CHECK + kind, (squares & safe).count_ones() as i32);
+        }
+        if let Some(nearest) = Squares(pos.pieces(c, PAWN))
+            .map(|sq| distance(ksq, sq))
+            .min()
+        {
+            a.add(c, KING_PAWN_DISTANCE, nearest);
         }
         let defended_by_others = a.attacked[ci] & !a.attacked_by[ci][KING];
         let weak = a.zone[ci] & a.attacked[them] & !defended_by_others;

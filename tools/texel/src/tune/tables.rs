@@ -5,11 +5,11 @@
 use std::path::{Path, PathBuf};
 
 use super::{
-    BACKWARD, BISHOP_PAIR, BISHOP_PAWNS, CONNECTED, DOUBLED, HANGING, ISOLATED, MINOR_BEHIND_PAWN,
-    MOB, MOB_LEN, MOB_OFFSET, NF, OUTPOST_BISHOP, OUTPOST_KNIGHT, PASSED, PASSED_FREE_PATH,
-    PASSED_KING_OWN, PASSED_KING_THEIRS, PSQT, ROOK_OPEN, ROOK_SEMI_OPEN, SAFE_CHECK,
-    SHELTER_FULLY_OPEN, SHELTER_OPEN, SHELTER_PAWN, THREAT_BY_MINOR, THREAT_BY_PAWN,
-    THREAT_BY_ROOK, WEAK_ZONE_SQUARE,
+    BACKWARD, BISHOP_PAIR, BISHOP_PAWNS, CONNECTED, DOUBLED, HANGING, ISOLATED, KING_PAWN_DISTANCE,
+    MINOR_BEHIND_PAWN, MOB, MOB_LEN, MOB_OFFSET, NF, OUTPOST_BISHOP, OUTPOST_KNIGHT, PASSED,
+    PASSED_BLOCKED, PASSED_FREE_PATH, PASSED_KING_OWN, PASSED_KING_THEIRS, PAWN_PUSH_THREAT, PSQT,
+    ROOK_OPEN, ROOK_SEMI_OPEN, SAFE_CHECK, SHELTER_FULLY_OPEN, SHELTER_OPEN, SHELTER_PAWN, SPACE,
+    THREAT_BY_MINOR, THREAT_BY_PAWN, THREAT_BY_ROOK, WEAK_ZONE_SQUARE, ZONE_ATTACK,
 };
 use coherent::chess::types::PAWN;
 
@@ -166,6 +166,48 @@ const ITEMS: &[Item] = &[
         BISHOP_PAWNS,
     ),
     item(
+        "terms.rs",
+        "ZONE_ATTACK_KNIGHT",
+        "Per square of the enemy king zone a knight attacks.",
+        Shape::Scalar,
+        ZONE_ATTACK,
+    ),
+    item(
+        "terms.rs",
+        "ZONE_ATTACK_BISHOP",
+        "Per square of the enemy king zone a bishop attacks.",
+        Shape::Scalar,
+        ZONE_ATTACK + 1,
+    ),
+    item(
+        "terms.rs",
+        "ZONE_ATTACK_ROOK",
+        "Per square of the enemy king zone a rook attacks.",
+        Shape::Scalar,
+        ZONE_ATTACK + 2,
+    ),
+    item(
+        "terms.rs",
+        "ZONE_ATTACK_QUEEN",
+        "Per square of the enemy king zone a queen attacks.",
+        Shape::Scalar,
+        ZONE_ATTACK + 3,
+    ),
+    item(
+        "terms.rs",
+        "SPACE",
+        "Per central square (files c to f, relative ranks 2 to 4) free of own pawns and enemy pawn attacks.",
+        Shape::Scalar,
+        SPACE,
+    ),
+    item(
+        "terms.rs",
+        "PAWN_PUSH_THREAT",
+        "Per enemy piece (not a pawn or king) a safe pawn push would attack.",
+        Shape::Scalar,
+        PAWN_PUSH_THREAT,
+    ),
+    item(
         "pawns.rs",
         "DOUBLED",
         "A pawn with an own pawn in front of it on the same file.",
@@ -222,6 +264,13 @@ const ITEMS: &[Item] = &[
         CONNECTED,
     ),
     item(
+        "pawns.rs",
+        "PASSED_BLOCKED",
+        "A passed pawn whose stop square holds an enemy piece.",
+        Shape::Scalar,
+        PASSED_BLOCKED,
+    ),
+    item(
         "king.rs",
         "SHELTER_PAWN",
         "Own pawn in front of the king on a file of its shelter.",
@@ -276,6 +325,13 @@ const ITEMS: &[Item] = &[
         "Per square from which the enemy queen can give a safe check.",
         Shape::Scalar,
         SAFE_CHECK + 3,
+    ),
+    item(
+        "king.rs",
+        "KING_PAWN_DISTANCE",
+        "Per square of king distance to the nearest own pawn (none with no pawns).",
+        Shape::Scalar,
+        KING_PAWN_DISTANCE,
     ),
 ];
 
