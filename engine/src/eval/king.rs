@@ -1,32 +1,35 @@
 //! King safety: weighted attacks on the king zone, safe checks, undefended zone squares, and the
 //! pawn shelter.
 
+use super::pawns::distance;
 use super::popcnt::popcount;
 use super::terms::EvalInfo;
 use super::{Score, Term, Trace, s};
 use crate::chess::attacks::{bishop_attacks, knight_attacks, rook_attacks};
-use crate::chess::bitboard::{Bitboard, file_mask, square_front_span};
+use crate::chess::bitboard::{Bitboard, Squares, file_mask, square_front_span};
 use crate::chess::position::Position;
 use crate::chess::types::{BISHOP, Color, KING, KNIGHT, PAWN, QUEEN, ROOK, file_of};
 
 // texel: begin. Fitted to Coherent's self-play games by tools/texel (`texel tune`,
 // docs/texel.md); regenerate them rather than edit by hand.
 /// Own pawn in front of the king on a file of its shelter.
-const SHELTER_PAWN: Score = s(31, -25);
+const SHELTER_PAWN: Score = s(30, -25);
 /// Shelter file without own pawns.
-const SHELTER_OPEN: Score = s(9, -13);
+const SHELTER_OPEN: Score = s(6, -9);
 /// Shelter file without any pawns.
-const SHELTER_FULLY_OPEN: Score = s(-4, -13);
+const SHELTER_FULLY_OPEN: Score = s(-8, -10);
 /// King-zone square attacked by the enemy and defended only by the king.
-const WEAK_ZONE_SQUARE: Score = s(1, 0);
+const WEAK_ZONE_SQUARE: Score = s(-8, 2);
 /// Per square from which an enemy knight can give a safe check (not defended, not held by the enemy).
-const SAFE_CHECK_KNIGHT: Score = s(-34, 2);
+const SAFE_CHECK_KNIGHT: Score = s(-31, 2);
 /// Per square from which an enemy bishop can give a safe check.
-const SAFE_CHECK_BISHOP: Score = s(-9, -15);
+const SAFE_CHECK_BISHOP: Score = s(-8, -15);
 /// Per square from which an enemy rook can give a safe check.
-const SAFE_CHECK_ROOK: Score = s(-72, 22);
+const SAFE_CHECK_ROOK: Score = s(-73, 23);
 /// Per square from which the enemy queen can give a safe check.
-const SAFE_CHECK_QUEEN: Score = s(-35, 18);
+const SAFE_CHECK_QUEEN: Score = s(-36, 20);
+/// Per square of king distance to the nearest own pawn (none with no pawns).
+const KING_PAWN_DISTANCE: Score = s(5, -13);
 // texel: end
 
 /// The enemy's safe checks against the king of `c` per checking kind (knight, bishop, rook,
@@ -76,6 +79,12 @@ fn side<T: Trace>(pos: &Position, c: Color, info: &EvalInfo, trace: &mut T) -> S
         + SAFE_CHECK_BISHOP * checks[1]
         + SAFE_CHECK_ROOK * checks[2]
         + SAFE_CHECK_QUEEN * checks[3];
+    if let Some(nearest) = Squares(pos.pieces(c, PAWN))
+        .map(|sq| distance(ksq, sq))
+        .min()
+    {
+        score += KING_PAWN_DISTANCE * nearest;
+    }
     let defended_by_others = info.attacked[ci] & !info.attacked_by[ci][KING];
     let weak = zone & info.attacked[them] & !defended_by_others;
     score += WEAK_ZONE_SQUARE * popcount(weak);

@@ -12,30 +12,32 @@ use crate::chess::types::{Color, PAWN, Square, file_of, rank_of};
 // texel: begin. Fitted to Coherent's self-play games by tools/texel (`texel tune`,
 // docs/texel.md); regenerate them rather than edit by hand.
 /// A pawn with an own pawn in front of it on the same file.
-const DOUBLED: Score = s(-18, -17);
+const DOUBLED: Score = s(-18, -20);
 /// A pawn without own pawns on the adjacent files.
-const ISOLATED: Score = s(-7, -9);
+const ISOLATED: Score = s(-7, -8);
 /// A pawn behind its neighbours whose stop square an enemy pawn controls.
-const BACKWARD: Score = s(-4, -15);
+const BACKWARD: Score = s(-4, -14);
 /// Passed pawn bonus by relative rank.
 #[rustfmt::skip]
 const PASSED: [Score; 8] = [
-    s(0, 0), s(-14, 14), s(3, -4), s(26, 2), s(51, 27), s(123, 38), s(208, 34), s(0, 0),
+    s(0, 0), s(-16, 15), s(-1, -5), s(24, -1), s(47, 22), s(117, 31), s(193, 33), s(0, 0),
 ];
 /// Extra bonus for a passed pawn whose path to promotion is empty, by relative rank.
 #[rustfmt::skip]
 const PASSED_FREE_PATH: [Score; 8] = [
-    s(0, 0), s(1, 1), s(6, -9), s(1, 5), s(4, 17), s(-5, 44), s(89, 49), s(0, 0),
+    s(0, 0), s(1, 1), s(6, -10), s(-1, 4), s(5, 15), s(-5, 43), s(93, 46), s(0, 0),
 ];
 /// Per (relative rank - 1) x enemy king distance to a passed pawn's stop square.
 const PASSED_KING_THEIRS: Score = s(-3, 9);
 /// Per (relative rank - 1) x own king distance to a passed pawn's stop square.
-const PASSED_KING_OWN: Score = s(-2, -4);
+const PASSED_KING_OWN: Score = s(-2, -3);
 /// A pawn defended by an own pawn or with an own pawn beside it, by relative rank.
 #[rustfmt::skip]
 const CONNECTED: [Score; 8] = [
-    s(0, 0), s(2, -2), s(11, -3), s(10, 4), s(23, 15), s(42, 32), s(15, 67), s(0, 0),
+    s(0, 0), s(2, -1), s(9, -1), s(9, 5), s(23, 15), s(40, 33), s(12, 68), s(0, 0),
 ];
+/// A passed pawn whose stop square holds an enemy piece.
+const PASSED_BLOCKED: Score = s(5, -5);
 // texel: end
 
 /// Chebyshev (king-move) distance between squares.
@@ -90,6 +92,9 @@ fn side<T: Trace>(pos: &Position, c: Color, info: &EvalInfo, trace: &mut T) -> S
             bonus += PASSED_KING_OWN * (weight * distance(own_k, stop_sq));
             if ahead & pos.occupied() == 0 {
                 bonus += PASSED_FREE_PATH[rel_rank];
+            }
+            if forward(c, b) & pos.us(them) != 0 {
+                bonus += PASSED_BLOCKED;
             }
             passed += bonus;
         }
