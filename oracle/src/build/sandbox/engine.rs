@@ -5,9 +5,10 @@
 //! sees no other process (nothing to signal, stop or trace), no network, and a file system of
 //! only `/usr` (read-only), an empty private `/tmp`, and a private read-only copy of its binary
 //! at [`ENGINE_PATH`] (and of each file a wrapper engine names with `bind=`); `--out`, the
-//! oracle, the other engine, the cache and the repository are not mounted. The copy is taken when the process starts, so replacing the file the caller
-//! named later changes nothing. When the oracle runs as root the sandbox is entered as
-//! `nobody`, because the kernel never applies the process-count limit to root.
+//! oracle, the other engine, the cache and the repository are not mounted. The copy is taken
+//! when the process starts, so replacing the file the caller named later changes nothing. When
+//! the oracle runs as root the sandbox is entered as `nobody`, because the kernel never applies
+//! the process-count limit to root.
 //!
 //! The process-count limit is set inside the sandbox (by `prlimit`), where the kernel counts
 //! only the sandbox's own user namespace: one engine's threads never eat into another's.
