@@ -303,33 +303,25 @@ pub fn build(
 /// "could not find `Cargo.toml`". Directories under `$HOME` are exempt: the sandbox hides the
 /// home and recreates the way to its mounts open.
 fn check_reachable(source: &Path, sandbox: &Sandbox) -> Result<(), CargoError> {
-    use std::os::unix::fs::PermissionsExt;
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let as_root = unsafe { libc::geteuid() } == 0;
-    if sandbox.isolation != sandbox::Isolation::Bubblewrap || !as_root {
+    if sandbox.isolation != sandbox::Isolation::Bubblewrap || !sandbox::is_root() {
         return Ok(());
     }
     let home = std::env::var_os("HOME").map(PathBuf::from);
-    for dir in source.ancestors() {
-        if home.as_ref().is_some_and(|home| dir.starts_with(home)) {
-            continue;
+    let under_home = |dir: &Path| home.as_ref().is_some_and(|home| dir.starts_with(home));
+    let closed = sandbox::closed_to_sandbox_user(source, 0o001, under_home).map_err(|error| {
+        CargoError::Prepare {
+            path: source.to_owned(),
+            source: error,
         }
-        let mode = fs::metadata(dir)
-            .map_err(|source| CargoError::Prepare {
-                path: dir.to_owned(),
-                source,
-            })?
-            .permissions()
-            .mode();
-        if mode & 0o001 == 0 {
-            return Err(CargoError::Unreachable {
-                user: sandbox::UNPRIVILEGED_ID,
-                path: dir.to_owned(),
-                mode: mode & 0o7777,
-            });
-        }
+    })?;
+    match closed {
+        Some((path, mode)) => Err(CargoError::Unreachable {
+            user: sandbox::UNPRIVILEGED_ID,
+            path,
+            mode,
+        }),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 #[must_use]

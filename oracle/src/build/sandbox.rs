@@ -361,9 +361,34 @@ fn tool(name: &str) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(name))
 }
 
-fn is_root() -> bool {
+/// Whether the oracle runs as root, which makes bubblewrap run its jobs as [`UNPRIVILEGED_ID`].
+pub(crate) fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions and cannot fail.
     unsafe { libc::geteuid() == 0 }
+}
+
+/// The first directory on the way to `dir` that the unprivileged sandbox user cannot pass, with
+/// its permission bits: `dir` itself needs the "others" bits in `own` (search, and read where
+/// the sandbox lists it), every directory above it the search bit. Directories for which
+/// `exempt` holds are not checked. Root runs as that user inside bubblewrap, so a path under a
+/// private folder (a `mktemp -d` clone, `/root`) fails there with no useful message.
+pub(crate) fn closed_to_sandbox_user(
+    dir: &Path,
+    own: u32,
+    exempt: impl Fn(&Path) -> bool,
+) -> std::io::Result<Option<(PathBuf, u32)>> {
+    use std::os::unix::fs::PermissionsExt;
+    for (depth, up) in dir.ancestors().enumerate() {
+        if exempt(up) {
+            continue;
+        }
+        let needed = if depth == 0 { own } else { 0o001 };
+        let mode = std::fs::metadata(up)?.permissions().mode();
+        if mode & needed != needed {
+            return Ok(Some((up.to_owned(), mode & 0o7777)));
+        }
+    }
+    Ok(None)
 }
 
 /// Runs `command` (stdio other than stdin redirected into `log`, its own process group) to
@@ -467,6 +492,30 @@ mod tests {
             read_only: Vec::new(),
             log: dir.join("log"),
         }
+    }
+
+    #[test]
+    fn the_first_closed_directory_on_the_way_is_named_with_its_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::tempdir().unwrap();
+        let private = root.path().join("private");
+        let inner = private.join("inner");
+        std::fs::create_dir_all(&inner).unwrap();
+        let set = |path: &Path, mode| {
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+        };
+        set(root.path(), 0o755);
+        set(&inner, 0o755);
+        set(&private, 0o700);
+        let closed = |own| closed_to_sandbox_user(&inner, own, |_| false).unwrap();
+        assert_eq!(closed(0o005), Some((private.clone(), 0o700)));
+        let exempt = |dir: &Path| dir == private;
+        assert_eq!(closed_to_sandbox_user(&inner, 0o005, exempt).unwrap(), None);
+        set(&private, 0o711);
+        assert_eq!(closed(0o005), None);
+        set(&inner, 0o711);
+        assert_eq!(closed(0o001), None);
+        assert_eq!(closed(0o005), Some((inner.clone(), 0o711)));
     }
 
     #[test]

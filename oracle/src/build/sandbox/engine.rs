@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use super::{UNPRIVILEGED_ID, is_root, run_logged, tool};
+use super::{UNPRIVILEGED_ID, closed_to_sandbox_user, is_root, run_logged, tool};
 
 /// Where the engine's binary appears inside the sandbox.
 pub const ENGINE_PATH: &str = "/engine";
@@ -301,7 +301,7 @@ fn read_only_mounts(
     for (index, path) in read_only.iter().enumerate() {
         let metadata = std::fs::metadata(path)?;
         if metadata.is_dir() {
-            if is_root() && !reachable_by_others(path) {
+            if is_root() && closed_to_sandbox_user(path, 0o005, |_| false)?.is_some() {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::PermissionDenied,
                     format!(
@@ -321,14 +321,6 @@ fn read_only_mounts(
         }
     }
     Ok(mounts)
-}
-
-/// Whether every directory from `/` down to `dir` is searchable, and `dir` readable, by users
-/// other than its owner and group.
-fn reachable_by_others(dir: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    let mode = |path: &Path| std::fs::metadata(path).map_or(0, |m| m.permissions().mode());
-    mode(dir) & 0o005 == 0o005 && dir.ancestors().skip(1).all(|up| mode(up) & 0o001 != 0)
 }
 
 fn apply_limits(limits: &EngineLimits) -> std::io::Result<()> {
