@@ -63,8 +63,13 @@ const SPACE: usize = ZONE_ATTACK + 4;
 const PAWN_PUSH_THREAT: usize = SPACE + 1;
 const PASSED_BLOCKED: usize = PAWN_PUSH_THREAT + 1;
 const KING_PAWN_DISTANCE: usize = PASSED_BLOCKED + 1;
+const PAWN_STORM: usize = KING_PAWN_DISTANCE + 1; // 8 relative ranks of the enemy pawn
+const ROOK_ON_SEVENTH: usize = PAWN_STORM + 8;
+const THREAT_BY_KING: usize = ROOK_ON_SEVENTH + 1;
+const THREAT_MINOR_BY_MINOR: usize = THREAT_BY_KING + 1;
+const PASSED_SAFE_PUSH: usize = THREAT_MINOR_BY_MINOR + 1; // 8 relative ranks
 /// Number of features.
-const NF: usize = KING_PAWN_DISTANCE + 1;
+const NF: usize = PASSED_SAFE_PUSH + 8;
 
 const KING_ATTACK_WEIGHT: [i32; 6] = [0, 20, 20, 40, 80, 0];
 
@@ -202,6 +207,7 @@ struct Acc {
     zone: [u64; 2],
     attackers: [i32; 2],
     attack_weight: [i32; 2],
+    passed: [u64; 2],
 }
 
 impl Acc {
@@ -264,6 +270,7 @@ fn extract(pos: &Position) -> (Vec<(u16, i16)>, [f64; 2]) {
                 }
             }
             if !doubled && ahead & (file | adj) & enemy == 0 {
+                a.passed[c as usize] |= b;
                 a.add(c, PASSED + rel_rank, 1);
                 let stop_sq = if c == Color::White { sq + 8 } else { sq - 8 };
                 let weight = rel_rank as i32 - 1;
@@ -317,6 +324,17 @@ fn extract(pos: &Position) -> (Vec<(u16, i16)>, [f64; 2]) {
                         } else {
                             a.add(c, ROOK_SEMI_OPEN, 1);
                         }
+                    }
+                    let (seventh, eighth) = if c == Color::White {
+                        (rank_mask(6), rank_mask(7))
+                    } else {
+                        (rank_mask(1), rank_mask(0))
+                    };
+                    if bb(sq) & seventh != 0
+                        && (pos.pieces(them, KING) & eighth != 0
+                            || pos.pieces(them, PAWN) & seventh != 0)
+                    {
+                        a.add(c, ROOK_ON_SEVENTH, 1);
                     }
                 }
             }
@@ -399,6 +417,20 @@ fn extract(pos: &Position) -> (Vec<(u16, i16)>, [f64; 2]) {
             PAWN_PUSH_THREAT,
             pc(pawn_attacks_bb(c, pushes) & non_pawns),
         );
+        let undefended = enemy & !a.attacked[them as usize] & !pos.kinds[KING];
+        a.add(c, THREAT_BY_KING, pc(a.attacked_by[ci][KING] & undefended));
+        let enemy_minors = enemy & (pos.kinds[KNIGHT] | pos.kinds[BISHOP]);
+        a.add(
+            c,
+            THREAT_MINOR_BY_MINOR,
+            pc(minors_att & enemy_minors & !a.attacked_by[them as usize][PAWN]),
+        );
+        for sq in Squares(a.passed[ci]) {
+            let stop = forward(c, bb(sq));
+            if stop & pos.occupied() == 0 && stop & a.attacked[them as usize] == 0 {
+                a.add(c, PASSED_SAFE_PUSH + (relative_square(c, sq) >> 3), 1);
+            }
+        }
     }
     // King safety (engine: king.rs); the quadratic danger stays fixed.
     let mut fixed = [0.0; 2];
@@ -452,6 +484,10 @@ fn extract(pos: &Position) -> (Vec<(u16, i16)>, [f64; 2]) {
                 }
             } else if own & (in_front | (in_front >> 1) | (in_front << 1)) != 0 {
                 a.add(c, SHELTER_PAWN, 1);
+            }
+            let ahead = front_span(c, rank_mask(rank_of(ksq)));
+            for storm in Squares(pos.pieces(c.flip(), PAWN) & file & ahead) {
+                a.add(c, PAWN_STORM + (relative_square(c.flip(), storm) >> 3), 1);
             }
         }
     }
@@ -761,6 +797,10 @@ mod tests {
         "1k6/8/8/8/8/8/p7/7K b - - 0 60",
         "6k1/6p1/6Pp/7P/8/8/8/6K1 w - - 0 50",
         "2r3k1/1q3ppp/p3p3/1p6/3Q4/1P3P2/P5PP/2R3K1 w - - 0 28",
+        "6k1/1R3ppp/8/8/8/8/5PPP/6K1 w - - 0 30",
+        "8/8/8/8/3n4/3K4/8/6k1 w - - 0 1",
+        "r1bq1rk1/ppp2p2/2np1n2/4p1pp/2B1P1P1/2NP1N1P/PPP2P2/R2QK2R b KQ - 0 11",
+        "2b1k3/8/3n4/8/4N3/5B2/8/4K3 w - - 0 1",
         "r2q1rk1/1p1nbppp/p2p1n2/4p3/4P1b1/1NN1BP2/PPPQ2PP/2KR1B1R w - - 0 11",
     ];
 

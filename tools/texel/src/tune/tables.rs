@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 use super::{
     BACKWARD, BISHOP_PAIR, BISHOP_PAWNS, CONNECTED, DOUBLED, HANGING, ISOLATED, KING_PAWN_DISTANCE,
     MINOR_BEHIND_PAWN, MOB, MOB_LEN, MOB_OFFSET, NF, OUTPOST_BISHOP, OUTPOST_KNIGHT, PASSED,
-    PASSED_BLOCKED, PASSED_FREE_PATH, PASSED_KING_OWN, PASSED_KING_THEIRS, PAWN_PUSH_THREAT, PSQT,
-    ROOK_OPEN, ROOK_SEMI_OPEN, SAFE_CHECK, SHELTER_FULLY_OPEN, SHELTER_OPEN, SHELTER_PAWN, SPACE,
-    THREAT_BY_MINOR, THREAT_BY_PAWN, THREAT_BY_ROOK, WEAK_ZONE_SQUARE, ZONE_ATTACK,
+    PASSED_BLOCKED, PASSED_FREE_PATH, PASSED_KING_OWN, PASSED_KING_THEIRS, PASSED_SAFE_PUSH,
+    PAWN_PUSH_THREAT, PAWN_STORM, PSQT, ROOK_ON_SEVENTH, ROOK_OPEN, ROOK_SEMI_OPEN, SAFE_CHECK,
+    SHELTER_FULLY_OPEN, SHELTER_OPEN, SHELTER_PAWN, SPACE, THREAT_BY_KING, THREAT_BY_MINOR,
+    THREAT_BY_PAWN, THREAT_BY_ROOK, THREAT_MINOR_BY_MINOR, WEAK_ZONE_SQUARE, ZONE_ATTACK,
 };
 use coherent::chess::types::PAWN;
 
@@ -208,6 +209,27 @@ const ITEMS: &[Item] = &[
         PAWN_PUSH_THREAT,
     ),
     item(
+        "terms.rs",
+        "ROOK_ON_SEVENTH",
+        "A rook on the relative seventh rank with the enemy king on the eighth or enemy pawns on the seventh.",
+        Shape::Scalar,
+        ROOK_ON_SEVENTH,
+    ),
+    item(
+        "terms.rs",
+        "THREAT_BY_KING",
+        "An enemy piece (not the king) attacked by the king and not defended.",
+        Shape::Scalar,
+        THREAT_BY_KING,
+    ),
+    item(
+        "terms.rs",
+        "THREAT_MINOR_BY_MINOR",
+        "An enemy knight or bishop attacked by a minor piece and not defended by a pawn.",
+        Shape::Scalar,
+        THREAT_MINOR_BY_MINOR,
+    ),
+    item(
         "pawns.rs",
         "DOUBLED",
         "A pawn with an own pawn in front of it on the same file.",
@@ -269,6 +291,13 @@ const ITEMS: &[Item] = &[
         "A passed pawn whose stop square holds an enemy piece.",
         Shape::Scalar,
         PASSED_BLOCKED,
+    ),
+    item(
+        "pawns.rs",
+        "PASSED_SAFE_PUSH",
+        "A passed pawn whose stop square is empty and not attacked by the enemy, by relative rank.",
+        Shape::Ranks,
+        PASSED_SAFE_PUSH,
     ),
     item(
         "king.rs",
@@ -333,6 +362,13 @@ const ITEMS: &[Item] = &[
         Shape::Scalar,
         KING_PAWN_DISTANCE,
     ),
+    item(
+        "king.rs",
+        "PAWN_STORM",
+        "An enemy pawn on a shelter file ahead of the king, by that pawn's relative rank.",
+        Shape::Ranks,
+        PAWN_STORM,
+    ),
 ];
 
 fn sc(v: [f64; 2]) -> String {
@@ -350,7 +386,7 @@ pub fn canonical(w: &[[f64; 2]]) -> Vec<[f64; 2]> {
     for sq in (0..8).chain(56..64) {
         w[PSQT + PAWN * 64 + sq] = [0.0, 0.0];
     }
-    for first in [PASSED, PASSED_FREE_PATH] {
+    for first in [PASSED, PASSED_FREE_PATH, PASSED_SAFE_PUSH, PAWN_STORM] {
         w[first] = [0.0, 0.0];
         w[first + 7] = [0.0, 0.0];
     }
