@@ -1,35 +1,44 @@
-//! King safety: weighted attacks on the king zone, safe checks, undefended zone squares, and the
-//! pawn shelter.
+//! King safety: weighted attacks on the king zone, safe checks, undefended zone squares, the
+//! pawn shelter and the enemy pawns storming it.
 
 use super::pawns::distance;
 use super::popcnt::popcount;
 use super::terms::EvalInfo;
 use super::{Score, Term, Trace, s};
 use crate::chess::attacks::{bishop_attacks, knight_attacks, rook_attacks};
-use crate::chess::bitboard::{Bitboard, Squares, file_mask, square_front_span};
+use crate::chess::bitboard::{
+    Bitboard, Squares, file_mask, front_span, rank_mask, square_front_span,
+};
 use crate::chess::position::Position;
-use crate::chess::types::{BISHOP, Color, KING, KNIGHT, PAWN, QUEEN, ROOK, file_of};
+use crate::chess::types::{
+    BISHOP, Color, KING, KNIGHT, PAWN, QUEEN, ROOK, file_of, rank_of, relative_square,
+};
 
 // texel: begin. Fitted to Coherent's self-play games by tools/texel (`texel tune`,
 // docs/texel.md); regenerate them rather than edit by hand.
 /// Own pawn in front of the king on a file of its shelter.
-const SHELTER_PAWN: Score = s(30, -25);
+const SHELTER_PAWN: Score = s(29, -25);
 /// Shelter file without own pawns.
-const SHELTER_OPEN: Score = s(6, -9);
+const SHELTER_OPEN: Score = s(2, -5);
 /// Shelter file without any pawns.
-const SHELTER_FULLY_OPEN: Score = s(-8, -10);
+const SHELTER_FULLY_OPEN: Score = s(2, -19);
 /// King-zone square attacked by the enemy and defended only by the king.
-const WEAK_ZONE_SQUARE: Score = s(-8, 2);
+const WEAK_ZONE_SQUARE: Score = s(-8, 3);
 /// Per square from which an enemy knight can give a safe check (not defended, not held by the enemy).
-const SAFE_CHECK_KNIGHT: Score = s(-31, 2);
+const SAFE_CHECK_KNIGHT: Score = s(-31, 1);
 /// Per square from which an enemy bishop can give a safe check.
-const SAFE_CHECK_BISHOP: Score = s(-8, -15);
+const SAFE_CHECK_BISHOP: Score = s(-8, -14);
 /// Per square from which an enemy rook can give a safe check.
-const SAFE_CHECK_ROOK: Score = s(-73, 23);
+const SAFE_CHECK_ROOK: Score = s(-71, 22);
 /// Per square from which the enemy queen can give a safe check.
-const SAFE_CHECK_QUEEN: Score = s(-36, 20);
+const SAFE_CHECK_QUEEN: Score = s(-35, 19);
 /// Per square of king distance to the nearest own pawn (none with no pawns).
-const KING_PAWN_DISTANCE: Score = s(5, -13);
+const KING_PAWN_DISTANCE: Score = s(5, -14);
+/// An enemy pawn on a shelter file ahead of the king, by that pawn's relative rank.
+#[rustfmt::skip]
+const PAWN_STORM: [Score; 8] = [
+    s(0, 0), s(10, -10), s(14, -11), s(11, -13), s(16, -21), s(-1, -10), s(10, 26), s(0, 0),
+];
 // texel: end
 
 /// The enemy's safe checks against the king of `c` per checking kind (knight, bishop, rook,
@@ -103,6 +112,10 @@ fn side<T: Trace>(pos: &Position, c: Color, info: &EvalInfo, trace: &mut T) -> S
             }
         } else if own & (in_front | (in_front >> 1) | (in_front << 1)) != 0 {
             shelter += SHELTER_PAWN;
+        }
+        let ahead = front_span(c, rank_mask(rank_of(ksq)));
+        for storm in Squares(pos.pieces(c.flip(), PAWN) & file & ahead) {
+            shelter += PAWN_STORM[relative_square(c.flip(), storm) >> 3];
         }
     }
     score += shelter;

@@ -80,7 +80,7 @@ pub enum Term {
     KingSafety,
     /// Bishop pair.
     BishopPair,
-    /// Rooks on open and half-open files.
+    /// Rooks on open and half-open files and on the seventh rank.
     Rooks,
     /// Threats against pieces.
     Threats,
@@ -151,6 +151,7 @@ pub fn breakdown<T: Trace>(pos: &Position, trace: &mut T) -> Breakdown {
     let mut score = s(0, 0);
     score += pawns::evaluate(pos, &mut info, trace);
     score += terms::evaluate(pos, &mut info, trace);
+    score += pawns::safe_pushes(pos, &info, trace);
     score += king::evaluate(pos, &info, trace);
     let phase = terms::phase(pos);
     let scale = scale::scale_factor(pos, score.eg);

@@ -1,4 +1,5 @@
-//! Pawn structure: doubled, isolated, backward, connected and passed pawns.
+//! Pawn structure: doubled, isolated, backward, connected and passed pawns; then, once the piece
+//! terms have built the attack maps, the passed pawns that can advance safely.
 
 use super::terms::EvalInfo;
 use super::{Score, Term, Trace, s};
@@ -7,37 +8,42 @@ use crate::chess::bitboard::{
     square_front_span,
 };
 use crate::chess::position::Position;
-use crate::chess::types::{Color, PAWN, Square, file_of, rank_of};
+use crate::chess::types::{Color, PAWN, Square, file_of, rank_of, relative_square};
 
 // texel: begin. Fitted to Coherent's self-play games by tools/texel (`texel tune`,
 // docs/texel.md); regenerate them rather than edit by hand.
 /// A pawn with an own pawn in front of it on the same file.
-const DOUBLED: Score = s(-18, -20);
+const DOUBLED: Score = s(-15, -23);
 /// A pawn without own pawns on the adjacent files.
-const ISOLATED: Score = s(-7, -8);
+const ISOLATED: Score = s(-8, -8);
 /// A pawn behind its neighbours whose stop square an enemy pawn controls.
 const BACKWARD: Score = s(-4, -14);
 /// Passed pawn bonus by relative rank.
 #[rustfmt::skip]
 const PASSED: [Score; 8] = [
-    s(0, 0), s(-16, 15), s(-1, -5), s(24, -1), s(47, 22), s(117, 31), s(193, 33), s(0, 0),
+    s(0, 0), s(-14, 10), s(1, -9), s(27, -6), s(50, 16), s(122, 24), s(193, 40), s(0, 0),
 ];
 /// Extra bonus for a passed pawn whose path to promotion is empty, by relative rank.
 #[rustfmt::skip]
 const PASSED_FREE_PATH: [Score; 8] = [
-    s(0, 0), s(1, 1), s(6, -10), s(-1, 4), s(5, 15), s(-5, 43), s(93, 46), s(0, 0),
+    s(0, 0), s(-1, 1), s(6, -10), s(1, 2), s(5, 12), s(-7, 28), s(146, -5), s(0, 0),
 ];
 /// Per (relative rank - 1) x enemy king distance to a passed pawn's stop square.
-const PASSED_KING_THEIRS: Score = s(-3, 9);
+const PASSED_KING_THEIRS: Score = s(-2, 8);
 /// Per (relative rank - 1) x own king distance to a passed pawn's stop square.
 const PASSED_KING_OWN: Score = s(-2, -3);
 /// A pawn defended by an own pawn or with an own pawn beside it, by relative rank.
 #[rustfmt::skip]
 const CONNECTED: [Score; 8] = [
-    s(0, 0), s(2, -1), s(9, -1), s(9, 5), s(23, 15), s(40, 33), s(12, 68), s(0, 0),
+    s(0, 0), s(2, 0), s(9, 0), s(9, 6), s(23, 15), s(38, 34), s(-9, 87), s(0, 0),
 ];
 /// A passed pawn whose stop square holds an enemy piece.
-const PASSED_BLOCKED: Score = s(5, -5);
+const PASSED_BLOCKED: Score = s(6, -2);
+/// A passed pawn whose stop square is empty and not attacked by the enemy, by relative rank.
+#[rustfmt::skip]
+const PASSED_SAFE_PUSH: [Score; 8] = [
+    s(0, 0), s(3, 1), s(2, 8), s(-8, 20), s(0, 32), s(5, 52), s(-200, 135), s(0, 0),
+];
 // texel: end
 
 /// Chebyshev (king-move) distance between squares.
@@ -49,7 +55,7 @@ pub fn distance(a: Square, b: Square) -> i32 {
 }
 
 #[inline(always)]
-fn side<T: Trace>(pos: &Position, c: Color, info: &EvalInfo, trace: &mut T) -> Score {
+fn side<T: Trace>(pos: &Position, c: Color, info: &mut EvalInfo, trace: &mut T) -> Score {
     let them = c.flip();
     let own = pos.pieces(c, PAWN);
     let enemy = pos.pieces(them, PAWN);
@@ -85,6 +91,7 @@ fn side<T: Trace>(pos: &Position, c: Color, info: &EvalInfo, trace: &mut T) -> S
             }
         }
         if !doubled && ahead & (file | adj) & enemy == 0 {
+            info.passed[c as usize] |= b;
             let mut bonus = PASSED[rel_rank];
             let stop_sq = if c == Color::White { sq + 8 } else { sq - 8 };
             let weight = rel_rank as i32 - 1;
@@ -104,8 +111,26 @@ fn side<T: Trace>(pos: &Position, c: Color, info: &EvalInfo, trace: &mut T) -> S
     structure + passed
 }
 
-/// Pawn terms for both sides, white-relative.
+/// Pawn terms for both sides, white-relative; records the passed pawns in `info`.
 #[inline(always)]
 pub fn evaluate<T: Trace>(pos: &Position, info: &mut EvalInfo, trace: &mut T) -> Score {
     side(pos, Color::White, info, trace) - side(pos, Color::Black, info, trace)
+}
+
+/// Passed pawns that can advance safely, white-relative: these need the full attack maps, so
+/// they are scored after the piece terms have built them.
+#[inline(always)]
+pub fn safe_pushes<T: Trace>(pos: &Position, info: &EvalInfo, trace: &mut T) -> Score {
+    let side = |c: Color, trace: &mut T| {
+        let mut bonus = s(0, 0);
+        for sq in Squares(info.passed[c as usize]) {
+            let stop = forward(c, bb(sq));
+            if stop & pos.occupied() == 0 && stop & info.attacked[c.flip() as usize] == 0 {
+                bonus += PASSED_SAFE_PUSH[relative_square(c, sq) >> 3];
+            }
+        }
+        trace.add(Term::Passed, c, bonus);
+        bonus
+    };
+    side(Color::White, trace) - side(Color::Black, trace)
 }
