@@ -68,8 +68,13 @@ const ROOK_ON_SEVENTH: usize = PAWN_STORM + 8;
 const THREAT_BY_KING: usize = ROOK_ON_SEVENTH + 1;
 const THREAT_MINOR_BY_MINOR: usize = THREAT_BY_KING + 1;
 const PASSED_SAFE_PUSH: usize = THREAT_MINOR_BY_MINOR + 1; // 8 relative ranks
+const KNIGHT_PAWNS: usize = PASSED_SAFE_PUSH + 8; // own pawns, per knight
+const ROOK_PAWNS: usize = KNIGHT_PAWNS + 1; // own pawns, per rook
+const MINOR_KING_DISTANCE: usize = ROOK_PAWNS + 1; // knight, bishop: distance to the own king
+const LONG_DIAGONAL_BISHOP: usize = MINOR_KING_DISTANCE + 2;
+const RESTRICTED: usize = LONG_DIAGONAL_BISHOP + 1;
 /// Number of features.
-const NF: usize = PASSED_SAFE_PUSH + 8;
+const NF: usize = RESTRICTED + 1;
 
 const KING_ATTACK_WEIGHT: [i32; 6] = [0, 20, 20, 40, 80, 0];
 
@@ -317,6 +322,7 @@ fn extract(pos: &Position) -> (Vec<(u16, i16)>, [f64; 2]) {
                     a.add(c, ZONE_ATTACK + kind - KNIGHT, zone.count_ones() as i32);
                 }
                 if kind == ROOK {
+                    a.add(c, ROOK_PAWNS, pos.pieces(c, PAWN).count_ones() as i32);
                     let file = file_mask(sq & 7);
                     if file & pos.pieces(c, PAWN) == 0 {
                         if file & pos.kinds[PAWN] == 0 {
@@ -368,6 +374,11 @@ fn extract(pos: &Position) -> (Vec<(u16, i16)>, [f64; 2]) {
                 if forward(c, bb(sq)) & pos.kinds[PAWN] != 0 {
                     a.add(c, MINOR_BEHIND_PAWN, 1);
                 }
+                let king_distance = distance(sq, pos.king_square(c));
+                a.add(c, MINOR_KING_DISTANCE + kind - KNIGHT, king_distance);
+                if kind == KNIGHT {
+                    a.add(c, KNIGHT_PAWNS, pos.pieces(c, PAWN).count_ones() as i32);
+                }
                 if kind == BISHOP {
                     let colour = if bb(sq) & LIGHT_SQUARES != 0 {
                         LIGHT_SQUARES
@@ -379,6 +390,10 @@ fn extract(pos: &Position) -> (Vec<(u16, i16)>, [f64; 2]) {
                         BISHOP_PAWNS,
                         (pos.pieces(c, PAWN) & colour).count_ones() as i32,
                     );
+                    let centre = (file_mask(3) | file_mask(4)) & (rank_mask(3) | rank_mask(4));
+                    if more_than_one(bishop_attacks(sq, pos.kinds[PAWN]) & centre) {
+                        a.add(c, LONG_DIAGONAL_BISHOP, 1);
+                    }
                 }
             }
         }
@@ -416,6 +431,12 @@ fn extract(pos: &Position) -> (Vec<(u16, i16)>, [f64; 2]) {
             c,
             PAWN_PUSH_THREAT,
             pc(pawn_attacks_bb(c, pushes) & non_pawns),
+        );
+        let contested = a.attacked[ci] & a.attacked[them as usize];
+        a.add(
+            c,
+            RESTRICTED,
+            pc(contested & !a.attacked_by[them as usize][PAWN]),
         );
         let undefended = enemy & !a.attacked[them as usize] & !pos.kinds[KING];
         a.add(c, THREAT_BY_KING, pc(a.attacked_by[ci][KING] & undefended));

@@ -6,9 +6,10 @@ use std::path::{Path, PathBuf};
 
 use super::{
     BACKWARD, BISHOP_PAIR, BISHOP_PAWNS, CONNECTED, DOUBLED, HANGING, ISOLATED, KING_PAWN_DISTANCE,
-    MINOR_BEHIND_PAWN, MOB, MOB_LEN, MOB_OFFSET, NF, OUTPOST_BISHOP, OUTPOST_KNIGHT, PASSED,
-    PASSED_BLOCKED, PASSED_FREE_PATH, PASSED_KING_OWN, PASSED_KING_THEIRS, PASSED_SAFE_PUSH,
-    PAWN_PUSH_THREAT, PAWN_STORM, PSQT, ROOK_ON_SEVENTH, ROOK_OPEN, ROOK_SEMI_OPEN, SAFE_CHECK,
+    KNIGHT_PAWNS, LONG_DIAGONAL_BISHOP, MINOR_BEHIND_PAWN, MINOR_KING_DISTANCE, MOB, MOB_LEN,
+    MOB_OFFSET, NF, OUTPOST_BISHOP, OUTPOST_KNIGHT, PASSED, PASSED_BLOCKED, PASSED_FREE_PATH,
+    PASSED_KING_OWN, PASSED_KING_THEIRS, PASSED_SAFE_PUSH, PAWN_PUSH_THREAT, PAWN_STORM, PSQT,
+    RESTRICTED, ROOK_ON_SEVENTH, ROOK_OPEN, ROOK_PAWNS, ROOK_SEMI_OPEN, SAFE_CHECK,
     SHELTER_FULLY_OPEN, SHELTER_OPEN, SHELTER_PAWN, SPACE, THREAT_BY_KING, THREAT_BY_MINOR,
     THREAT_BY_PAWN, THREAT_BY_ROOK, THREAT_MINOR_BY_MINOR, WEAK_ZONE_SQUARE, ZONE_ATTACK,
 };
@@ -228,6 +229,48 @@ const ITEMS: &[Item] = &[
         "An enemy knight or bishop attacked by a minor piece and not defended by a pawn.",
         Shape::Scalar,
         THREAT_MINOR_BY_MINOR,
+    ),
+    item(
+        "terms.rs",
+        "KNIGHT_PAWNS",
+        "Per own pawn, per knight (the knight's worth by the pawns left).",
+        Shape::Scalar,
+        KNIGHT_PAWNS,
+    ),
+    item(
+        "terms.rs",
+        "ROOK_PAWNS",
+        "Per own pawn, per rook (the rook's worth by the pawns left).",
+        Shape::Scalar,
+        ROOK_PAWNS,
+    ),
+    item(
+        "terms.rs",
+        "KNIGHT_KING_DISTANCE",
+        "Per square of a knight's distance to its own king.",
+        Shape::Scalar,
+        MINOR_KING_DISTANCE,
+    ),
+    item(
+        "terms.rs",
+        "BISHOP_KING_DISTANCE",
+        "Per square of a bishop's distance to its own king.",
+        Shape::Scalar,
+        MINOR_KING_DISTANCE + 1,
+    ),
+    item(
+        "terms.rs",
+        "LONG_DIAGONAL_BISHOP",
+        "A bishop whose diagonals, blocked by pawns only, reach two centre squares (a long diagonal).",
+        Shape::Scalar,
+        LONG_DIAGONAL_BISHOP,
+    ),
+    item(
+        "terms.rs",
+        "RESTRICTED",
+        "Per square both sides attack that no enemy pawn attacks.",
+        Shape::Scalar,
+        RESTRICTED,
     ),
     item(
         "pawns.rs",
