@@ -1,8 +1,10 @@
-//! Piece terms: material with piece-square tables, mobility, bishop pair, rooks on files and on
-//! the seventh rank, minor pieces (outposts, behind pawns, bishop and pawn colours), threats
-//! (by pawns, minors, rooks and the king, hanging pieces, pawn pushes).
+//! Piece terms: material with piece-square tables, mobility, bishop pair, rooks (on files, on the
+//! seventh rank, by own pawns), minor pieces (outposts, behind pawns, bishop and pawn colours,
+//! long diagonals, distance to the king, knights by own pawns), threats (by pawns, minors, rooks
+//! and the king, hanging pieces, pawn pushes, contested squares).
 //! Also the attack maps (`EvalInfo`) that king safety and threats read.
 
+use super::pawns::distance;
 use super::popcnt::popcount;
 use super::{Score, Term, Trace, s};
 use crate::chess::attacks::{bishop_attacks, king_attacks, knight_attacks, rook_attacks};
@@ -20,122 +22,134 @@ use crate::chess::types::{BISHOP, Color, KING, KNIGHT, PAWN, QUEEN, ROOK, relati
 pub const PSQT: [[Score; 64]; 6] = [
     [
         s(0, 0), s(0, 0), s(0, 0), s(0, 0), s(0, 0), s(0, 0), s(0, 0), s(0, 0),
-        s(99, 114), s(112, 118), s(102, 126), s(94, 136), s(116, 121), s(121, 133), s(125, 103), s(105, 100),
-        s(106, 106), s(103, 113), s(95, 131), s(96, 131), s(114, 111), s(115, 122), s(117, 105), s(102, 107),
-        s(103, 111), s(109, 92), s(101, 105), s(115, 90), s(120, 84), s(102, 109), s(110, 97), s(100, 101),
-        s(125, 100), s(107, 97), s(99, 84), s(111, 70), s(117, 64), s(127, 89), s(112, 101), s(104, 111),
-        s(144, 116), s(112, 118), s(143, 124), s(128, 99), s(81, 101), s(144, 116), s(109, 131), s(134, 119),
-        s(307, 97), s(165, 152), s(71, 190), s(74, 149), s(67, 193), s(150, 195), s(118, 162), s(147, 77),
+        s(84, 103), s(96, 107), s(87, 115), s(77, 127), s(99, 113), s(107, 122), s(110, 92), s(92, 89),
+        s(90, 96), s(87, 104), s(80, 121), s(79, 121), s(98, 101), s(100, 112), s(102, 95), s(88, 97),
+        s(87, 101), s(94, 81), s(85, 94), s(103, 78), s(107, 73), s(87, 98), s(96, 86), s(86, 90),
+        s(109, 90), s(91, 85), s(85, 72), s(97, 58), s(101, 50), s(114, 77), s(97, 89), s(90, 100),
+        s(128, 106), s(95, 108), s(129, 111), s(114, 88), s(70, 87), s(130, 104), s(94, 120), s(121, 107),
+        s(283, 102), s(142, 157), s(52, 193), s(58, 151), s(48, 192), s(138, 192), s(98, 164), s(126, 79),
         s(0, 0), s(0, 0), s(0, 0), s(0, 0), s(0, 0), s(0, 0), s(0, 0), s(0, 0),
     ],
     [
-        s(299, 249), s(334, 243), s(332, 251), s(332, 251), s(328, 267), s(332, 255), s(336, 255), s(299, 249),
-        s(323, 220), s(328, 267), s(345, 231), s(348, 277), s(357, 273), s(358, 248), s(368, 235), s(351, 253),
-        s(333, 250), s(363, 255), s(347, 276), s(372, 277), s(368, 284), s(362, 272), s(364, 278), s(345, 249),
-        s(351, 278), s(331, 274), s(366, 294), s(374, 293), s(372, 282), s(371, 294), s(363, 286), s(360, 285),
-        s(349, 270), s(356, 261), s(388, 293), s(376, 293), s(377, 296), s(399, 280), s(370, 283), s(414, 252),
-        s(317, 289), s(362, 272), s(362, 284), s(365, 291), s(332, 325), s(387, 275), s(363, 270), s(317, 275),
-        s(308, 279), s(313, 265), s(326, 282), s(368, 288), s(315, 274), s(351, 271), s(317, 292), s(308, 265),
-        s(299, 249), s(308, 257), s(317, 265), s(326, 290), s(326, 259), s(317, 265), s(308, 257), s(299, 249),
+        s(299, 249), s(329, 234), s(326, 240), s(322, 241), s(319, 254), s(322, 240), s(328, 242), s(299, 249),
+        s(319, 216), s(323, 263), s(339, 214), s(339, 259), s(348, 253), s(349, 230), s(358, 224), s(341, 239),
+        s(329, 244), s(360, 239), s(343, 254), s(366, 255), s(361, 260), s(355, 249), s(358, 259), s(339, 240),
+        s(349, 272), s(328, 262), s(363, 272), s(371, 272), s(369, 260), s(368, 271), s(357, 272), s(355, 274),
+        s(345, 264), s(354, 249), s(389, 273), s(375, 273), s(378, 275), s(399, 260), s(368, 267), s(409, 245),
+        s(317, 283), s(362, 260), s(364, 266), s(367, 271), s(336, 304), s(388, 255), s(364, 256), s(317, 268),
+        s(308, 278), s(309, 261), s(329, 271), s(376, 276), s(318, 263), s(355, 260), s(317, 287), s(308, 262),
+        s(299, 249), s(308, 257), s(317, 265), s(326, 287), s(326, 257), s(317, 265), s(308, 257), s(299, 249),
     ],
     [
-        s(402, 284), s(371, 299), s(373, 296), s(358, 302), s(384, 292), s(353, 311), s(350, 302), s(327, 324),
-        s(391, 289), s(381, 289), s(371, 294), s(375, 326), s(377, 301), s(374, 309), s(386, 294), s(358, 285),
-        s(385, 300), s(399, 303), s(384, 306), s(379, 315), s(378, 326), s(377, 327), s(400, 316), s(352, 292),
-        s(401, 290), s(372, 319), s(387, 336), s(400, 333), s(389, 338), s(388, 332), s(385, 314), s(398, 307),
-        s(342, 311), s(379, 319), s(410, 320), s(382, 330), s(381, 341), s(388, 328), s(390, 324), s(330, 313),
-        s(336, 322), s(372, 315), s(423, 316), s(406, 327), s(389, 326), s(393, 340), s(367, 315), s(394, 321),
-        s(342, 291), s(347, 315), s(382, 327), s(351, 316), s(369, 328), s(324, 332), s(365, 329), s(294, 347),
-        s(353, 323), s(358, 319), s(363, 303), s(368, 306), s(368, 306), s(363, 334), s(358, 326), s(353, 285),
+        s(397, 280), s(375, 305), s(370, 301), s(354, 308), s(380, 294), s(348, 316), s(350, 304), s(315, 317),
+        s(395, 294), s(374, 284), s(371, 303), s(371, 331), s(373, 307), s(369, 312), s(373, 290), s(358, 291),
+        s(388, 310), s(402, 310), s(374, 298), s(379, 322), s(376, 331), s(363, 319), s(397, 322), s(352, 299),
+        s(407, 299), s(375, 327), s(389, 344), s(401, 340), s(391, 346), s(389, 338), s(386, 320), s(398, 313),
+        s(348, 318), s(384, 328), s(415, 327), s(388, 337), s(385, 349), s(392, 335), s(394, 330), s(333, 323),
+        s(343, 332), s(380, 322), s(421, 309), s(414, 333), s(399, 333), s(396, 330), s(372, 325), s(396, 330),
+        s(347, 301), s(344, 309), s(392, 333), s(363, 322), s(381, 332), s(336, 338), s(360, 322), s(301, 354),
+        s(353, 317), s(358, 332), s(363, 311), s(368, 315), s(368, 316), s(363, 343), s(358, 336), s(353, 285),
     ],
     [
-        s(507, 482), s(510, 488), s(513, 475), s(512, 489), s(517, 473), s(525, 473), s(507, 487), s(516, 480),
-        s(490, 486), s(504, 484), s(471, 496), s(509, 478), s(521, 488), s(509, 475), s(508, 477), s(498, 474),
-        s(505, 498), s(499, 499), s(485, 490), s(491, 493), s(477, 515), s(527, 481), s(506, 469), s(509, 484),
-        s(482, 520), s(481, 520), s(510, 516), s(531, 505), s(540, 494), s(537, 488), s(470, 523), s(504, 498),
-        s(504, 516), s(548, 511), s(526, 514), s(514, 508), s(515, 519), s(540, 497), s(509, 513), s(527, 512),
-        s(527, 519), s(574, 508), s(514, 531), s(555, 508), s(562, 519), s(573, 513), s(544, 506), s(528, 508),
-        s(541, 514), s(550, 503), s(570, 503), s(562, 510), s(580, 500), s(593, 492), s(553, 509), s(560, 502),
-        s(571, 520), s(517, 526), s(586, 521), s(527, 517), s(543, 524), s(535, 526), s(561, 521), s(552, 524),
+        s(495, 457), s(499, 464), s(501, 451), s(501, 464), s(505, 448), s(514, 449), s(495, 462), s(504, 455),
+        s(478, 463), s(492, 461), s(459, 473), s(497, 454), s(508, 464), s(497, 451), s(495, 455), s(487, 450),
+        s(495, 474), s(489, 475), s(473, 467), s(480, 468), s(466, 492), s(515, 458), s(495, 445), s(497, 460),
+        s(470, 496), s(468, 496), s(500, 492), s(520, 481), s(528, 470), s(525, 464), s(460, 498), s(493, 475),
+        s(491, 493), s(537, 486), s(514, 490), s(503, 483), s(503, 494), s(529, 472), s(498, 488), s(517, 488),
+        s(515, 495), s(562, 484), s(506, 505), s(544, 484), s(551, 496), s(560, 491), s(530, 483), s(516, 485),
+        s(528, 490), s(538, 480), s(559, 479), s(557, 486), s(570, 477), s(581, 470), s(540, 486), s(548, 479),
+        s(560, 496), s(508, 502), s(575, 497), s(518, 493), s(534, 500), s(518, 506), s(545, 500), s(539, 501),
     ],
     [
-        s(1036, 912), s(1043, 798), s(1028, 854), s(1055, 804), s(1043, 817), s(1051, 806), s(1037, 918), s(1019, 912),
-        s(1024, 918), s(1051, 844), s(1068, 814), s(1061, 853), s(1073, 791), s(1105, 746), s(1080, 785), s(1033, 918),
-        s(1041, 854), s(1067, 841), s(1056, 900), s(1065, 855), s(1072, 866), s(1068, 876), s(1072, 858), s(1040, 883),
-        s(1059, 884), s(1033, 923), s(1062, 883), s(1048, 940), s(1074, 894), s(1039, 928), s(1053, 892), s(1048, 883),
-        s(1031, 871), s(1052, 918), s(1087, 894), s(1065, 949), s(1051, 966), s(1049, 931), s(1048, 930), s(1092, 824),
-        s(1048, 883), s(1035, 952), s(1060, 957), s(1061, 926), s(1075, 933), s(1059, 960), s(1089, 856), s(1081, 931),
-        s(1033, 977), s(1005, 967), s(1042, 969), s(1009, 977), s(1024, 972), s(1091, 912), s(1048, 924), s(1079, 848),
-        s(1086, 917), s(1021, 936), s(1023, 959), s(1025, 955), s(1025, 950), s(1023, 924), s(1021, 918), s(1031, 954),
+        s(1036, 912), s(1047, 794), s(1029, 850), s(1056, 807), s(1044, 817), s(1052, 806), s(1037, 918), s(1019, 912),
+        s(1025, 918), s(1053, 843), s(1070, 817), s(1063, 853), s(1074, 792), s(1105, 753), s(1082, 780), s(1033, 918),
+        s(1044, 850), s(1070, 843), s(1058, 901), s(1068, 856), s(1075, 865), s(1071, 877), s(1074, 858), s(1043, 877),
+        s(1062, 884), s(1038, 924), s(1066, 889), s(1053, 941), s(1079, 898), s(1043, 930), s(1057, 892), s(1051, 883),
+        s(1036, 867), s(1059, 916), s(1093, 893), s(1070, 956), s(1054, 972), s(1052, 942), s(1052, 932), s(1096, 822),
+        s(1051, 886), s(1041, 948), s(1067, 959), s(1065, 932), s(1081, 937), s(1063, 962), s(1093, 863), s(1086, 928),
+        s(1040, 971), s(1010, 969), s(1046, 969), s(1010, 982), s(1027, 975), s(1096, 913), s(1054, 924), s(1085, 843),
+        s(1092, 909), s(1021, 939), s(1023, 958), s(1025, 958), s(1025, 945), s(1023, 924), s(1021, 918), s(1039, 940),
     ],
     [
-        s(-114, 37), s(-30, 28), s(-48, 30), s(-113, 43), s(-75, 36), s(-82, 51), s(-37, 40), s(-12, 11),
-        s(-20, -17), s(-84, 32), s(-72, 33), s(-76, 31), s(-86, 39), s(-69, 38), s(-25, 30), s(-39, 15),
-        s(-86, 2), s(-48, 7), s(-43, 9), s(-85, 36), s(-75, 32), s(-86, 36), s(-20, 14), s(-97, 13),
-        s(-66, -2), s(27, 0), s(-78, 29), s(-54, 31), s(-124, 46), s(-21, 29), s(5, 7), s(-68, -7),
-        s(193, -118), s(42, 9), s(-63, 39), s(-120, 59), s(-126, 45), s(-50, 40), s(-5, 20), s(-9, -10),
-        s(-90, 26), s(306, -197), s(-93, 74), s(-149, 98), s(-286, 130), s(-127, 80), s(-53, 56), s(-90, 26),
-        s(-102, 19), s(-102, 59), s(-142, 86), s(-79, 99), s(-274, 134), s(436, -171), s(-102, 79), s(-102, 5),
-        s(-114, -44), s(-114, -32), s(-114, -15), s(-114, -1), s(-114, 1), s(-114, 35), s(-114, -32), s(-114, -44),
+        s(-109, 36), s(-34, 29), s(-56, 30), s(-126, 44), s(-87, 36), s(-92, 52), s(-42, 40), s(-10, 9),
+        s(-15, -20), s(-89, 32), s(-79, 32), s(-87, 30), s(-98, 38), s(-78, 37), s(-29, 29), s(-36, 13),
+        s(-87, 0), s(-47, 4), s(-51, 8), s(-93, 34), s(-81, 29), s(-91, 33), s(-21, 12), s(-94, 12),
+        s(-66, -3), s(22, 0), s(-84, 26), s(-62, 29), s(-128, 43), s(-27, 26), s(0, 6), s(-65, -9),
+        s(186, -116), s(34, 8), s(-66, 38), s(-125, 57), s(-140, 45), s(-54, 39), s(-13, 20), s(-12, -9),
+        s(-90, 23), s(278, -178), s(-92, 72), s(-142, 94), s(-269, 124), s(-124, 77), s(-57, 56), s(-90, 25),
+        s(-102, 19), s(-102, 55), s(-132, 81), s(-59, 91), s(-257, 123), s(420, -155), s(-102, 74), s(-102, 5),
+        s(-114, -44), s(-114, -32), s(-114, -12), s(-114, -2), s(-114, 2), s(-114, 30), s(-114, -32), s(-114, -44),
     ],
 ];
 
 /// Mobility per kind (knight, bishop, rook, queen) and number of safe squares attacked.
 #[rustfmt::skip]
 const MOBILITY: [Score; 66] = [
-    s(-4, -16), s(11, -12), s(23, -1), s(29, 20), s(37, 32), s(45, 39), s(51, 36), s(62, 35),
-    s(69, 15),
-    s(4, -44), s(20, -44), s(29, -23), s(33, -4), s(45, -5), s(48, 2), s(50, 10), s(55, 7),
-    s(63, 8), s(59, 9), s(49, 8), s(55, 2), s(120, -19), s(21, -1),
-    s(-25, -28), s(17, -13), s(29, 23), s(34, 21), s(42, 33), s(40, 46), s(42, 52), s(47, 52),
-    s(51, 51), s(59, 53), s(56, 60), s(65, 59), s(72, 61), s(66, 62), s(142, 6),
-    s(-13, -26), s(172, -24), s(172, -22), s(179, -20), s(184, -54), s(186, -8), s(191, 21), s(189, 35),
-    s(191, 49), s(194, 60), s(196, 76), s(198, 62), s(191, 78), s(197, 67), s(199, 72), s(202, 64),
-    s(201, 62), s(201, 44), s(209, 37), s(205, 22), s(215, 5), s(328, -123), s(9, 110), s(10, 17),
+    s(-36, -16), s(-19, -24), s(-7, -10), s(-1, 13), s(6, 29), s(13, 39), s(18, 39), s(29, 40),
+    s(37, 25),
+    s(14, -56), s(28, -47), s(37, -25), s(41, -6), s(53, -6), s(55, -1), s(57, 7), s(61, 2),
+    s(69, 2), s(65, 1), s(56, -1), s(60, -8), s(131, -29), s(23, -13),
+    s(-40, -28), s(6, -37), s(18, 3), s(22, -1), s(30, 13), s(28, 26), s(30, 33), s(34, 33),
+    s(39, 33), s(46, 36), s(42, 42), s(51, 42), s(56, 44), s(50, 47), s(122, -7),
+    s(-13, -26), s(195, -24), s(194, -22), s(200, -20), s(206, -57), s(208, -8), s(213, 19), s(211, 35),
+    s(214, 47), s(216, 57), s(218, 73), s(221, 60), s(213, 76), s(220, 63), s(221, 68), s(225, 57),
+    s(224, 55), s(225, 34), s(233, 27), s(232, 7), s(244, -14), s(359, -149), s(9, 108), s(10, 11),
     s(11, 22), s(12, 24), s(13, 26), s(14, 28),
 ];
 /// Where each kind's row starts in `MOBILITY` (0..=8, 0..=13, 0..=14, 0..=27 squares).
 const MOBILITY_OFFSET: [usize; 4] = [0, 9, 23, 38];
 /// Bishop pair bonus.
-const BISHOP_PAIR: Score = s(37, 63);
+const BISHOP_PAIR: Score = s(34, 76);
 /// Rook on a file without pawns.
-const ROOK_OPEN: Score = s(49, -9);
+const ROOK_OPEN: Score = s(50, -7);
 /// Rook on a file without own pawns.
-const ROOK_SEMI_OPEN: Score = s(19, 13);
+const ROOK_SEMI_OPEN: Score = s(18, 18);
 /// A minor or major piece attacked by a pawn.
-const THREAT_BY_PAWN: Score = s(58, 29);
+const THREAT_BY_PAWN: Score = s(59, 30);
 /// A rook or queen attacked by a minor piece.
-const THREAT_BY_MINOR: Score = s(56, -9);
+const THREAT_BY_MINOR: Score = s(55, -7);
 /// A queen attacked by a rook.
-const THREAT_BY_ROOK: Score = s(52, 8);
+const THREAT_BY_ROOK: Score = s(51, 10);
 /// An enemy piece attacked and not defended at all.
 const HANGING: Score = s(17, 30);
 /// A knight on an outpost: relative rank 4 to 6, defended by an own pawn, out of reach of enemy pawns.
-const OUTPOST_KNIGHT: Score = s(11, 1);
+const OUTPOST_KNIGHT: Score = s(12, -3);
 /// A bishop on an outpost.
-const OUTPOST_BISHOP: Score = s(21, 3);
+const OUTPOST_BISHOP: Score = s(20, 1);
 /// A knight or bishop directly behind a pawn.
-const MINOR_BEHIND_PAWN: Score = s(4, 15);
+const MINOR_BEHIND_PAWN: Score = s(3, 17);
 /// Per own pawn on the squares of a bishop's colour, per bishop.
-const BISHOP_PAWNS: Score = s(-2, -5);
+const BISHOP_PAWNS: Score = s(-1, 0);
 /// Per square of the enemy king zone a knight attacks.
-const ZONE_ATTACK_KNIGHT: Score = s(-2, 0);
+const ZONE_ATTACK_KNIGHT: Score = s(-1, 0);
 /// Per square of the enemy king zone a bishop attacks.
-const ZONE_ATTACK_BISHOP: Score = s(-5, 4);
+const ZONE_ATTACK_BISHOP: Score = s(-4, 2);
 /// Per square of the enemy king zone a rook attacks.
-const ZONE_ATTACK_ROOK: Score = s(-10, 2);
+const ZONE_ATTACK_ROOK: Score = s(-9, 1);
 /// Per square of the enemy king zone a queen attacks.
-const ZONE_ATTACK_QUEEN: Score = s(-16, 6);
+const ZONE_ATTACK_QUEEN: Score = s(-15, 5);
 /// Per central square (files c to f, relative ranks 2 to 4) free of own pawns and enemy pawn attacks.
-const SPACE: Score = s(0, 12);
+const SPACE: Score = s(-2, 13);
 /// Per enemy piece (not a pawn or king) a safe pawn push would attack.
 const PAWN_PUSH_THREAT: Score = s(16, 7);
 /// A rook on the relative seventh rank with the enemy king on the eighth or enemy pawns on the seventh.
-const ROOK_ON_SEVENTH: Score = s(-44, 42);
+const ROOK_ON_SEVENTH: Score = s(-42, 40);
 /// An enemy piece (not the king) attacked by the king and not defended.
-const THREAT_BY_KING: Score = s(41, -1);
+const THREAT_BY_KING: Score = s(45, -3);
 /// An enemy knight or bishop attacked by a minor piece and not defended by a pawn.
-const THREAT_MINOR_BY_MINOR: Score = s(20, 15);
+const THREAT_MINOR_BY_MINOR: Score = s(19, 16);
+/// Per own pawn, per knight (the knight's worth by the pawns left).
+const KNIGHT_PAWNS: Score = s(6, 12);
+/// Per own pawn, per rook (the rook's worth by the pawns left).
+const ROOK_PAWNS: Score = s(1, 18);
+/// Per square of a knight's distance to its own king.
+const KNIGHT_KING_DISTANCE: Score = s(-2, -4);
+/// Per square of a bishop's distance to its own king.
+const BISHOP_KING_DISTANCE: Score = s(-2, -2);
+/// A bishop whose diagonals, blocked by pawns only, reach two centre squares (a long diagonal).
+const LONG_DIAGONAL_BISHOP: Score = s(15, 17);
+/// Per square both sides attack that no enemy pawn attacks.
+const RESTRICTED: Score = s(2, -2);
 // texel: end
 
 /// Attack maps gathered while scoring pieces, read by later terms.
@@ -238,6 +252,7 @@ fn side<T: Trace>(pos: &Position, c: Color, info: &mut EvalInfo, trace: &mut T) 
                 zone_attack += ZONE_ATTACK[kind - KNIGHT] * popcount(zone);
             }
             if kind == ROOK {
+                rooks += ROOK_PAWNS * popcount(pos.pieces(c, PAWN));
                 let file = file_mask(sq & 7);
                 if file & pos.pieces(c, PAWN) == 0 {
                     rooks += if file & pos.kinds[PAWN] == 0 {
@@ -293,6 +308,12 @@ fn side<T: Trace>(pos: &Position, c: Color, info: &mut EvalInfo, trace: &mut T) 
             if forward(c, bb(sq)) & pos.kinds[PAWN] != 0 {
                 minors += MINOR_BEHIND_PAWN;
             }
+            let king_distance = distance(sq, pos.king_square(c));
+            if kind == KNIGHT {
+                minors += KNIGHT_KING_DISTANCE * king_distance + KNIGHT_PAWNS * popcount(own_pawns);
+            } else {
+                minors += BISHOP_KING_DISTANCE * king_distance;
+            }
             if kind == BISHOP {
                 let colour = if bb(sq) & LIGHT_SQUARES != 0 {
                     LIGHT_SQUARES
@@ -300,6 +321,10 @@ fn side<T: Trace>(pos: &Position, c: Color, info: &mut EvalInfo, trace: &mut T) 
                     !LIGHT_SQUARES
                 };
                 minors += BISHOP_PAWNS * popcount(own_pawns & colour);
+                let centre = (file_mask(3) | file_mask(4)) & (rank_mask(3) | rank_mask(4));
+                if more_than_one(bishop_attacks(sq, pos.kinds[PAWN]) & centre) {
+                    minors += LONG_DIAGONAL_BISHOP;
+                }
             }
         }
     }
@@ -337,6 +362,8 @@ fn threats<T: Trace>(pos: &Position, c: Color, info: &EvalInfo, trace: &mut T) -
         & !info.attacked_by[them as usize][PAWN]
         & (info.attacked[ci] | !info.attacked[them as usize]);
     t += PAWN_PUSH_THREAT * popcount(pawn_attacks_bb(c, pushes) & non_pawns);
+    let contested = info.attacked[ci] & info.attacked[them as usize];
+    t += RESTRICTED * popcount(contested & !info.attacked_by[them as usize][PAWN]);
     let undefended = enemy & !info.attacked[them as usize] & !pos.kinds[KING];
     t += THREAT_BY_KING * popcount(info.attacked_by[ci][KING] & undefended);
     let enemy_minors = enemy & (pos.kinds[KNIGHT] | pos.kinds[BISHOP]);
