@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 # The ladder: Coherent against three Debian engines of rising strength (Glaurung, Toga II,
-# Ethereal) at 1+0.01, played by `oracle match`; prints per opponent the games counted,
+# Ethereal) at 1+0.01 (or TC), played by `oracle match`; prints per opponent the games counted,
 # W-D-L from Coherent's side and Elo with its 95% interval.
 #
 #   tools/ladder.sh                      100 games per opponent, Coherent built from this tree
 #   GAMES=4 tools/ladder.sh              a quick check that everything runs
 #   COHERENT=/path/to/coherent tools/ladder.sh
+#   TC=8+0.08 GAMES=40 ONLY=ethereal-chess tools/ladder.sh      one rung at a longer control
 #
 # Environment:
 #   GAMES     games per opponent, even (one pair per opening, colours swapped); default 100
@@ -16,6 +17,8 @@
 #   BOOK      openings; default oracle/tests/fixtures/play/openings.epd: 64 openings that are
 #             neither book A nor book B, so the ladder never trains on the oracle's test books
 #   SEED      seed of the opening order; default 1
+#   TC        time control BASE+INC in seconds; default 1+0.01
+#   ONLY      the opponents to play, by Debian package, space-separated; default all three
 #   OUT       where each opponent's PGN and JSON summary go; default a new /tmp/ladder.* dir
 #
 # Missing engines are installed with apt-get (root, or through sudo). Each build and each match
@@ -28,14 +31,20 @@ BOOK=${BOOK:-$ROOT/oracle/tests/fixtures/play/openings.epd}
 SEED=${SEED:-1}
 OUT=${OUT:-$(mktemp -d /tmp/ladder.XXXXXX)}
 LOCK=/tmp/coherent-measure.lock
-TC=1+0.01
+TC=${TC:-1+0.01}
 CONCURRENCY=2
 # Debian package and the UCI options it needs beyond Hash; weakest first.
-OPPONENTS=(
+ALL_OPPONENTS=(
   "glaurung option.Threads=1"
   "toga2"
   "ethereal-chess"
 )
+OPPONENTS=()
+for opponent in "${ALL_OPPONENTS[@]}"; do
+  if [[ -z ${ONLY:-} || " $ONLY " == *" ${opponent%% *} "* ]]; then
+    OPPONENTS+=("$opponent")
+  fi
+done
 
 die() {
   echo "ladder: $*" >&2
@@ -46,6 +55,8 @@ if ! [[ $GAMES =~ ^[0-9]+$ ]] || ((GAMES < 2 || GAMES % 2 != 0)); then
   die "GAMES must be an even number of at least 2 (games are played in pairs), got '$GAMES'"
 fi
 [[ -f $BOOK ]] || die "BOOK: no such file: $BOOK"
+[[ $TC =~ ^[0-9]+(\.[0-9]+)?\+[0-9]+(\.[0-9]+)?$ ]] || die "TC must be BASE+INC in seconds (e.g. 8+0.08), got '$TC'"
+((${#OPPONENTS[@]} > 0)) || die "ONLY names none of: glaurung toga2 ethereal-chess (got '$ONLY')"
 for tool in jq flock; do
   command -v "$tool" >/dev/null || die "needs $tool on PATH"
 done
