@@ -663,6 +663,11 @@ pub struct TuneOptions {
     /// Engine directory whose `// texel: begin … end` blocks get the new tables.
     #[arg(long, value_name = "ENGINE_DIR")]
     pub apply: Option<PathBuf>,
+    /// Fit only the terms the engine (`--apply`'s, else the linked one) already has: the
+    /// features it lacks stay at zero and their constants are not written (a refit on new data
+    /// without the terms the tool has learned since).
+    #[arg(long)]
+    pub engine_terms_only: bool,
 }
 
 /// The source directory of the engine this binary links (its path dependency).
@@ -678,7 +683,15 @@ pub fn run(o: &TuneOptions) -> Result<(), String> {
         tables::check(dir)?;
     }
     let all = load(&o.data)?;
-    let w0 = start_weights();
+    let absent = if o.engine_terms_only {
+        tables::absent(o.apply.as_deref().unwrap_or(&linked_engine()))?
+    } else {
+        vec![false; NF]
+    };
+    let mut w0 = start_weights();
+    for (w, _) in w0.iter_mut().zip(&absent).filter(|(_, a)| **a) {
+        *w = [0.0, 0.0];
+    }
     let reproduced = |w: &[[f64; 2]]| {
         all.iter()
             .filter(|s| {
@@ -743,9 +756,13 @@ pub fn run(o: &TuneOptions) -> Result<(), String> {
         }
     }
     let min = o.min_count as f64;
-    let frozen: Vec<[bool; 2]> = seen.iter().map(|c| [c[0] < min, c[1] < min]).collect();
+    let frozen: Vec<[bool; 2]> = seen
+        .iter()
+        .zip(&absent)
+        .map(|(c, &a)| [a || c[0] < min, a || c[1] < min])
+        .collect();
     eprintln!(
-        "{} of {} weights frozen (seen in fewer than {} phase-weighted positions)",
+        "{} of {} weights frozen (absent from the engine with --engine-terms-only, or seen in fewer than {} phase-weighted positions)",
         frozen.iter().flatten().filter(|&&f| f).count(),
         2 * NF,
         o.min_count
@@ -787,7 +804,7 @@ pub fn run(o: &TuneOptions) -> Result<(), String> {
         }
     }
     eprintln!("K = {k:.4}");
-    tables::write(&o.out, o.apply.as_deref(), &w)
+    tables::write(&o.out, o.apply.as_deref(), &w, &absent)
 }
 
 #[cfg(test)]

@@ -475,13 +475,14 @@ fn render_item(it: &Item, w: &[[f64; 2]]) -> String {
     }
 }
 
-/// The body (between the markers) of each of `FILES`, for the given weights.
-pub fn render(w: &[[f64; 2]]) -> [String; 3] {
+/// The body (between the markers) of each of `FILES`, for the given weights, leaving out the
+/// constants whose features `absent` marks.
+pub fn render(w: &[[f64; 2]], absent: &[bool]) -> [String; 3] {
     let w = canonical(w);
     FILES.map(|file| {
         ITEMS
             .iter()
-            .filter(|it| it.file == file)
+            .filter(|it| it.file == file && !absent[it.first])
             .map(|it| render_item(it, &w))
             .collect()
     })
@@ -527,9 +528,15 @@ pub fn check(dir: &Path) -> Result<(), String> {
     marked_files(dir).map(|_| ())
 }
 
-/// Writes all tables to `out` and, with `apply`, replaces the marked blocks of the engine there.
-pub fn write(out: &Path, apply: Option<&Path>, w: &[[f64; 2]]) -> Result<(), String> {
-    let bodies = render(w);
+/// Writes the tables (all but the `absent` ones) to `out` and, with `apply`, replaces the marked
+/// blocks of the engine there.
+pub fn write(
+    out: &Path,
+    apply: Option<&Path>,
+    w: &[[f64; 2]],
+    absent: &[bool],
+) -> Result<(), String> {
+    let bodies = render(w, absent);
     let all = format!(
         "// terms.rs\n{}\n// pawns.rs\n{}\n// king.rs\n{}",
         bodies[0], bodies[1], bodies[2]
@@ -571,6 +578,24 @@ fn parse_scores(text: &str) -> Result<Vec<[f64; 2]>, String> {
 /// Parses the tables back from the marked blocks of the engine in `dir` (the inverse of
 /// `write`): the weights the engine has now, one per feature; zero for a constant the engine
 /// does not have yet (a new term lands in the tool before the engine gets its fitted weights).
+/// Where the declaration of `it` starts in `block` (a marked block), if the engine has it.
+fn declaration(block: &str, it: &Item) -> Option<usize> {
+    block.find(&format!("const {}:", it.name))
+}
+
+/// Per feature, whether the engine in `dir` lacks the constant that holds its weight.
+pub fn absent(dir: &Path) -> Result<Vec<bool>, String> {
+    let mut absent = vec![false; NF];
+    for (path, text, (a, b)) in marked_files(dir)? {
+        for it in ITEMS.iter().filter(|it| path.ends_with(it.file)) {
+            if declaration(&text[a..b], it).is_none() {
+                absent[it.first..it.first + it.len()].fill(true);
+            }
+        }
+    }
+    Ok(absent)
+}
+
 pub fn read(dir: &Path) -> Result<Vec<[f64; 2]>, String> {
     let mut w = vec![[0.0; 2]; NF];
     let mut covered = vec![false; NF];
@@ -583,7 +608,7 @@ pub fn read(dir: &Path) -> Result<Vec<[f64; 2]>, String> {
             let line = |at: usize| text[..at].lines().count() + 1;
             let decl = format!("const {}:", it.name);
             // A term the tool knows before the engine has it weighs nothing there yet.
-            let Some(start) = text[a..b].find(&decl).map(|i| a + i) else {
+            let Some(start) = declaration(&text[a..b], it).map(|i| a + i) else {
                 covered[it.first..it.first + it.len()].fill(true);
                 continue;
             };
@@ -664,9 +689,9 @@ mod tests {
                 [r(), r()]
             })
             .collect();
-        let dir = scratch("roundtrip", Some(&render(&[[0.0; 2]; NF])));
+        let dir = scratch("roundtrip", Some(&render(&[[0.0; 2]; NF], &[false; NF])));
         let out = dir.join("tables.rs");
-        write(&out, Some(&dir), &w).unwrap();
+        write(&out, Some(&dir), &w, &[false; NF]).unwrap();
         let back = read(&dir).unwrap();
         assert_eq!(back, canonical(&w));
         assert!(
@@ -675,7 +700,7 @@ mod tests {
                 .ends_with("fn after() {}\n")
         );
         // Writing what was read changes nothing.
-        assert_eq!(render(&back), render(&w));
+        assert_eq!(render(&back, &[false; NF]), render(&w, &[false; NF]));
         std::fs::remove_dir_all(dir).unwrap();
     }
 
@@ -689,7 +714,7 @@ mod tests {
             let body: String = ITEMS
                 .iter()
                 .filter(|it| path.ends_with(it.file))
-                .filter(|it| block.contains(&format!("const {}:", it.name)))
+                .filter(|it| declaration(block, it).is_some())
                 .map(|it| render_item(it, &w))
                 .collect();
             assert_eq!(block, format!("{BEGIN}{body}"), "{}", path.display());
@@ -698,7 +723,7 @@ mod tests {
 
     #[test]
     fn a_constant_the_engine_does_not_have_yet_reads_as_zero() {
-        let mut bodies = render(&[[1.0; 2]; NF]);
+        let mut bodies = render(&[[1.0; 2]; NF], &[false; NF]);
         let connected = ITEMS.iter().find(|it| it.name == "CONNECTED").unwrap();
         bodies[1] = bodies[1].replace(&render_item(connected, &[[1.0; 2]; NF]), "");
         let dir = scratch("missing", Some(&bodies));
@@ -706,6 +731,12 @@ mod tests {
         let first = connected.first;
         assert_eq!(w[first + 3], [0.0, 0.0]);
         assert_eq!(w[first - 1], [1.0, 1.0], "the constant before it is read");
+        // It is absent, and a writer told so leaves it out again: the engine's blocks then
+        // stay exactly as they were.
+        let absent = absent(&dir).unwrap();
+        let marked: Vec<usize> = (0..NF).filter(|&i| absent[i]).collect();
+        assert_eq!(marked, (first..first + 8).collect::<Vec<_>>());
+        assert_eq!(render(&[[1.0; 2]; NF], &absent), bodies);
         std::fs::remove_dir_all(dir).unwrap();
     }
 
@@ -715,7 +746,7 @@ mod tests {
         let out = dir.join("tables.rs");
         let e = check(&dir).unwrap_err();
         assert!(e.contains("terms.rs") && e.contains("texel: begin"), "{e}");
-        assert!(write(&out, Some(&dir), &[[0.0; 2]; NF]).is_err());
+        assert!(write(&out, Some(&dir), &[[0.0; 2]; NF], &[false; NF]).is_err());
         let missing = check(&dir.join("nowhere")).unwrap_err();
         assert!(
             missing.contains("nowhere") && missing.contains("cannot read"),
@@ -726,7 +757,7 @@ mod tests {
 
     #[test]
     fn a_malformed_table_names_file_line_and_constant() {
-        let mut bodies = render(&[[0.0; 2]; NF]);
+        let mut bodies = render(&[[0.0; 2]; NF], &[false; NF]);
         bodies[2] = bodies[2].replace(
             "SHELTER_OPEN: Score = s(0, 0)",
             "SHELTER_OPEN: Score = s(0, x)",
