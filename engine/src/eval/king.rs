@@ -17,27 +17,27 @@ use crate::chess::types::{
 // texel: begin. Fitted to Coherent's self-play games by tools/texel (`texel tune`,
 // docs/texel.md); regenerate them rather than edit by hand.
 /// Own pawn in front of the king on a file of its shelter.
-const SHELTER_PAWN: Score = s(29, -25);
+const SHELTER_PAWN: Score = s(28, -26);
 /// Shelter file without own pawns.
 const SHELTER_OPEN: Score = s(2, -5);
 /// Shelter file without any pawns.
-const SHELTER_FULLY_OPEN: Score = s(2, -19);
+const SHELTER_FULLY_OPEN: Score = s(0, -19);
 /// King-zone square attacked by the enemy and defended only by the king.
 const WEAK_ZONE_SQUARE: Score = s(-8, 3);
 /// Per square from which an enemy knight can give a safe check (not defended, not held by the enemy).
-const SAFE_CHECK_KNIGHT: Score = s(-31, 1);
+const SAFE_CHECK_KNIGHT: Score = s(-30, 0);
 /// Per square from which an enemy bishop can give a safe check.
-const SAFE_CHECK_BISHOP: Score = s(-8, -14);
+const SAFE_CHECK_BISHOP: Score = s(-7, -16);
 /// Per square from which an enemy rook can give a safe check.
-const SAFE_CHECK_ROOK: Score = s(-71, 22);
+const SAFE_CHECK_ROOK: Score = s(-74, 23);
 /// Per square from which the enemy queen can give a safe check.
-const SAFE_CHECK_QUEEN: Score = s(-35, 19);
+const SAFE_CHECK_QUEEN: Score = s(-34, 14);
 /// Per square of king distance to the nearest own pawn (none with no pawns).
-const KING_PAWN_DISTANCE: Score = s(5, -14);
+const KING_PAWN_DISTANCE: Score = s(4, -15);
 /// An enemy pawn on a shelter file ahead of the king, by that pawn's relative rank.
 #[rustfmt::skip]
 const PAWN_STORM: [Score; 8] = [
-    s(0, 0), s(10, -10), s(14, -11), s(11, -13), s(16, -21), s(-1, -10), s(10, 26), s(0, 0),
+    s(0, 0), s(10, -10), s(15, -14), s(10, -13), s(18, -23), s(6, -8), s(26, 32), s(0, 0),
 ];
 // texel: end
 

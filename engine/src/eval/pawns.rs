@@ -13,36 +13,36 @@ use crate::chess::types::{Color, PAWN, Square, file_of, rank_of, relative_square
 // texel: begin. Fitted to Coherent's self-play games by tools/texel (`texel tune`,
 // docs/texel.md); regenerate them rather than edit by hand.
 /// A pawn with an own pawn in front of it on the same file.
-const DOUBLED: Score = s(-15, -23);
+const DOUBLED: Score = s(-6, -20);
 /// A pawn without own pawns on the adjacent files.
-const ISOLATED: Score = s(-8, -8);
+const ISOLATED: Score = s(-11, -6);
 /// A pawn behind its neighbours whose stop square an enemy pawn controls.
-const BACKWARD: Score = s(-4, -14);
+const BACKWARD: Score = s(-4, -13);
 /// Passed pawn bonus by relative rank.
 #[rustfmt::skip]
 const PASSED: [Score; 8] = [
-    s(0, 0), s(-14, 10), s(1, -9), s(27, -6), s(50, 16), s(122, 24), s(193, 40), s(0, 0),
+    s(0, 0), s(-8, 18), s(17, -5), s(42, -2), s(76, 12), s(153, 24), s(201, 31), s(0, 0),
 ];
 /// Extra bonus for a passed pawn whose path to promotion is empty, by relative rank.
 #[rustfmt::skip]
 const PASSED_FREE_PATH: [Score; 8] = [
-    s(0, 0), s(-1, 1), s(6, -10), s(1, 2), s(5, 12), s(-7, 28), s(146, -5), s(0, 0),
+    s(0, 0), s(-1, 0), s(4, -9), s(0, 2), s(0, 13), s(-15, 29), s(169, -19), s(0, 0),
 ];
 /// Per (relative rank - 1) x enemy king distance to a passed pawn's stop square.
-const PASSED_KING_THEIRS: Score = s(-2, 8);
+const PASSED_KING_THEIRS: Score = s(-3, 9);
 /// Per (relative rank - 1) x own king distance to a passed pawn's stop square.
 const PASSED_KING_OWN: Score = s(-2, -3);
 /// A pawn defended by an own pawn or with an own pawn beside it, by relative rank.
 #[rustfmt::skip]
 const CONNECTED: [Score; 8] = [
-    s(0, 0), s(2, 0), s(9, 0), s(9, 6), s(23, 15), s(38, 34), s(-9, 87), s(0, 0),
+    s(0, 0), s(2, -1), s(9, 0), s(10, 7), s(23, 15), s(30, 43), s(-36, 106), s(0, 0),
 ];
 /// A passed pawn whose stop square holds an enemy piece.
-const PASSED_BLOCKED: Score = s(6, -2);
+const PASSED_BLOCKED: Score = s(3, -2);
 /// A passed pawn whose stop square is empty and not attacked by the enemy, by relative rank.
 #[rustfmt::skip]
 const PASSED_SAFE_PUSH: [Score; 8] = [
-    s(0, 0), s(3, 1), s(2, 8), s(-8, 20), s(0, 32), s(5, 52), s(-200, 135), s(0, 0),
+    s(0, 0), s(6, -2), s(-1, 9), s(-10, 22), s(3, 33), s(22, 48), s(-226, 150), s(0, 0),
 ];
 // texel: end
 
