@@ -56,7 +56,14 @@ if ! [[ $GAMES =~ ^[0-9]+$ ]] || ((GAMES < 2 || GAMES % 2 != 0)); then
 fi
 [[ -f $BOOK ]] || die "BOOK: no such file: $BOOK"
 [[ $TC =~ ^[0-9]+(\.[0-9]+)?\+[0-9]+(\.[0-9]+)?$ ]] || die "TC must be BASE+INC in seconds (e.g. 8+0.08), got '$TC'"
-((${#OPPONENTS[@]} > 0)) || die "ONLY names none of: glaurung toga2 ethereal-chess (got '$ONLY')"
+for name in ${ONLY:-}; do
+  known=false
+  for opponent in "${ALL_OPPONENTS[@]}"; do
+    [[ $name == "${opponent%% *}" ]] && known=true
+  done
+  $known || die "ONLY: unknown opponent '$name' (known: glaurung toga2 ethereal-chess)"
+done
+((${#OPPONENTS[@]} > 0)) || die "ONLY names no opponent (known: glaurung toga2 ethereal-chess)"
 for tool in jq flock; do
   command -v "$tool" >/dev/null || die "needs $tool on PATH"
 done

@@ -297,7 +297,6 @@ pub fn build(
     }
 }
 
-/// `cargo build` arguments: locked, offline, the recipe's package and binary, profile overrides.
 /// Fails early, and says why, when bubblewrap will run the build as the unprivileged user and
 /// a directory on the way to the sources is closed to others: cargo would only report that it
 /// "could not find `Cargo.toml`". Directories under `$HOME` are exempt: the sandbox hides the
@@ -324,6 +323,7 @@ fn check_reachable(source: &Path, sandbox: &Sandbox) -> Result<(), CargoError> {
     }
 }
 
+/// `cargo build` arguments: locked, offline, the recipe's package and binary, profile overrides.
 #[must_use]
 pub fn cargo_args(recipe: &BuildRecipe, target: &Path) -> Vec<OsString> {
     let mut args: Vec<OsString> = [

@@ -371,19 +371,24 @@ pub(crate) fn is_root() -> bool {
 /// its permission bits: `dir` itself needs the "others" bits in `own` (search, and read where
 /// the sandbox lists it), every directory above it the search bit. Directories for which
 /// `exempt` holds are not checked. Root runs as that user inside bubblewrap, so a path under a
-/// private folder (a `mktemp -d` clone, `/root`) fails there with no useful message.
+/// private folder (a `mktemp -d` clone, `/root`) fails there with no useful message. A relative
+/// `dir` is taken from the working directory; an error names the directory it is about.
 pub(crate) fn closed_to_sandbox_user(
     dir: &Path,
     own: u32,
     exempt: impl Fn(&Path) -> bool,
 ) -> std::io::Result<Option<(PathBuf, u32)>> {
     use std::os::unix::fs::PermissionsExt;
+    let dir = std::path::absolute(dir)?;
     for (depth, up) in dir.ancestors().enumerate() {
         if exempt(up) {
             continue;
         }
         let needed = if depth == 0 { own } else { 0o001 };
-        let mode = std::fs::metadata(up)?.permissions().mode();
+        let mode = std::fs::metadata(up)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", up.display())))?
+            .permissions()
+            .mode();
         if mode & needed != needed {
             return Ok(Some((up.to_owned(), mode & 0o7777)));
         }

@@ -301,13 +301,19 @@ fn read_only_mounts(
     for (index, path) in read_only.iter().enumerate() {
         let metadata = std::fs::metadata(path)?;
         if metadata.is_dir() {
-            if is_root() && closed_to_sandbox_user(path, 0o005, |_| false)?.is_some() {
+            let closed = if is_root() {
+                closed_to_sandbox_user(path, 0o005, |_| false)?
+            } else {
+                None
+            };
+            if let Some((closed, mode)) = closed {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::PermissionDenied,
                     format!(
-                        "bind={}: the sandbox user (uid {UNPRIVILEGED_ID}) cannot read this \
-                         directory or one above it; make it world-readable or bind files",
-                        path.display()
+                        "bind={}: the sandbox user (uid {UNPRIVILEGED_ID}) cannot read it: {} \
+                         has mode {mode:o}; make it world-readable or bind files",
+                        path.display(),
+                        closed.display()
                     ),
                 ));
             }

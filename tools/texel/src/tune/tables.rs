@@ -575,9 +575,6 @@ fn parse_scores(text: &str) -> Result<Vec<[f64; 2]>, String> {
     Ok(out)
 }
 
-/// Parses the tables back from the marked blocks of the engine in `dir` (the inverse of
-/// `write`): the weights the engine has now, one per feature; zero for a constant the engine
-/// does not have yet (a new term lands in the tool before the engine gets its fitted weights).
 /// Where the declaration of `it` starts in `block` (a marked block), if the engine has it.
 fn declaration(block: &str, it: &Item) -> Option<usize> {
     block.find(&format!("const {}:", it.name))
@@ -596,6 +593,9 @@ pub fn absent(dir: &Path) -> Result<Vec<bool>, String> {
     Ok(absent)
 }
 
+/// Parses the tables back from the marked blocks of the engine in `dir` (the inverse of
+/// `write`): the weights the engine has now, one per feature; zero for a constant the engine
+/// does not have yet (a new term lands in the tool before the engine gets its fitted weights).
 pub fn read(dir: &Path) -> Result<Vec<[f64; 2]>, String> {
     let mut w = vec![[0.0; 2]; NF];
     let mut covered = vec![false; NF];
