@@ -24,7 +24,8 @@ use coherent::chess::position::Position;
 use coherent::chess::types::{
     BISHOP, Color, KING, KNIGHT, PAWN, QUEEN, ROOK, file_of, rank_of, relative_square,
 };
-use coherent::eval::pawns::distance;
+use coherent::eval::pawns::{self, distance};
+use coherent::eval::terms::EvalInfo;
 use coherent::eval::{NoTrace, TEMPO, breakdown};
 
 pub mod tables;
@@ -73,8 +74,16 @@ const ROOK_PAWNS: usize = KNIGHT_PAWNS + 1; // own pawns, per rook
 const MINOR_KING_DISTANCE: usize = ROOK_PAWNS + 1; // knight, bishop: distance to the own king
 const LONG_DIAGONAL_BISHOP: usize = MINOR_KING_DISTANCE + 2;
 const RESTRICTED: usize = LONG_DIAGONAL_BISHOP + 1;
+const UNOPPOSED: usize = RESTRICTED + 1; // 8 relative ranks: no enemy pawn ahead, not passed
+const WEAK_UNOPPOSED: usize = UNOPPOSED + 8; // isolated or backward, no enemy pawn ahead
+const PHALANX: usize = WEAK_UNOPPOSED + 1; // 8 relative ranks: an own pawn beside
+const REACHABLE_OUTPOST: usize = PHALANX + 8; // a knight one move from a free outpost
+const TRAPPED_ROOK: usize = REACHABLE_OUTPOST + 1;
+const ROOK_ON_QUEEN_FILE: usize = TRAPPED_ROOK + 1;
+const KNIGHT_ON_QUEEN: usize = ROOK_ON_QUEEN_FILE + 1; // safe knight squares attacking the queen
+const SLIDER_ON_QUEEN: usize = KNIGHT_ON_QUEEN + 1; // safe, doubly held slider squares on it
 /// Number of features.
-const NF: usize = RESTRICTED + 1;
+const NF: usize = SLIDER_ON_QUEEN + 1;
 
 const KING_ATTACK_WEIGHT: [i32; 6] = [0, 20, 20, 40, 80, 0];
 
@@ -186,6 +195,18 @@ fn start_weights() -> Vec<[f64; 2]> {
     w
 }
 
+/// Squares on relative ranks 4 to 6 that an own pawn defends and no enemy pawn can ever attack.
+fn outpost_squares(pos: &Position, c: Color, own_pawn_attacks: u64) -> u64 {
+    let enemy_attacks = pawn_attacks_bb(c.flip(), pos.pieces(c.flip(), PAWN));
+    let reach = enemy_attacks | front_span(c.flip(), enemy_attacks);
+    let ranks = if c == Color::White {
+        rank_mask(3) | rank_mask(4) | rank_mask(5)
+    } else {
+        rank_mask(2) | rank_mask(3) | rank_mask(4)
+    };
+    ranks & own_pawn_attacks & !reach
+}
+
 /// One position's features and the constants around them.
 struct Sample {
     /// Sparse features: (index, white-minus-black count).
@@ -209,6 +230,7 @@ struct Acc {
     f: Vec<i16>,
     attacked_by: [[u64; 6]; 2],
     attacked: [u64; 2],
+    attacked2: [u64; 2],
     zone: [u64; 2],
     attackers: [i32; 2],
     attack_weight: [i32; 2],
@@ -238,9 +260,14 @@ fn extract(pos: &Position) -> (Vec<(u16, i16)>, [f64; 2]) {
         a.attacked_by[ci][PAWN] = pawns;
         a.attacked_by[ci][KING] = king;
         a.attacked[ci] = pawns | king;
+        a.attacked2[ci] = pawns & king;
         a.zone[ci] = king | forward(c, king) | (1u64 << ksq);
     }
-    // Pawns (engine: pawns.rs).
+    // Pawns (engine: pawns.rs). Which pawns are passed is the engine's own answer, so the
+    // definition lives in one place.
+    let mut engine_info = EvalInfo::new(pos);
+    pawns::evaluate(pos, &mut engine_info, &mut NoTrace);
+    a.passed = engine_info.passed;
     for c in [Color::White, Color::Black] {
         let them = c.flip();
         let own = pos.pieces(c, PAWN);
@@ -249,7 +276,6 @@ fn extract(pos: &Position) -> (Vec<(u16, i16)>, [f64; 2]) {
         let (own_k, their_k) = (pos.king_square(c), pos.king_square(them));
         for sq in Squares(own) {
             let b = bb(sq);
-            let file = file_mask(file_of(sq));
             let adj = adjacent_files_of(file_of(sq));
             let ahead = square_front_span(c, sq);
             let rel_rank = if c == Color::White {
@@ -261,21 +287,34 @@ fn extract(pos: &Position) -> (Vec<(u16, i16)>, [f64; 2]) {
             if beside != 0 || a.attacked_by[c as usize][PAWN] & b != 0 {
                 a.add(c, CONNECTED + rel_rank, 1);
             }
+            if beside != 0 {
+                a.add(c, PHALANX + rel_rank, 1);
+            }
             let doubled = ahead & own != 0;
             if doubled {
                 a.add(c, DOUBLED, 1);
             }
-            if adj & own == 0 {
+            let unopposed = ahead & enemy == 0;
+            let weak = if adj & own == 0 {
                 a.add(c, ISOLATED, 1);
+                true
             } else {
                 let level_or_behind = !front_span(c, rank_mask(rank_of(sq)));
                 let stop = forward(c, b);
-                if own & adj & level_or_behind == 0 && stop & enemy_pawn_att != 0 {
+                let backward = own & adj & level_or_behind == 0 && stop & enemy_pawn_att != 0;
+                if backward {
                     a.add(c, BACKWARD, 1);
                 }
+                backward
+            };
+            if weak && unopposed {
+                a.add(c, WEAK_UNOPPOSED, 1);
             }
-            if !doubled && ahead & (file | adj) & enemy == 0 {
-                a.passed[c as usize] |= b;
+            let passed = a.passed[c as usize] & b != 0;
+            if !doubled && unopposed && !passed {
+                a.add(c, UNOPPOSED + rel_rank, 1);
+            }
+            if passed {
                 a.add(c, PASSED + rel_rank, 1);
                 let stop_sq = if c == Color::White { sq + 8 } else { sq - 8 };
                 let weight = rel_rank as i32 - 1;
@@ -312,6 +351,7 @@ fn extract(pos: &Position) -> (Vec<(u16, i16)>, [f64; 2]) {
                     _ => bishop_attacks(sq, occ) | rook_attacks(sq, occ),
                 };
                 a.attacked_by[ci][kind] |= att;
+                a.attacked2[ci] |= a.attacked[ci] & att;
                 a.attacked[ci] |= att;
                 let n = (att & area).count_ones() as usize;
                 a.add(c, MOB + MOB_OFFSET[kind - KNIGHT] + n, 1);
@@ -324,6 +364,13 @@ fn extract(pos: &Position) -> (Vec<(u16, i16)>, [f64; 2]) {
                 if kind == ROOK {
                     a.add(c, ROOK_PAWNS, pos.pieces(c, PAWN).count_ones() as i32);
                     let file = file_mask(sq & 7);
+                    if file & pos.kinds[QUEEN] != 0 {
+                        a.add(c, ROOK_ON_QUEEN_FILE, 1);
+                    }
+                    let king_file = file_of(pos.king_square(c));
+                    if n <= 3 && (king_file < 4) == (file_of(sq) < king_file) {
+                        a.add(c, TRAPPED_ROOK, 1);
+                    }
                     if file & pos.pieces(c, PAWN) == 0 {
                         if file & pos.kinds[PAWN] == 0 {
                             a.add(c, ROOK_OPEN, 1);
@@ -353,23 +400,18 @@ fn extract(pos: &Position) -> (Vec<(u16, i16)>, [f64; 2]) {
             };
         let space = centre & !pos.pieces(c, PAWN) & !a.attacked_by[them as usize][PAWN];
         a.add(c, SPACE, space.count_ones() as i32);
-        let enemy_pawns = pos.pieces(them, PAWN);
+        let outposts = outpost_squares(pos, c, a.attacked_by[ci][PAWN]);
         for kind in [KNIGHT, BISHOP] {
             for sq in Squares(pos.pieces(c, kind)) {
-                let rel_rank = relative_square(c, sq) >> 3;
-                let out_of_reach =
-                    adjacent_files_of(sq & 7) & front_span(c, rank_mask(sq >> 3)) & enemy_pawns
-                        == 0;
-                if (3..=5).contains(&rel_rank)
-                    && a.attacked_by[ci][PAWN] & bb(sq) != 0
-                    && out_of_reach
-                {
+                if bb(sq) & outposts != 0 {
                     let outpost = if kind == KNIGHT {
                         OUTPOST_KNIGHT
                     } else {
                         OUTPOST_BISHOP
                     };
                     a.add(c, outpost, 1);
+                } else if kind == KNIGHT && knight_attacks(sq) & outposts & !pos.us(c) != 0 {
+                    a.add(c, REACHABLE_OUTPOST, 1);
                 }
                 if forward(c, bb(sq)) & pos.kinds[PAWN] != 0 {
                     a.add(c, MINOR_BEHIND_PAWN, 1);
@@ -446,6 +488,23 @@ fn extract(pos: &Position) -> (Vec<(u16, i16)>, [f64; 2]) {
             THREAT_MINOR_BY_MINOR,
             pc(minors_att & enemy_minors & !a.attacked_by[them as usize][PAWN]),
         );
+        let queen = pos.pieces(them, QUEEN);
+        if queen != 0 && !more_than_one(queen) {
+            let qsq = queen.trailing_zeros() as usize;
+            let strongly_protected = a.attacked_by[them as usize][PAWN]
+                | (a.attacked2[them as usize] & !a.attacked2[ci]);
+            let safe =
+                !(pos.pieces(c, PAWN) | pos.pieces(c, KING) | a.attacked_by[them as usize][PAWN])
+                    & !strongly_protected;
+            a.add(
+                c,
+                KNIGHT_ON_QUEEN,
+                pc(knight_attacks(qsq) & a.attacked_by[ci][KNIGHT] & safe),
+            );
+            let sliders = bishop_attacks(qsq, occ) & a.attacked_by[ci][BISHOP]
+                | rook_attacks(qsq, occ) & a.attacked_by[ci][ROOK];
+            a.add(c, SLIDER_ON_QUEEN, pc(sliders & safe & a.attacked2[ci]));
+        }
         for sq in Squares(a.passed[ci]) {
             let stop = forward(c, bb(sq));
             if stop & pos.occupied() == 0 && stop & a.attacked[them as usize] == 0 {

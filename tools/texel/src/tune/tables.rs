@@ -6,12 +6,14 @@ use std::path::{Path, PathBuf};
 
 use super::{
     BACKWARD, BISHOP_PAIR, BISHOP_PAWNS, CONNECTED, DOUBLED, HANGING, ISOLATED, KING_PAWN_DISTANCE,
-    KNIGHT_PAWNS, LONG_DIAGONAL_BISHOP, MINOR_BEHIND_PAWN, MINOR_KING_DISTANCE, MOB, MOB_LEN,
-    MOB_OFFSET, NF, OUTPOST_BISHOP, OUTPOST_KNIGHT, PASSED, PASSED_BLOCKED, PASSED_FREE_PATH,
-    PASSED_KING_OWN, PASSED_KING_THEIRS, PASSED_SAFE_PUSH, PAWN_PUSH_THREAT, PAWN_STORM, PSQT,
-    RESTRICTED, ROOK_ON_SEVENTH, ROOK_OPEN, ROOK_PAWNS, ROOK_SEMI_OPEN, SAFE_CHECK,
-    SHELTER_FULLY_OPEN, SHELTER_OPEN, SHELTER_PAWN, SPACE, THREAT_BY_KING, THREAT_BY_MINOR,
-    THREAT_BY_PAWN, THREAT_BY_ROOK, THREAT_MINOR_BY_MINOR, WEAK_ZONE_SQUARE, ZONE_ATTACK,
+    KNIGHT_ON_QUEEN, KNIGHT_PAWNS, LONG_DIAGONAL_BISHOP, MINOR_BEHIND_PAWN, MINOR_KING_DISTANCE,
+    MOB, MOB_LEN, MOB_OFFSET, NF, OUTPOST_BISHOP, OUTPOST_KNIGHT, PASSED, PASSED_BLOCKED,
+    PASSED_FREE_PATH, PASSED_KING_OWN, PASSED_KING_THEIRS, PASSED_SAFE_PUSH, PAWN_PUSH_THREAT,
+    PAWN_STORM, PHALANX, PSQT, REACHABLE_OUTPOST, RESTRICTED, ROOK_ON_QUEEN_FILE, ROOK_ON_SEVENTH,
+    ROOK_OPEN, ROOK_PAWNS, ROOK_SEMI_OPEN, SAFE_CHECK, SHELTER_FULLY_OPEN, SHELTER_OPEN,
+    SHELTER_PAWN, SLIDER_ON_QUEEN, SPACE, THREAT_BY_KING, THREAT_BY_MINOR, THREAT_BY_PAWN,
+    THREAT_BY_ROOK, THREAT_MINOR_BY_MINOR, TRAPPED_ROOK, UNOPPOSED, WEAK_UNOPPOSED,
+    WEAK_ZONE_SQUARE, ZONE_ATTACK,
 };
 use coherent::chess::types::PAWN;
 
@@ -273,6 +275,41 @@ const ITEMS: &[Item] = &[
         RESTRICTED,
     ),
     item(
+        "terms.rs",
+        "REACHABLE_OUTPOST",
+        "A knight not on an outpost that attacks an outpost square free of own pieces.",
+        Shape::Scalar,
+        REACHABLE_OUTPOST,
+    ),
+    item(
+        "terms.rs",
+        "TRAPPED_ROOK",
+        "A rook with at most three safe squares on the outer side of its own king's file.",
+        Shape::Scalar,
+        TRAPPED_ROOK,
+    ),
+    item(
+        "terms.rs",
+        "ROOK_ON_QUEEN_FILE",
+        "A rook on a file with a queen of either colour.",
+        Shape::Scalar,
+        ROOK_ON_QUEEN_FILE,
+    ),
+    item(
+        "terms.rs",
+        "KNIGHT_ON_QUEEN",
+        "Per safe square from which a knight would attack the lone enemy queen.",
+        Shape::Scalar,
+        KNIGHT_ON_QUEEN,
+    ),
+    item(
+        "terms.rs",
+        "SLIDER_ON_QUEEN",
+        "Per safe square, held twice, from which a bishop or rook would attack the lone enemy queen.",
+        Shape::Scalar,
+        SLIDER_ON_QUEEN,
+    ),
+    item(
         "pawns.rs",
         "DOUBLED",
         "A pawn with an own pawn in front of it on the same file.",
@@ -341,6 +378,27 @@ const ITEMS: &[Item] = &[
         "A passed pawn whose stop square is empty and not attacked by the enemy, by relative rank.",
         Shape::Ranks,
         PASSED_SAFE_PUSH,
+    ),
+    item(
+        "pawns.rs",
+        "UNOPPOSED",
+        "A pawn, not doubled and not passed, with no enemy pawn ahead on its file, by relative rank.",
+        Shape::Ranks,
+        UNOPPOSED,
+    ),
+    item(
+        "pawns.rs",
+        "WEAK_UNOPPOSED",
+        "An isolated or backward pawn with no enemy pawn ahead on its file.",
+        Shape::Scalar,
+        WEAK_UNOPPOSED,
+    ),
+    item(
+        "pawns.rs",
+        "PHALANX",
+        "A pawn with an own pawn beside it, by relative rank (on top of `CONNECTED`).",
+        Shape::Ranks,
+        PHALANX,
     ),
     item(
         "king.rs",
