@@ -17,27 +17,27 @@ use crate::chess::types::{
 // texel: begin. Fitted to Coherent's self-play games by tools/texel (`texel tune`,
 // docs/texel.md); regenerate them rather than edit by hand.
 /// Own pawn in front of the king on a file of its shelter.
-const SHELTER_PAWN: Score = s(29, -25);
+const SHELTER_PAWN: Score = s(29, -27);
 /// Shelter file without own pawns.
-const SHELTER_OPEN: Score = s(2, -5);
+const SHELTER_OPEN: Score = s(1, -3);
 /// Shelter file without any pawns.
-const SHELTER_FULLY_OPEN: Score = s(2, -19);
+const SHELTER_FULLY_OPEN: Score = s(3, -26);
 /// King-zone square attacked by the enemy and defended only by the king.
-const WEAK_ZONE_SQUARE: Score = s(-8, 3);
+const WEAK_ZONE_SQUARE: Score = s(-9, 5);
 /// Per square from which an enemy knight can give a safe check (not defended, not held by the enemy).
-const SAFE_CHECK_KNIGHT: Score = s(-31, 1);
+const SAFE_CHECK_KNIGHT: Score = s(-30, 1);
 /// Per square from which an enemy bishop can give a safe check.
 const SAFE_CHECK_BISHOP: Score = s(-8, -14);
 /// Per square from which an enemy rook can give a safe check.
-const SAFE_CHECK_ROOK: Score = s(-71, 22);
+const SAFE_CHECK_ROOK: Score = s(-70, 21);
 /// Per square from which the enemy queen can give a safe check.
-const SAFE_CHECK_QUEEN: Score = s(-35, 19);
+const SAFE_CHECK_QUEEN: Score = s(-34, 17);
 /// Per square of king distance to the nearest own pawn (none with no pawns).
-const KING_PAWN_DISTANCE: Score = s(5, -14);
+const KING_PAWN_DISTANCE: Score = s(5, -15);
 /// An enemy pawn on a shelter file ahead of the king, by that pawn's relative rank.
 #[rustfmt::skip]
 const PAWN_STORM: [Score; 8] = [
-    s(0, 0), s(10, -10), s(14, -11), s(11, -13), s(16, -21), s(-1, -10), s(10, 26), s(0, 0),
+    s(0, 0), s(11, -12), s(14, -13), s(11, -13), s(15, -17), s(-3, -12), s(-9, 25), s(0, 0),
 ];
 // texel: end
 

@@ -1,10 +1,11 @@
-//! Pawn structure: doubled, isolated, backward, connected and passed pawns; then, once the piece
-//! terms have built the attack maps, the passed pawns that can advance safely.
+//! Pawn structure: doubled, isolated, backward, connected, side-by-side (phalanx) and unopposed
+//! pawns, and passed pawns (no enemy pawn ahead on their own or an adjacent file); then, once the
+//! piece terms have built the attack maps, the passed pawns that can advance safely.
 
 use super::terms::EvalInfo;
 use super::{Score, Term, Trace, s};
 use crate::chess::bitboard::{
-    FILE_A, FILE_H, Squares, adjacent_files_of, bb, file_mask, forward, front_span, rank_mask,
+    FILE_A, FILE_H, Squares, adjacent_files_of, bb, forward, front_span, rank_mask,
     square_front_span,
 };
 use crate::chess::position::Position;
@@ -13,36 +14,48 @@ use crate::chess::types::{Color, PAWN, Square, file_of, rank_of, relative_square
 // texel: begin. Fitted to Coherent's self-play games by tools/texel (`texel tune`,
 // docs/texel.md); regenerate them rather than edit by hand.
 /// A pawn with an own pawn in front of it on the same file.
-const DOUBLED: Score = s(-15, -23);
+const DOUBLED: Score = s(-17, -29);
 /// A pawn without own pawns on the adjacent files.
-const ISOLATED: Score = s(-8, -8);
+const ISOLATED: Score = s(-5, -9);
 /// A pawn behind its neighbours whose stop square an enemy pawn controls.
-const BACKWARD: Score = s(-4, -14);
+const BACKWARD: Score = s(-4, -7);
 /// Passed pawn bonus by relative rank.
 #[rustfmt::skip]
 const PASSED: [Score; 8] = [
-    s(0, 0), s(-14, 10), s(1, -9), s(27, -6), s(50, 16), s(122, 24), s(193, 40), s(0, 0),
+    s(0, 0), s(-8, 6), s(-1, -13), s(24, -7), s(78, 6), s(149, 4), s(209, 34), s(0, 0),
 ];
 /// Extra bonus for a passed pawn whose path to promotion is empty, by relative rank.
 #[rustfmt::skip]
 const PASSED_FREE_PATH: [Score; 8] = [
-    s(0, 0), s(-1, 1), s(6, -10), s(1, 2), s(5, 12), s(-7, 28), s(146, -5), s(0, 0),
+    s(0, 0), s(0, 4), s(1, 4), s(-20, 19), s(1, 20), s(-10, 32), s(140, 4), s(0, 0),
 ];
 /// Per (relative rank - 1) x enemy king distance to a passed pawn's stop square.
-const PASSED_KING_THEIRS: Score = s(-2, 8);
+const PASSED_KING_THEIRS: Score = s(-1, 8);
 /// Per (relative rank - 1) x own king distance to a passed pawn's stop square.
-const PASSED_KING_OWN: Score = s(-2, -3);
+const PASSED_KING_OWN: Score = s(-4, -2);
 /// A pawn defended by an own pawn or with an own pawn beside it, by relative rank.
 #[rustfmt::skip]
 const CONNECTED: [Score; 8] = [
-    s(0, 0), s(2, 0), s(9, 0), s(9, 6), s(23, 15), s(38, 34), s(-9, 87), s(0, 0),
+    s(0, 0), s(1, 2), s(8, 6), s(7, 3), s(23, 9), s(42, 25), s(-13, 81), s(0, 0),
 ];
 /// A passed pawn whose stop square holds an enemy piece.
-const PASSED_BLOCKED: Score = s(6, -2);
+const PASSED_BLOCKED: Score = s(5, 6);
 /// A passed pawn whose stop square is empty and not attacked by the enemy, by relative rank.
 #[rustfmt::skip]
 const PASSED_SAFE_PUSH: [Score; 8] = [
-    s(0, 0), s(3, 1), s(2, 8), s(-8, 20), s(0, 32), s(5, 52), s(-200, 135), s(0, 0),
+    s(0, 0), s(-9, 6), s(-8, 5), s(-3, 10), s(-19, 24), s(0, 51), s(-206, 135), s(0, 0),
+];
+/// A pawn, not doubled and not passed, with no enemy pawn ahead on its file, by relative rank.
+#[rustfmt::skip]
+const UNOPPOSED: [Score; 8] = [
+    s(0, 0), s(-12, -5), s(-11, -3), s(0, 9), s(-3, 28), s(11, 0), s(0, 0), s(0, 0),
+];
+/// An isolated or backward pawn with no enemy pawn ahead on its file.
+const WEAK_UNOPPOSED: Score = s(-4, -8);
+/// A pawn with an own pawn beside it, by relative rank (on top of `CONNECTED`).
+#[rustfmt::skip]
+const PHALANX: [Score; 8] = [
+    s(0, 0), s(1, 2), s(-2, -4), s(2, 6), s(1, 15), s(0, 40), s(0, 0), s(0, 0),
 ];
 // texel: end
 
@@ -65,7 +78,6 @@ fn side<T: Trace>(pos: &Position, c: Color, info: &mut EvalInfo, trace: &mut T) 
     let mut passed = s(0, 0);
     for sq in Squares(own) {
         let b = bb(sq);
-        let file = file_mask(file_of(sq));
         let adj = adjacent_files_of(file_of(sq));
         let ahead = square_front_span(c, sq);
         let rel_rank = if c == Color::White {
@@ -77,20 +89,35 @@ fn side<T: Trace>(pos: &Position, c: Color, info: &mut EvalInfo, trace: &mut T) 
         if beside != 0 || info.attacked_by[c as usize][PAWN] & b != 0 {
             structure += CONNECTED[rel_rank];
         }
+        if beside != 0 {
+            structure += PHALANX[rel_rank];
+        }
         let doubled = ahead & own != 0;
         if doubled {
             structure += DOUBLED;
         }
-        if adj & own == 0 {
+        let unopposed = ahead & enemy == 0;
+        let in_front = front_span(c, rank_mask(rank_of(sq)));
+        let weak = if adj & own == 0 {
             structure += ISOLATED;
+            true
         } else {
-            let level_or_behind = !front_span(c, rank_mask(rank_of(sq)));
             let stop = forward(c, b);
-            if own & adj & level_or_behind == 0 && stop & enemy_pawn_att != 0 {
+            let backward = own & adj & !in_front == 0 && stop & enemy_pawn_att != 0;
+            if backward {
                 structure += BACKWARD;
             }
+            backward
+        };
+        if weak && unopposed {
+            structure += WEAK_UNOPPOSED;
         }
-        if !doubled && ahead & (file | adj) & enemy == 0 {
+        // Passed: no enemy pawn ahead on its own or an adjacent file.
+        let is_passed = !doubled && unopposed && adj & in_front & enemy == 0;
+        if !doubled && unopposed && !is_passed {
+            structure += UNOPPOSED[rel_rank];
+        }
+        if is_passed {
             info.passed[c as usize] |= b;
             let mut bonus = PASSED[rel_rank];
             let stop_sq = if c == Color::White { sq + 8 } else { sq - 8 };

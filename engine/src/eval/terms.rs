@@ -1,14 +1,15 @@
 //! Piece terms: material with piece-square tables, mobility, bishop pair, rooks on files and on
-//! the seventh rank, minor pieces (outposts, behind pawns, bishop and pawn colours), threats
-//! (by pawns, minors, rooks and the king, hanging pieces, pawn pushes).
+//! the seventh rank, trapped rooks, minor pieces (outposts reached or held, behind pawns, bishop
+//! and pawn colours), threats (by pawns, minors, rooks and the king, hanging pieces, pawn pushes,
+//! squares from which a piece would attack the queen).
 //! Also the attack maps (`EvalInfo`) that king safety and threats read.
 
 use super::popcnt::popcount;
 use super::{Score, Term, Trace, s};
 use crate::chess::attacks::{bishop_attacks, king_attacks, knight_attacks, rook_attacks};
 use crate::chess::bitboard::{
-    Bitboard, LIGHT_SQUARES, RANK_3, RANK_6, Squares, adjacent_files_of, bb, file_mask, forward,
-    front_span, more_than_one, pawn_attacks_bb, rank_mask,
+    Bitboard, LIGHT_SQUARES, RANK_3, RANK_6, Squares, bb, file_mask, forward, front_span, lsb,
+    more_than_one, pawn_attacks_bb, rank_mask,
 };
 use crate::chess::position::Position;
 use crate::chess::types::{BISHOP, Color, KING, KNIGHT, PAWN, QUEEN, ROOK, relative_square};
@@ -20,122 +21,132 @@ use crate::chess::types::{BISHOP, Color, KING, KNIGHT, PAWN, QUEEN, ROOK, relati
 pub const PSQT: [[Score; 64]; 6] = [
     [
         s(0, 0), s(0, 0), s(0, 0), s(0, 0), s(0, 0), s(0, 0), s(0, 0), s(0, 0),
-        s(99, 114), s(112, 118), s(102, 126), s(94, 136), s(116, 121), s(121, 133), s(125, 103), s(105, 100),
-        s(106, 106), s(103, 113), s(95, 131), s(96, 131), s(114, 111), s(115, 122), s(117, 105), s(102, 107),
-        s(103, 111), s(109, 92), s(101, 105), s(115, 90), s(120, 84), s(102, 109), s(110, 97), s(100, 101),
-        s(125, 100), s(107, 97), s(99, 84), s(111, 70), s(117, 64), s(127, 89), s(112, 101), s(104, 111),
-        s(144, 116), s(112, 118), s(143, 124), s(128, 99), s(81, 101), s(144, 116), s(109, 131), s(134, 119),
-        s(307, 97), s(165, 152), s(71, 190), s(74, 149), s(67, 193), s(150, 195), s(118, 162), s(147, 77),
+        s(98, 119), s(114, 112), s(101, 123), s(94, 134), s(115, 120), s(120, 132), s(129, 99), s(109, 104),
+        s(107, 113), s(107, 114), s(97, 133), s(99, 131), s(117, 112), s(116, 124), s(122, 106), s(107, 111),
+        s(104, 121), s(111, 101), s(101, 113), s(118, 99), s(121, 92), s(104, 117), s(114, 104), s(104, 110),
+        s(123, 112), s(109, 108), s(102, 96), s(114, 81), s(120, 76), s(129, 100), s(116, 112), s(107, 120),
+        s(141, 127), s(112, 129), s(141, 135), s(128, 112), s(86, 113), s(144, 128), s(111, 140), s(133, 128),
+        s(316, 89), s(175, 144), s(85, 181), s(87, 142), s(89, 185), s(166, 184), s(130, 153), s(160, 70),
         s(0, 0), s(0, 0), s(0, 0), s(0, 0), s(0, 0), s(0, 0), s(0, 0), s(0, 0),
     ],
     [
-        s(299, 249), s(334, 243), s(332, 251), s(332, 251), s(328, 267), s(332, 255), s(336, 255), s(299, 249),
-        s(323, 220), s(328, 267), s(345, 231), s(348, 277), s(357, 273), s(358, 248), s(368, 235), s(351, 253),
-        s(333, 250), s(363, 255), s(347, 276), s(372, 277), s(368, 284), s(362, 272), s(364, 278), s(345, 249),
-        s(351, 278), s(331, 274), s(366, 294), s(374, 293), s(372, 282), s(371, 294), s(363, 286), s(360, 285),
-        s(349, 270), s(356, 261), s(388, 293), s(376, 293), s(377, 296), s(399, 280), s(370, 283), s(414, 252),
-        s(317, 289), s(362, 272), s(362, 284), s(365, 291), s(332, 325), s(387, 275), s(363, 270), s(317, 275),
-        s(308, 279), s(313, 265), s(326, 282), s(368, 288), s(315, 274), s(351, 271), s(317, 292), s(308, 265),
-        s(299, 249), s(308, 257), s(317, 265), s(326, 290), s(326, 259), s(317, 265), s(308, 257), s(299, 249),
+        s(299, 249), s(337, 239), s(339, 249), s(337, 248), s(333, 265), s(336, 251), s(340, 251), s(299, 249),
+        s(328, 220), s(329, 266), s(350, 230), s(352, 273), s(361, 268), s(364, 244), s(371, 232), s(355, 251),
+        s(336, 249), s(367, 251), s(352, 270), s(373, 271), s(371, 279), s(365, 267), s(368, 274), s(348, 246),
+        s(352, 274), s(332, 271), s(368, 289), s(374, 289), s(374, 277), s(373, 289), s(364, 281), s(362, 280),
+        s(348, 268), s(360, 258), s(389, 289), s(380, 289), s(378, 292), s(399, 276), s(371, 281), s(414, 248),
+        s(317, 287), s(365, 268), s(363, 281), s(363, 288), s(334, 320), s(385, 271), s(363, 270), s(317, 271),
+        s(308, 278), s(313, 264), s(324, 281), s(365, 283), s(319, 269), s(352, 268), s(317, 287), s(308, 263),
+        s(299, 249), s(308, 257), s(317, 265), s(326, 290), s(326, 261), s(317, 265), s(308, 257), s(299, 249),
     ],
     [
-        s(402, 284), s(371, 299), s(373, 296), s(358, 302), s(384, 292), s(353, 311), s(350, 302), s(327, 324),
-        s(391, 289), s(381, 289), s(371, 294), s(375, 326), s(377, 301), s(374, 309), s(386, 294), s(358, 285),
-        s(385, 300), s(399, 303), s(384, 306), s(379, 315), s(378, 326), s(377, 327), s(400, 316), s(352, 292),
-        s(401, 290), s(372, 319), s(387, 336), s(400, 333), s(389, 338), s(388, 332), s(385, 314), s(398, 307),
-        s(342, 311), s(379, 319), s(410, 320), s(382, 330), s(381, 341), s(388, 328), s(390, 324), s(330, 313),
-        s(336, 322), s(372, 315), s(423, 316), s(406, 327), s(389, 326), s(393, 340), s(367, 315), s(394, 321),
-        s(342, 291), s(347, 315), s(382, 327), s(351, 316), s(369, 328), s(324, 332), s(365, 329), s(294, 347),
-        s(353, 323), s(358, 319), s(363, 303), s(368, 306), s(368, 306), s(363, 334), s(358, 326), s(353, 285),
+        s(403, 283), s(370, 300), s(371, 295), s(357, 303), s(383, 291), s(353, 310), s(350, 301), s(330, 323),
+        s(391, 291), s(381, 287), s(372, 294), s(375, 325), s(377, 300), s(373, 308), s(386, 294), s(358, 282),
+        s(383, 300), s(397, 304), s(384, 306), s(379, 313), s(378, 325), s(377, 325), s(398, 316), s(353, 291),
+        s(399, 291), s(373, 317), s(387, 334), s(399, 331), s(389, 336), s(387, 330), s(385, 311), s(396, 307),
+        s(342, 312), s(379, 318), s(409, 319), s(381, 328), s(380, 339), s(385, 328), s(390, 323), s(331, 310),
+        s(335, 322), s(373, 313), s(421, 316), s(405, 326), s(384, 329), s(390, 340), s(363, 315), s(391, 322),
+        s(346, 288), s(348, 313), s(382, 325), s(349, 316), s(371, 323), s(322, 332), s(361, 332), s(292, 349),
+        s(353, 323), s(358, 320), s(363, 305), s(368, 306), s(368, 307), s(363, 333), s(358, 323), s(353, 285),
     ],
     [
-        s(507, 482), s(510, 488), s(513, 475), s(512, 489), s(517, 473), s(525, 473), s(507, 487), s(516, 480),
-        s(490, 486), s(504, 484), s(471, 496), s(509, 478), s(521, 488), s(509, 475), s(508, 477), s(498, 474),
-        s(505, 498), s(499, 499), s(485, 490), s(491, 493), s(477, 515), s(527, 481), s(506, 469), s(509, 484),
-        s(482, 520), s(481, 520), s(510, 516), s(531, 505), s(540, 494), s(537, 488), s(470, 523), s(504, 498),
-        s(504, 516), s(548, 511), s(526, 514), s(514, 508), s(515, 519), s(540, 497), s(509, 513), s(527, 512),
-        s(527, 519), s(574, 508), s(514, 531), s(555, 508), s(562, 519), s(573, 513), s(544, 506), s(528, 508),
-        s(541, 514), s(550, 503), s(570, 503), s(562, 510), s(580, 500), s(593, 492), s(553, 509), s(560, 502),
-        s(571, 520), s(517, 526), s(586, 521), s(527, 517), s(543, 524), s(535, 526), s(561, 521), s(552, 524),
+        s(503, 482), s(506, 488), s(508, 475), s(506, 489), s(511, 474), s(520, 473), s(503, 487), s(513, 481),
+        s(485, 487), s(498, 485), s(467, 495), s(504, 477), s(514, 488), s(504, 474), s(504, 476), s(496, 474),
+        s(500, 500), s(493, 500), s(481, 492), s(482, 495), s(472, 515), s(521, 483), s(499, 472), s(505, 486),
+        s(476, 521), s(477, 522), s(502, 517), s(522, 507), s(530, 497), s(527, 492), s(466, 524), s(498, 500),
+        s(497, 517), s(540, 512), s(519, 515), s(508, 509), s(508, 520), s(533, 498), s(504, 514), s(519, 513),
+        s(520, 521), s(564, 511), s(510, 530), s(546, 510), s(553, 521), s(564, 515), s(540, 507), s(521, 510),
+        s(536, 515), s(546, 504), s(565, 503), s(557, 511), s(574, 501), s(590, 493), s(549, 509), s(557, 502),
+        s(560, 524), s(507, 529), s(580, 523), s(518, 520), s(533, 527), s(524, 529), s(553, 523), s(549, 525),
     ],
     [
-        s(1036, 912), s(1043, 798), s(1028, 854), s(1055, 804), s(1043, 817), s(1051, 806), s(1037, 918), s(1019, 912),
-        s(1024, 918), s(1051, 844), s(1068, 814), s(1061, 853), s(1073, 791), s(1105, 746), s(1080, 785), s(1033, 918),
-        s(1041, 854), s(1067, 841), s(1056, 900), s(1065, 855), s(1072, 866), s(1068, 876), s(1072, 858), s(1040, 883),
-        s(1059, 884), s(1033, 923), s(1062, 883), s(1048, 940), s(1074, 894), s(1039, 928), s(1053, 892), s(1048, 883),
-        s(1031, 871), s(1052, 918), s(1087, 894), s(1065, 949), s(1051, 966), s(1049, 931), s(1048, 930), s(1092, 824),
-        s(1048, 883), s(1035, 952), s(1060, 957), s(1061, 926), s(1075, 933), s(1059, 960), s(1089, 856), s(1081, 931),
-        s(1033, 977), s(1005, 967), s(1042, 969), s(1009, 977), s(1024, 972), s(1091, 912), s(1048, 924), s(1079, 848),
-        s(1086, 917), s(1021, 936), s(1023, 959), s(1025, 955), s(1025, 950), s(1023, 924), s(1021, 918), s(1031, 954),
+        s(1027, 912), s(1035, 802), s(1019, 860), s(1046, 811), s(1034, 824), s(1042, 809), s(1030, 918), s(1019, 912),
+        s(1017, 918), s(1045, 846), s(1060, 818), s(1052, 860), s(1063, 798), s(1095, 750), s(1071, 790), s(1023, 918),
+        s(1034, 855), s(1060, 844), s(1050, 901), s(1058, 857), s(1065, 870), s(1061, 879), s(1065, 857), s(1031, 886),
+        s(1052, 887), s(1032, 918), s(1058, 882), s(1042, 939), s(1069, 895), s(1034, 931), s(1051, 889), s(1041, 883),
+        s(1025, 873), s(1052, 916), s(1084, 893), s(1065, 946), s(1056, 953), s(1047, 929), s(1048, 924), s(1085, 823),
+        s(1050, 876), s(1038, 945), s(1068, 945), s(1061, 918), s(1078, 928), s(1061, 955), s(1088, 856), s(1078, 926),
+        s(1030, 973), s(1015, 954), s(1047, 959), s(1018, 969), s(1027, 966), s(1093, 905), s(1046, 924), s(1071, 855),
+        s(1079, 915), s(1021, 933), s(1023, 952), s(1025, 951), s(1025, 947), s(1023, 924), s(1021, 918), s(1022, 956),
     ],
     [
-        s(-114, 37), s(-30, 28), s(-48, 30), s(-113, 43), s(-75, 36), s(-82, 51), s(-37, 40), s(-12, 11),
-        s(-20, -17), s(-84, 32), s(-72, 33), s(-76, 31), s(-86, 39), s(-69, 38), s(-25, 30), s(-39, 15),
-        s(-86, 2), s(-48, 7), s(-43, 9), s(-85, 36), s(-75, 32), s(-86, 36), s(-20, 14), s(-97, 13),
-        s(-66, -2), s(27, 0), s(-78, 29), s(-54, 31), s(-124, 46), s(-21, 29), s(5, 7), s(-68, -7),
-        s(193, -118), s(42, 9), s(-63, 39), s(-120, 59), s(-126, 45), s(-50, 40), s(-5, 20), s(-9, -10),
-        s(-90, 26), s(306, -197), s(-93, 74), s(-149, 98), s(-286, 130), s(-127, 80), s(-53, 56), s(-90, 26),
-        s(-102, 19), s(-102, 59), s(-142, 86), s(-79, 99), s(-274, 134), s(436, -171), s(-102, 79), s(-102, 5),
-        s(-114, -44), s(-114, -32), s(-114, -15), s(-114, -1), s(-114, 1), s(-114, 35), s(-114, -32), s(-114, -44),
+        s(-113, 23), s(-33, 21), s(-53, 27), s(-114, 40), s(-77, 32), s(-83, 46), s(-40, 32), s(-14, -2),
+        s(-23, -25), s(-85, 29), s(-72, 32), s(-76, 33), s(-85, 40), s(-69, 37), s(-27, 26), s(-39, 5),
+        s(-89, -1), s(-54, 8), s(-44, 13), s(-84, 41), s(-73, 36), s(-85, 38), s(-22, 14), s(-101, 10),
+        s(-66, -4), s(31, 1), s(-78, 33), s(-56, 38), s(-125, 52), s(-21, 34), s(0, 11), s(-72, -9),
+        s(181, -123), s(43, 10), s(-73, 44), s(-126, 64), s(-132, 51), s(-54, 45), s(-23, 23), s(-26, -12),
+        s(-90, 20), s(300, -195), s(-102, 78), s(-160, 103), s(-289, 134), s(-134, 83), s(-65, 59), s(-90, 21),
+        s(-102, 11), s(-102, 59), s(-160, 92), s(-89, 104), s(-277, 138), s(441, -173), s(-102, 77), s(-102, -2),
+        s(-114, -44), s(-114, -32), s(-114, -10), s(-114, -2), s(-114, 2), s(-114, 34), s(-114, -32), s(-114, -44),
     ],
 ];
 
 /// Mobility per kind (knight, bishop, rook, queen) and number of safe squares attacked.
 #[rustfmt::skip]
 const MOBILITY: [Score; 66] = [
-    s(-4, -16), s(11, -12), s(23, -1), s(29, 20), s(37, 32), s(45, 39), s(51, 36), s(62, 35),
-    s(69, 15),
-    s(4, -44), s(20, -44), s(29, -23), s(33, -4), s(45, -5), s(48, 2), s(50, 10), s(55, 7),
-    s(63, 8), s(59, 9), s(49, 8), s(55, 2), s(120, -19), s(21, -1),
-    s(-25, -28), s(17, -13), s(29, 23), s(34, 21), s(42, 33), s(40, 46), s(42, 52), s(47, 52),
-    s(51, 51), s(59, 53), s(56, 60), s(65, 59), s(72, 61), s(66, 62), s(142, 6),
-    s(-13, -26), s(172, -24), s(172, -22), s(179, -20), s(184, -54), s(186, -8), s(191, 21), s(189, 35),
-    s(191, 49), s(194, 60), s(196, 76), s(198, 62), s(191, 78), s(197, 67), s(199, 72), s(202, 64),
-    s(201, 62), s(201, 44), s(209, 37), s(205, 22), s(215, 5), s(328, -123), s(9, 110), s(10, 17),
+    s(-14, -16), s(1, -10), s(13, -1), s(19, 20), s(25, 32), s(31, 40), s(36, 38), s(47, 37),
+    s(52, 20),
+    s(-2, -46), s(13, -47), s(21, -26), s(26, -7), s(37, -6), s(39, 0), s(41, 8), s(46, 6),
+    s(53, 7), s(50, 9), s(38, 8), s(45, 2), s(110, -19), s(9, 0),
+    s(-24, -28), s(14, -9), s(25, 26), s(29, 22), s(35, 29), s(34, 40), s(36, 46), s(40, 47),
+    s(44, 46), s(51, 49), s(48, 55), s(55, 55), s(62, 56), s(58, 56), s(129, 4),
+    s(-13, -26), s(165, -24), s(163, -22), s(169, -20), s(175, -54), s(176, -8), s(182, 19), s(180, 31),
+    s(183, 45), s(186, 54), s(188, 70), s(191, 56), s(184, 71), s(191, 60), s(193, 65), s(197, 55),
+    s(197, 54), s(198, 35), s(205, 29), s(201, 16), s(211, 0), s(323, -127), s(9, 106), s(10, 13),
     s(11, 22), s(12, 24), s(13, 26), s(14, 28),
 ];
 /// Where each kind's row starts in `MOBILITY` (0..=8, 0..=13, 0..=14, 0..=27 squares).
 const MOBILITY_OFFSET: [usize; 4] = [0, 9, 23, 38];
 /// Bishop pair bonus.
-const BISHOP_PAIR: Score = s(37, 63);
+const BISHOP_PAIR: Score = s(37, 61);
 /// Rook on a file without pawns.
-const ROOK_OPEN: Score = s(49, -9);
+const ROOK_OPEN: Score = s(48, -10);
 /// Rook on a file without own pawns.
-const ROOK_SEMI_OPEN: Score = s(19, 13);
+const ROOK_SEMI_OPEN: Score = s(20, 11);
 /// A minor or major piece attacked by a pawn.
-const THREAT_BY_PAWN: Score = s(58, 29);
+const THREAT_BY_PAWN: Score = s(59, 26);
 /// A rook or queen attacked by a minor piece.
 const THREAT_BY_MINOR: Score = s(56, -9);
 /// A queen attacked by a rook.
-const THREAT_BY_ROOK: Score = s(52, 8);
+const THREAT_BY_ROOK: Score = s(38, 7);
 /// An enemy piece attacked and not defended at all.
 const HANGING: Score = s(17, 30);
 /// A knight on an outpost: relative rank 4 to 6, defended by an own pawn, out of reach of enemy pawns.
-const OUTPOST_KNIGHT: Score = s(11, 1);
+const OUTPOST_KNIGHT: Score = s(14, 1);
 /// A bishop on an outpost.
-const OUTPOST_BISHOP: Score = s(21, 3);
+const OUTPOST_BISHOP: Score = s(22, 1);
 /// A knight or bishop directly behind a pawn.
-const MINOR_BEHIND_PAWN: Score = s(4, 15);
+const MINOR_BEHIND_PAWN: Score = s(3, 16);
 /// Per own pawn on the squares of a bishop's colour, per bishop.
 const BISHOP_PAWNS: Score = s(-2, -5);
 /// Per square of the enemy king zone a knight attacks.
-const ZONE_ATTACK_KNIGHT: Score = s(-2, 0);
+const ZONE_ATTACK_KNIGHT: Score = s(-2, 1);
 /// Per square of the enemy king zone a bishop attacks.
-const ZONE_ATTACK_BISHOP: Score = s(-5, 4);
+const ZONE_ATTACK_BISHOP: Score = s(-6, 5);
 /// Per square of the enemy king zone a rook attacks.
-const ZONE_ATTACK_ROOK: Score = s(-10, 2);
+const ZONE_ATTACK_ROOK: Score = s(-11, 3);
 /// Per square of the enemy king zone a queen attacks.
-const ZONE_ATTACK_QUEEN: Score = s(-16, 6);
+const ZONE_ATTACK_QUEEN: Score = s(-16, 7);
 /// Per central square (files c to f, relative ranks 2 to 4) free of own pawns and enemy pawn attacks.
-const SPACE: Score = s(0, 12);
+const SPACE: Score = s(-2, 10);
 /// Per enemy piece (not a pawn or king) a safe pawn push would attack.
 const PAWN_PUSH_THREAT: Score = s(16, 7);
 /// A rook on the relative seventh rank with the enemy king on the eighth or enemy pawns on the seventh.
-const ROOK_ON_SEVENTH: Score = s(-44, 42);
+const ROOK_ON_SEVENTH: Score = s(-46, 42);
 /// An enemy piece (not the king) attacked by the king and not defended.
 const THREAT_BY_KING: Score = s(41, -1);
 /// An enemy knight or bishop attacked by a minor piece and not defended by a pawn.
 const THREAT_MINOR_BY_MINOR: Score = s(20, 15);
+/// A knight not on an outpost that attacks an outpost square free of own pieces.
+const REACHABLE_OUTPOST: Score = s(13, 2);
+/// A rook with at most three safe squares on the outer side of its own king's file.
+const TRAPPED_ROOK: Score = s(-5, -14);
+/// A rook on a file with a queen of either colour.
+const ROOK_ON_QUEEN_FILE: Score = s(3, 3);
+/// Per safe square from which a knight would attack the lone enemy queen.
+const KNIGHT_ON_QUEEN: Score = s(5, 3);
+/// Per safe square, held twice, from which a bishop or rook would attack the lone enemy queen.
+const SLIDER_ON_QUEEN: Score = s(11, 13);
 // texel: end
 
 /// Attack maps gathered while scoring pieces, read by later terms.
@@ -144,6 +155,8 @@ pub struct EvalInfo {
     pub attacked_by: [[Bitboard; 6]; 2],
     /// Squares attacked by each colour.
     pub attacked: [Bitboard; 2],
+    /// Squares attacked at least twice by each colour (two pawns on one square count once).
+    pub attacked2: [Bitboard; 2],
     /// Squares around each king.
     pub king_zone: [Bitboard; 2],
     /// Number of pieces of each colour attacking the enemy king zone.
@@ -161,6 +174,7 @@ impl EvalInfo {
         let mut info = EvalInfo {
             attacked_by: [[0; 6]; 2],
             attacked: [0; 2],
+            attacked2: [0; 2],
             king_zone: [0; 2],
             king_attackers: [0; 2],
             king_attack_weight: [0; 2],
@@ -174,10 +188,24 @@ impl EvalInfo {
             info.attacked_by[ci][PAWN] = pawns;
             info.attacked_by[ci][KING] = king;
             info.attacked[ci] = pawns | king;
+            info.attacked2[ci] = pawns & king;
             info.king_zone[ci] = king | forward(c, king) | (1u64 << ksq);
         }
         info
     }
+}
+
+/// Squares on relative ranks 4 to 6 that an own pawn defends and no enemy pawn can ever attack.
+#[inline(always)]
+pub fn outpost_squares(pos: &Position, c: Color, own_pawn_attacks: Bitboard) -> Bitboard {
+    let enemy_attacks = pawn_attacks_bb(c.flip(), pos.pieces(c.flip(), PAWN));
+    let reach = enemy_attacks | front_span(c.flip(), enemy_attacks);
+    let ranks = if c == Color::White {
+        rank_mask(3) | rank_mask(4) | rank_mask(5)
+    } else {
+        rank_mask(2) | rank_mask(3) | rank_mask(4)
+    };
+    ranks & own_pawn_attacks & !reach
 }
 
 /// Game phase 0..=24 from the non-pawn material left.
@@ -229,8 +257,10 @@ fn side<T: Trace>(pos: &Position, c: Color, info: &mut EvalInfo, trace: &mut T) 
                 _ => bishop_attacks(sq, occ) | rook_attacks(sq, occ),
             };
             info.attacked_by[ci][kind] |= att;
+            info.attacked2[ci] |= info.attacked[ci] & att;
             info.attacked[ci] |= att;
-            mobility += MOBILITY[MOBILITY_OFFSET[kind - KNIGHT] + popcount(att & area) as usize];
+            let safe_squares = popcount(att & area);
+            mobility += MOBILITY[MOBILITY_OFFSET[kind - KNIGHT] + safe_squares as usize];
             let zone = att & enemy_zone;
             if zone != 0 {
                 info.king_attackers[ci] += 1;
@@ -239,6 +269,13 @@ fn side<T: Trace>(pos: &Position, c: Color, info: &mut EvalInfo, trace: &mut T) 
             }
             if kind == ROOK {
                 let file = file_mask(sq & 7);
+                if file & pos.kinds[QUEEN] != 0 {
+                    rooks += ROOK_ON_QUEEN_FILE;
+                }
+                let king_file = pos.king_square(c) & 7;
+                if safe_squares <= 3 && (king_file < 4) == (sq & 7 < king_file) {
+                    rooks += TRAPPED_ROOK;
+                }
                 if file & pos.pieces(c, PAWN) == 0 {
                     rooks += if file & pos.kinds[PAWN] == 0 {
                         ROOK_OPEN
@@ -274,21 +311,17 @@ fn side<T: Trace>(pos: &Position, c: Color, info: &mut EvalInfo, trace: &mut T) 
 
     let mut minors = s(0, 0);
     let own_pawns = pos.pieces(c, PAWN);
-    let enemy_pawns = pos.pieces(them, PAWN);
+    let outposts = outpost_squares(pos, c, info.attacked_by[ci][PAWN]);
     for kind in [KNIGHT, BISHOP] {
         for sq in Squares(pos.pieces(c, kind)) {
-            let rel_rank = relative_square(c, sq) >> 3;
-            let out_of_reach =
-                adjacent_files_of(sq & 7) & front_span(c, rank_mask(sq >> 3)) & enemy_pawns == 0;
-            if (3..=5).contains(&rel_rank)
-                && info.attacked_by[ci][PAWN] & bb(sq) != 0
-                && out_of_reach
-            {
+            if bb(sq) & outposts != 0 {
                 minors += if kind == KNIGHT {
                     OUTPOST_KNIGHT
                 } else {
                     OUTPOST_BISHOP
                 };
+            } else if kind == KNIGHT && knight_attacks(sq) & outposts & !pos.us(c) != 0 {
+                minors += REACHABLE_OUTPOST;
             }
             if forward(c, bb(sq)) & pos.kinds[PAWN] != 0 {
                 minors += MINOR_BEHIND_PAWN;
@@ -342,6 +375,23 @@ fn threats<T: Trace>(pos: &Position, c: Color, info: &EvalInfo, trace: &mut T) -
     let enemy_minors = enemy & (pos.kinds[KNIGHT] | pos.kinds[BISHOP]);
     t += THREAT_MINOR_BY_MINOR
         * popcount(minors_att & enemy_minors & !info.attacked_by[them as usize][PAWN]);
+    // Squares from which a piece would attack a lone enemy queen, and that the enemy does not
+    // hold strongly (with a pawn, or twice where we hold them once).
+    let queen = pos.pieces(them, QUEEN);
+    if queen != 0 && !more_than_one(queen) {
+        let queen_sq = lsb(queen);
+        let strongly_protected = info.attacked_by[them as usize][PAWN]
+            | (info.attacked2[them as usize] & !info.attacked2[ci]);
+        let safe =
+            !(pos.pieces(c, PAWN) | pos.pieces(c, KING) | info.attacked_by[them as usize][PAWN])
+                & !strongly_protected;
+        t += KNIGHT_ON_QUEEN
+            * popcount(knight_attacks(queen_sq) & info.attacked_by[ci][KNIGHT] & safe);
+        let occ = pos.occupied();
+        let sliders = bishop_attacks(queen_sq, occ) & info.attacked_by[ci][BISHOP]
+            | rook_attacks(queen_sq, occ) & info.attacked_by[ci][ROOK];
+        t += SLIDER_ON_QUEEN * popcount(sliders & safe & info.attacked2[ci]);
+    }
     trace.add(Term::Threats, c, t);
     t
 }
