@@ -8,7 +8,8 @@
 //! weights whose features occur often enough, optionally with an L2 pull toward the starting
 //! (hand-set) values.
 //!
-//! The feature extraction mirrors `engine/src/eval/{terms,pawns,king}.rs`; on the engine it was
+//! The feature extraction mirrors `engine/src/eval/{terms,pawns,king}.rs`, but takes which pawns
+//! are passed and which squares are outposts from the engine itself; on the engine it was
 //! written for (the hand-set weights) the model with the starting weights reproduces `breakdown`
 //! exactly, and the tool reports on how many positions it does.
 
@@ -25,7 +26,7 @@ use coherent::chess::types::{
     BISHOP, Color, KING, KNIGHT, PAWN, QUEEN, ROOK, file_of, rank_of, relative_square,
 };
 use coherent::eval::pawns::{self, distance};
-use coherent::eval::terms::EvalInfo;
+use coherent::eval::terms::{EvalInfo, outpost_squares};
 use coherent::eval::{NoTrace, TEMPO, breakdown};
 
 pub mod tables;
@@ -193,18 +194,6 @@ fn start_weights() -> Vec<[f64; 2]> {
     set(&mut w, SHELTER_OPEN, -16, 0);
     set(&mut w, SHELTER_FULLY_OPEN, -10, 0);
     w
-}
-
-/// Squares on relative ranks 4 to 6 that an own pawn defends and no enemy pawn can ever attack.
-fn outpost_squares(pos: &Position, c: Color, own_pawn_attacks: u64) -> u64 {
-    let enemy_attacks = pawn_attacks_bb(c.flip(), pos.pieces(c.flip(), PAWN));
-    let reach = enemy_attacks | front_span(c.flip(), enemy_attacks);
-    let ranks = if c == Color::White {
-        rank_mask(3) | rank_mask(4) | rank_mask(5)
-    } else {
-        rank_mask(2) | rank_mask(3) | rank_mask(4)
-    };
-    ranks & own_pawn_attacks & !reach
 }
 
 /// One position's features and the constants around them.
