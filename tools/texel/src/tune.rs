@@ -9,9 +9,9 @@
 //! (hand-set) values.
 //!
 //! The feature extraction mirrors `engine/src/eval/{terms,pawns,king}.rs`, but takes which pawns
-//! are passed and which squares are outposts from the engine itself; on the engine it was
-//! written for (the hand-set weights) the model with the starting weights reproduces `breakdown`
-//! exactly, and the tool reports on how many positions it does.
+//! are passed and which squares are outposts from the engine itself. With the engine's current
+//! tables the model reproduces `breakdown` exactly (the tests check it); the tool reports on how
+//! many positions it does, with those tables and with the hand-set starting weights.
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
