@@ -392,6 +392,53 @@ impl Fixture {
         }
         (output.status.code().unwrap(), result, stderr)
     }
+    /// Starts `oracle verify REV --profile long-minimum` into `out` and kills it (-9) once
+    /// `pairs` pairs of stage 1 are on disk (the stage needs at least 20); returns them.
+    fn verify_killed(&self, rev: &str, out: &Path, pairs: usize) -> Vec<Value> {
+        let state = out.join("stage-1-short/state.json");
+        let mut child = Command::new(ORACLE)
+            .args([
+                "verify",
+                rev,
+                "--profile",
+                "long-minimum",
+                "--json",
+                "--repo",
+            ])
+            .arg(self.path())
+            .arg("--out")
+            .arg(out)
+            .arg("--cache-dir")
+            .arg(&self.cache)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while counted_pairs(&state).len() < pairs {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no pairs recorded in time"
+            );
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "verify ended before it was killed"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        counted_pairs(&state)
+    }
+}
+
+/// The pairs a runner state file has counted (none when it does not exist yet).
+fn counted_pairs(path: &Path) -> Vec<Value> {
+    fs::read(path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+        .map(|s| s["pairs"].as_array().cloned().unwrap_or_default())
+        .unwrap_or_default()
 }
 
 fn copy_tree(from: &Path, to: &Path) {
@@ -1086,47 +1133,7 @@ fn killed_verify_resumes_without_replaying_finished_pairs() {
         .to_string();
     let out = tempfile::tempdir().unwrap();
     let state = out.path().join("stage-1-short/state.json");
-    let mut child = Command::new(ORACLE)
-        .args([
-            "verify",
-            &stronger,
-            "--profile",
-            "long-minimum",
-            "--json",
-            "--repo",
-        ])
-        .arg(fixture.path())
-        .arg("--out")
-        .arg(out.path())
-        .arg("--cache-dir")
-        .arg(&fixture.cache)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    // Kill -9 once a few pairs are on disk (the stage needs at least 20).
-    let counted = |path: &Path| -> Vec<Value> {
-        fs::read(path)
-            .ok()
-            .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
-            .map(|s| s["pairs"].as_array().cloned().unwrap_or_default())
-            .unwrap_or_default()
-    };
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-    while counted(&state).len() < 4 {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no pairs recorded in time"
-        );
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "verify ended before it was killed"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let before = counted(&state);
+    let before = fixture.verify_killed(&stronger, out.path(), 4);
     let binding: Value =
         serde_json::from_slice(&fs::read(out.path().join("binding.json")).unwrap()).unwrap();
     assert!(
@@ -1143,7 +1150,7 @@ fn killed_verify_resumes_without_replaying_finished_pairs() {
         "the binding is kept"
     );
     assert!(stderr.contains("resuming: the binding"), "{stderr}");
-    let after = counted(&state);
+    let after = counted_pairs(&state);
     assert!(after.len() >= 20 && after.len() > before.len());
     assert_eq!(
         &after[..before.len()],
@@ -1155,6 +1162,102 @@ fn killed_verify_resumes_without_replaying_finished_pairs() {
         after.len() as u64
     );
     assert_bound_before_games(&result, out.path());
+}
+
+/// A change withdrawn from main and submitted again under a new commit has the same engine tree,
+/// so the same binaries and the same match: `--games-from` takes over the games its first run
+/// played instead of playing them again, and stage.json says so. A state file of another match
+/// (here its seed edited) is refused naming the field, and a directory that is no verify --out
+/// is refused before anything is built.
+#[test]
+fn games_of_the_same_match_are_taken_over_from_another_run() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    fixture.cripple();
+    let crippled = fixture.commit("eval: value queens and rooks like pawns\n\nBench: 1\n");
+    fixture.restore();
+    let (normal_bench, _) = fixture.bench_of_worktree();
+    let message = format!("eval: restore queen and rook values\n\nBench: {normal_bench}\n");
+    let first = fixture.commit(&message);
+    let tree = fixture.repo.find_commit(first).unwrap().tree_id();
+    let again = fixture
+        .commit_on(crippled, tree, &format!("again: {message}"))
+        .to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let first_out = dir.path().join("first");
+    let before = fixture.verify_killed(&first.to_string(), &first_out, 4);
+    fn from(other: &Path) -> [&str; 4] {
+        [
+            "--profile",
+            "long-minimum",
+            "--games-from",
+            other.to_str().unwrap(),
+        ]
+    }
+
+    let (code, result, stderr) = fixture.verify_with(
+        &again,
+        &dir.path().join("nowhere"),
+        &from(&dir.path().join("none")),
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        result["reason"]
+            .as_str()
+            .unwrap()
+            .contains("no run.json there names the run"),
+        "{result:#}"
+    );
+
+    let forged = dir.path().join("forged");
+    copy_tree(&first_out, &forged);
+    let forged_state = forged.join("stage-1-short/state.json");
+    let mut state: Value = serde_json::from_slice(&fs::read(&forged_state).unwrap()).unwrap();
+    state["fingerprint"]["seed"] = Value::from(state["fingerprint"]["seed"].as_u64().unwrap() ^ 1);
+    fs::write(&forged_state, serde_json::to_vec(&state).unwrap()).unwrap();
+    let refused = dir.path().join("refused");
+    let (code, result, stderr) = fixture.verify_with(&again, &refused, &from(&forged));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        result["reason"]
+            .as_str()
+            .unwrap()
+            .contains("its games are of another match (seed differs)"),
+        "{result:#}"
+    );
+    assert!(
+        !refused.join("stage-1-short/state.json").exists(),
+        "nothing is taken over"
+    );
+
+    let again_out = dir.path().join("again");
+    let (code, result, stderr) = fixture.verify_with(&again, &again_out, &from(&first_out));
+    assert_eq!(code, 0, "{stderr}\n{result:#}");
+    assert_eq!(result["verdict"], "gewinn");
+    assert!(
+        stderr.contains(&format!("{} pairs", before.len())),
+        "{stderr}"
+    );
+    let after = counted_pairs(&again_out.join("stage-1-short/state.json"));
+    assert_eq!(
+        &after[..before.len()],
+        &before[..],
+        "the first run's pairs are kept"
+    );
+    let adopted = &result["stages"][0]["adopted"];
+    assert_eq!(adopted["pairs"], before.len() as u64, "{result:#}");
+    assert_eq!(adopted["run_candidate"], first.to_string());
+    assert!(
+        result["stages"][1].get("adopted").is_none(),
+        "stage 2 was not reached before"
+    );
+    let stage: Value =
+        serde_json::from_slice(&fs::read(again_out.join("stage-1-short/stage.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        &stage["adopted"], adopted,
+        "the evidence names the adopted games"
+    );
 }
 
 /// Issue 12: a predecessor that disconnects (here it exits at its seventh `go`, as if killed)

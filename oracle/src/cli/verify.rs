@@ -39,6 +39,12 @@ pub struct VerifyArgs {
     /// instead of refusing the directory; only files oracle verify writes are removed.
     #[arg(long, conflicts_with_all = ["shard", "no_play"])]
     fresh: bool,
+    /// Take over the games another run's --out holds of the same stages instead of playing them
+    /// again: only where they are the same match (the same two binaries, book, seed and clock),
+    /// as when a change withdrawn from main is submitted again under a new commit; recorded in the
+    /// stage's evidence.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["shard", "no_play"])]
+    games_from: Option<PathBuf>,
     /// Play only shard K of N of the next round of the current stage (CI matrix jobs).
     #[arg(long, value_name = "K/N", conflicts_with_all = ["no_play", "append"])]
     shard: Option<Shard>,
@@ -72,6 +78,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         cache_dir: args.cache_dir.unwrap_or_else(Cache::default_root),
         confirmation: args.confirmation,
         fresh: args.fresh,
+        games_from: args.games_from,
     };
     let mut reporter = StepReporter::new();
     let result = verify::run(&request, &mut reporter);

@@ -116,42 +116,44 @@ pub fn fingerprint_difference(a: &Fingerprint, b: &Fingerprint) -> Option<&'stat
         .map(|(name, _)| name)
 }
 
+/// A fingerprint of a small match between two identical engines, for tests.
+#[cfg(test)]
+pub(crate) fn example() -> Fingerprint {
+    let engine = EngineIdentity {
+        name: "e".into(),
+        sha256: "00".into(),
+        args: Vec::new(),
+        options: Vec::new(),
+    };
+    Fingerprint {
+        engines: [engine.clone(), engine],
+        clock: ClockRules {
+            tc: super::clock::TimeControl::Nodes(std::num::NonZeroU64::new(1000).unwrap()),
+            second_engine_tc: None,
+            margin: std::time::Duration::from_millis(100),
+            slack: std::time::Duration::from_millis(200),
+            move_timeout: std::time::Duration::from_secs(60),
+        },
+        adjudication: Adjudication::default(),
+        book_sha256: "ab".into(),
+        book_format: BookFormat::Epd,
+        book_order: BookOrder::Random,
+        plies: 8,
+        seed: 1,
+        opening_offset: 0,
+        pairs: 10,
+        shards: 2,
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::super::game::ResignRule;
     use super::*;
 
     #[test]
     fn fingerprints_name_the_first_difference() {
-        let engine = EngineIdentity {
-            name: "e".into(),
-            sha256: "00".into(),
-            args: Vec::new(),
-            options: Vec::new(),
-        };
-        let a = Fingerprint {
-            engines: [engine.clone(), engine],
-            clock: ClockRules {
-                tc: super::super::clock::TimeControl::Nodes(
-                    std::num::NonZeroU64::new(1000).unwrap(),
-                ),
-                second_engine_tc: None,
-                margin: Duration::from_millis(100),
-                slack: Duration::from_millis(200),
-                move_timeout: Duration::from_secs(60),
-            },
-            adjudication: Adjudication::default(),
-            book_sha256: "ab".into(),
-            book_format: BookFormat::Epd,
-            book_order: BookOrder::Random,
-            plies: 8,
-            seed: 1,
-            opening_offset: 0,
-            pairs: 10,
-            shards: 2,
-        };
+        let a = example();
         assert_eq!(fingerprint_difference(&a, &a.clone()), None);
         let mut b = a.clone();
         b.seed = 2;

@@ -71,3 +71,120 @@ pub(super) fn write_state(path: &Path, state: &State) -> Result<(), RunError> {
     let bytes = serde_json::to_vec(state).expect("state serializes");
     Ok(crate::integrity::write_atomically(path, &bytes)?)
 }
+
+/// What [`copy_counted_games`] carried over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CountedGames {
+    /// Counted pairs.
+    pub pairs: u64,
+    /// Games played, including those of a pair cut off before it was counted.
+    pub games_played: u64,
+}
+
+/// Copies the counted pairs of one match's state file and PGN to another place, for a run of
+/// the same match (equal `fingerprint` and `shard`: the same engine binaries, rules, book and
+/// seed, so the same games): the PGN is cut at the last counted pair, both files are written
+/// whole. The match then resumes from the copy.
+///
+/// # Errors
+/// [`RunError::StateMismatch`] when the state belongs to another match, [`RunError::StateInvalid`]
+/// when it does not parse or its PGN is shorter than the state says, [`RunError::Io`] otherwise.
+pub fn copy_counted_games(
+    from: (&Path, &Path),
+    to: (&Path, &Path),
+    fingerprint: &Fingerprint,
+    shard: Shard,
+) -> Result<CountedGames, RunError> {
+    let (from_state, from_pgn) = from;
+    let (to_state, to_pgn) = to;
+    let state = load_state(from_state, fingerprint, shard)?;
+    let mut pgn = std::fs::read(from_pgn).map_err(|source| RunError::Io {
+        path: from_pgn.to_path_buf(),
+        source,
+    })?;
+    let keep = usize::try_from(state.pgn_bytes).unwrap_or(usize::MAX);
+    if pgn.len() < keep {
+        return Err(RunError::StateInvalid {
+            path: from_state.to_path_buf(),
+            reason: format!(
+                "it counts {} PGN bytes, {} has {}",
+                state.pgn_bytes,
+                from_pgn.display(),
+                pgn.len()
+            ),
+        });
+    }
+    pgn.truncate(keep);
+    crate::integrity::write_atomically(to_pgn, &pgn)?;
+    write_state(to_state, &state)?;
+    Ok(CountedGames {
+        pairs: state.pairs.len() as u64,
+        games_played: state.games_played,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fingerprint::example;
+    use super::*;
+
+    #[test]
+    fn counted_games_are_copied_only_into_the_same_match() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = |name: &str| dir.path().join(name);
+        let shard = Shard { index: 1, count: 2 };
+        let state = State {
+            fingerprint: example(),
+            shard,
+            pgn_bytes: 5,
+            games_played: 3,
+            pairs: Vec::new(),
+        };
+        write_state(&path("from.json"), &state).unwrap();
+        // Bytes after the last counted pair belong to a pair that was never counted.
+        std::fs::write(path("from.pgn"), b"12345 uncounted").unwrap();
+        let copied = copy_counted_games(
+            (&path("from.json"), &path("from.pgn")),
+            (&path("to.json"), &path("to.pgn")),
+            &example(),
+            shard,
+        )
+        .unwrap();
+        assert_eq!(
+            copied,
+            CountedGames {
+                pairs: 0,
+                games_played: 3
+            }
+        );
+        assert_eq!(std::fs::read(path("to.pgn")).unwrap(), b"12345");
+        let resumed = load_state(&path("to.json"), &example(), shard).unwrap();
+        assert_eq!((resumed.pgn_bytes, resumed.games_played), (5, 3));
+
+        let mut other = example();
+        other.seed = 2;
+        let refused = copy_counted_games(
+            (&path("from.json"), &path("from.pgn")),
+            (&path("other.json"), &path("other.pgn")),
+            &other,
+            shard,
+        );
+        assert!(
+            matches!(refused, Err(RunError::StateMismatch { field: "seed", .. })),
+            "{refused:?}"
+        );
+        assert!(!path("other.json").exists() && !path("other.pgn").exists());
+
+        std::fs::write(path("from.pgn"), b"123").unwrap();
+        let short = copy_counted_games(
+            (&path("from.json"), &path("from.pgn")),
+            (&path("short.json"), &path("short.pgn")),
+            &example(),
+            shard,
+        );
+        assert!(
+            matches!(short, Err(RunError::StateInvalid { .. })),
+            "{short:?}"
+        );
+    }
+}

@@ -5,6 +5,7 @@ use crate::governance::constitution::IdenticalBinaries;
 use crate::governance::entry::{PathKind, StageState};
 
 use super::binding::BindingRecord;
+use super::out::OutDir;
 use super::stage::{self, StagePlan};
 use super::trailers::Trailers;
 use super::{Conclusion, Rules, Run, Status, Step, StepFailure, rehash};
@@ -35,6 +36,7 @@ impl Run<'_> {
                 trailers.path,
                 binding,
                 &self.out,
+                self.request.games_from.as_deref().map(OutDir::at),
             )
             .map_err(|e| StepFailure::error(step, e))?;
             self.reporter.begin(

@@ -81,6 +81,9 @@ pub struct Request {
     pub confirmation: Option<PathBuf>,
     /// Discard another run's evidence in `--out` instead of refusing the directory.
     pub fresh: bool,
+    /// Another run's `--out` whose games of the same stages (same binaries, book, seed and
+    /// clock) this run takes over instead of playing them again.
+    pub games_from: Option<PathBuf>,
 }
 
 /// How the stages are played.
@@ -221,6 +224,18 @@ pub fn run(request: &Request, reporter: &mut StepReporter) -> RunResult {
             format!(
                 "--out {}: the path is not valid UTF-8; the run's records (binding, result, entry) name their files in JSON and YAML",
                 request.out.to_string_lossy()
+            ),
+        );
+        return failed_early(request, reporter, failure);
+    }
+    if let Some(other) = &request.games_from
+        && OutDir::at(other).recorded_commits().is_none()
+    {
+        let failure = StepFailure::error(
+            Step::Resolve,
+            format!(
+                "--games-from {}: no run.json there names the run that played its games; it is not an oracle verify --out",
+                other.display()
             ),
         );
         return failed_early(request, reporter, failure);

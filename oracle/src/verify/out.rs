@@ -196,6 +196,13 @@ impl OutDir {
         })
     }
 
+    /// The candidate and predecessor commits of the run the directory holds, if it names one.
+    pub fn recorded_commits(&self) -> Option<(String, String)> {
+        let recorded = self.recorded_identity()?;
+        let commit = |pointer: &str| Some(recorded.pointer(pointer)?.as_str()?.to_owned());
+        Some((commit("/candidate/commit")?, commit("/predecessor/commit")?))
+    }
+
     /// Which run the directory holds (`run.json`).
     pub fn identity(&self) -> PathBuf {
         self.root.join("run.json")
