@@ -1166,9 +1166,9 @@ fn killed_verify_resumes_without_replaying_finished_pairs() {
 
 /// A change withdrawn from main and submitted again under a new commit has the same engine tree,
 /// so the same binaries and the same match: `--games-from` takes over the games its first run
-/// played instead of playing them again, and stage.json says so. A state file of another match
-/// (here its seed edited) is refused naming the field, and a directory that is no verify --out
-/// is refused before anything is built.
+/// played instead of playing them again, and its entry names the run that played them. A state
+/// file of another match (its seed edited), a binding of another constitution, --out itself and
+/// a directory that is no verify --out are refused, naming why.
 #[test]
 fn games_of_the_same_match_are_taken_over_from_another_run() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -1230,6 +1230,40 @@ fn games_of_the_same_match_are_taken_over_from_another_run() {
         "nothing is taken over"
     );
 
+    // A binding of another constitution is another match, even with the same binaries.
+    let other_rules = dir.path().join("other-rules");
+    copy_tree(&first_out, &other_rules);
+    let binding_file = other_rules.join("binding.json");
+    let mut binding: Value = serde_json::from_slice(&fs::read(&binding_file).unwrap()).unwrap();
+    binding["constitution_sha256"] = Value::from("0".repeat(64));
+    fs::write(&binding_file, serde_json::to_vec(&binding).unwrap()).unwrap();
+    let (code, result, stderr) =
+        fixture.verify_with(&again, &dir.path().join("other-out"), &from(&other_rules));
+    assert_eq!(code, 2, "{stderr}");
+    let reason = result["reason"].as_str().unwrap();
+    assert!(
+        reason.contains(&format!("constitution sha256 is {} there", "0".repeat(64))),
+        "{reason}"
+    );
+    // --games-from naming --out itself is refused before anything is built (--fresh would empty it).
+    let (code, result, stderr) = fixture.verify_with(
+        &again,
+        &first_out,
+        &[&from(&first_out)[..], &["--fresh"]].concat(),
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        result["reason"]
+            .as_str()
+            .unwrap()
+            .contains("it is this run's --out"),
+        "{result:#}"
+    );
+    assert_eq!(
+        counted_pairs(&first_out.join("stage-1-short/state.json")),
+        before
+    );
+
     let again_out = dir.path().join("again");
     let (code, result, stderr) = fixture.verify_with(&again, &again_out, &from(&first_out));
     assert_eq!(code, 0, "{stderr}\n{result:#}");
@@ -1244,20 +1278,44 @@ fn games_of_the_same_match_are_taken_over_from_another_run() {
         &before[..],
         "the first run's pairs are kept"
     );
-    let adopted = &result["stages"][0]["adopted"];
+    let adopted = &result["stages"][0]["record"]["adopted"];
     assert_eq!(adopted["pairs"], before.len() as u64, "{result:#}");
-    assert_eq!(adopted["run_candidate"], first.to_string());
+    let runs = adopted["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0]["candidate"], first.to_string());
+    assert_eq!(runs[0]["pairs"], before.len() as u64);
     assert!(
-        result["stages"][1].get("adopted").is_none(),
+        result["stages"][1]["record"].get("adopted").is_none(),
         "stage 2 was not reached before"
     );
-    let stage: Value =
-        serde_json::from_slice(&fs::read(again_out.join("stage-1-short/stage.json")).unwrap())
+    // This run's own games still start after its own binding; the entry names the adoption.
+    assert_bound_before_games(&result, &again_out);
+    let entry =
+        oracle::governance::entry::Entry::parse(&fs::read(again_out.join("entry.yaml")).unwrap())
             .unwrap();
-    assert_eq!(
-        &stage["adopted"], adopted,
-        "the evidence names the adopted games"
+    let recorded = entry.stages[0]
+        .adopted
+        .as_ref()
+        .expect("the entry names it");
+    assert_eq!(recorded.runs[0].candidate.as_str(), first.to_string());
+
+    // An adoption killed before its state was renamed into place leaves no record behind: the
+    // next invocation without --games-from plays every pair and names no adoption.
+    let stage_dir = refused.join("stage-1-short");
+    fs::create_dir_all(&stage_dir).unwrap();
+    fs::copy(
+        again_out.join("stage-1-short/adopted.json"),
+        stage_dir.join("adopted.json"),
+    )
+    .unwrap();
+    let (code, result, stderr) =
+        fixture.verify_with(&again, &refused, &["--profile", "long-minimum"]);
+    assert_eq!(code, 0, "{stderr}\n{result:#}");
+    assert!(
+        result["stages"][0]["record"].get("adopted").is_none(),
+        "{result:#}"
     );
+    assert!(!stage_dir.join("adopted.json").exists());
 }
 
 /// Issue 12: a predecessor that disconnects (here it exits at its seventh `go`, as if killed)

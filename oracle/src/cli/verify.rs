@@ -39,10 +39,10 @@ pub struct VerifyArgs {
     /// instead of refusing the directory; only files oracle verify writes are removed.
     #[arg(long, conflicts_with_all = ["shard", "no_play"])]
     fresh: bool,
-    /// Take over the games another run's --out holds of the same stages instead of playing them
-    /// again: only where they are the same match (the same two binaries, book, seed and clock),
-    /// as when a change withdrawn from main is submitted again under a new commit; recorded in the
-    /// stage's evidence.
+    /// Take over the pairs an earlier run's --out (one your oracle wrote) holds of the same stages
+    /// instead of playing them again: only where they are the same match (the same two binaries,
+    /// profile, constitution, path, book, seed and clock), as when a change withdrawn from main is
+    /// submitted again under a new commit; the entry names the runs that played them.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["shard", "no_play"])]
     games_from: Option<PathBuf>,
     /// Play only shard K of N of the next round of the current stage (CI matrix jobs).

@@ -328,6 +328,38 @@ pub struct StageRecord {
     /// the oracle recorded them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub faults: Option<StageFaults>,
+    /// The stage's first pairs when earlier runs of the same match played them and this run
+    /// took them over (`oracle verify --games-from`); absent when this run played every pair.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adopted: Option<AdoptedPairs>,
+}
+
+/// Pairs of a stage played by earlier runs of the same match: the same two bound binaries, book,
+/// seed, clock and SPRT, so the same games, under another candidate commit (a change submitted
+/// again) or another oracle invocation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdoptedPairs {
+    /// Pairs taken over: the stage's first ones, counted in `pentanomial` like the rest.
+    pub pairs: u64,
+    /// Games those runs played, including those of a pair cut off before it was counted.
+    pub games_played: u64,
+    /// The runs that played them, oldest first, with the pairs each added.
+    pub runs: Vec<EarlierRun>,
+}
+
+/// One earlier run whose pairs a stage took over.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EarlierRun {
+    /// The candidate commit that run verified.
+    pub candidate: GitId,
+    /// Its predecessor commit.
+    pub predecessor: GitId,
+    /// When that run bound the binaries (before its first game).
+    pub bound_at: Timestamp,
+    /// The pairs of the stage that run played.
+    pub pairs: u64,
 }
 
 /// How a stage ended.

@@ -88,6 +88,31 @@ pub fn render_markdown(report: &RunReport, svg: Option<&str>) -> String {
                 faults_text(&stage.faults.predecessor)
             );
         }
+        for stage in &report.stages {
+            if let Some(adopted) = &stage.adopted {
+                let runs: Vec<String> = adopted
+                    .runs
+                    .iter()
+                    .map(|run| {
+                        format!(
+                            "{} by the run of `{}` against `{}` (bound {})",
+                            run.pairs,
+                            &run.candidate.as_str()[..12],
+                            &run.predecessor.as_str()[..12],
+                            run.bound_at
+                        )
+                    })
+                    .collect();
+                let _ = writeln!(
+                    md,
+                    "\nStage {}: its first {} pairs were played by earlier runs of the same match \
+                     (the same binaries, rules, book and seed): {}.",
+                    stage.name,
+                    adopted.pairs,
+                    runs.join(", ")
+                );
+            }
+        }
     }
     if let Some(proof) = report.proof.as_ref().filter(|p| !p.detail.is_empty()) {
         md.push_str("\n## Proof detail\n\n");

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 pub use svg::{render_calculator_svg, render_stage_svg, render_svg};
 
 use crate::governance::confirmation::ConfirmationRecord;
-use crate::governance::entry::{IsolationRecord, StageFaults, StageRecord, Verdict};
+use crate::governance::entry::{AdoptedPairs, IsolationRecord, StageFaults, StageRecord, Verdict};
 
 /// Everything a report shows about one run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -122,6 +122,9 @@ pub struct StageReport {
     /// Faults of the candidate and the predecessor in this stage.
     #[serde(default)]
     pub faults: StageFaults,
+    /// The first pairs, when earlier runs of the same match played them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adopted: Option<AdoptedPairs>,
 }
 
 impl StageReport {
@@ -143,6 +146,7 @@ impl StageReport {
             nelo_ci95: (record.nelo_ci95[0], record.nelo_ci95[1]),
             state: record.state.to_string(),
             faults: record.faults.unwrap_or_default(),
+            adopted: record.adopted.clone(),
         }
     }
 
@@ -215,6 +219,18 @@ pub(crate) mod fixtures {
                     nelo_ci95: (120.25, 300.75),
                     state: "accept_h1".into(),
                     faults: StageFaults::default(),
+                    adopted: Some(crate::governance::entry::AdoptedPairs {
+                        pairs: 8,
+                        games_played: 17,
+                        runs: vec![crate::governance::entry::EarlierRun {
+                            candidate: "a".repeat(40).try_into().unwrap(),
+                            predecessor: "b".repeat(40).try_into().unwrap(),
+                            bound_at: crate::governance::timestamp::Timestamp::from_unix(
+                                1_796_214_093,
+                            ),
+                            pairs: 8,
+                        }],
+                    }),
                 },
                 StageReport {
                     name: "long".into(),
@@ -236,6 +252,7 @@ pub(crate) mod fixtures {
                         },
                         predecessor: Default::default(),
                     },
+                    adopted: None,
                 },
             ],
             verdict: Some(Verdict::Gewinn),

@@ -4,8 +4,10 @@
 use crate::governance::constitution::IdenticalBinaries;
 use crate::governance::entry::{PathKind, StageState};
 
+use git2::Repository;
+
+use super::adopt;
 use super::binding::BindingRecord;
-use super::out::OutDir;
 use super::stage::{self, StagePlan};
 use super::trailers::Trailers;
 use super::{Conclusion, Rules, Run, Status, Step, StepFailure, rehash};
@@ -14,6 +16,7 @@ impl Run<'_> {
     /// Step 6: the profile's stages in order; `Some` ends the run early (a mode's status).
     pub(super) fn stages(
         &mut self,
+        repo: &Repository,
         rules: &Rules,
         binding: &BindingRecord,
         trailers: &Trailers,
@@ -27,6 +30,14 @@ impl Run<'_> {
             }
             return Ok(None);
         }
+        // The earlier run whose games are taken over: checked once, before the first stage.
+        let source = match &self.request.games_from {
+            Some(dir) => Some(
+                adopt::check(repo, dir, binding, trailers.path)
+                    .map_err(|why| StepFailure::error(Step::Stage(1), why))?,
+            ),
+            None => None,
+        };
         for (index, stage) in rules.profile.stages.iter().enumerate() {
             let step = Step::Stage(index + 1);
             let plan = StagePlan::new(
@@ -36,7 +47,7 @@ impl Run<'_> {
                 trailers.path,
                 binding,
                 &self.out,
-                self.request.games_from.as_deref().map(OutDir::at),
+                source.as_ref(),
             )
             .map_err(|e| StepFailure::error(step, e))?;
             self.reporter.begin(

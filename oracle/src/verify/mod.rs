@@ -20,6 +20,7 @@
 //! steps go, so a failed run still leaves its evidence and its report in `--out` (a run refused
 //! before `--out` was claimed writes nothing there).
 
+mod adopt;
 mod bind;
 pub mod binding;
 mod checks;
@@ -228,17 +229,12 @@ pub fn run(request: &Request, reporter: &mut StepReporter) -> RunResult {
         );
         return failed_early(request, reporter, failure);
     }
-    if let Some(other) = &request.games_from
-        && OutDir::at(other).recorded_commits().is_none()
+    if let Some(why) = request
+        .games_from
+        .as_deref()
+        .and_then(|dir| adopt::refuse_early(dir, &request.out))
     {
-        let failure = StepFailure::error(
-            Step::Resolve,
-            format!(
-                "--games-from {}: no run.json there names the run that played its games; it is not an oracle verify --out",
-                other.display()
-            ),
-        );
-        return failed_early(request, reporter, failure);
+        return failed_early(request, reporter, StepFailure::error(Step::Resolve, why));
     }
     let mut run = Run {
         request,
@@ -273,7 +269,7 @@ impl Run<'_> {
         let (bench, nodes_per_second) = self.bench(&binding, &trailers)?;
         self.plan(&rules, &binding, &trailers, nodes_per_second)?;
         let proof = self.proof(&repo, &trailers, &binding)?;
-        let conclusion = self.stages(&rules, &binding, &trailers)?;
+        let conclusion = self.stages(&repo, &rules, &binding, &trailers)?;
         if let Some(conclusion) = conclusion {
             return Ok(conclusion);
         }

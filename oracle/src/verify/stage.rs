@@ -16,11 +16,11 @@ use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
+use super::Mode;
+use super::adopt::{self, GamesSource};
 use super::binding::{BindingRecord, timestamp};
 use super::out::OutDir;
 use super::steps::StepReporter;
-use super::{Mode, short};
-use crate::errln;
 use crate::governance::constitution::{FaultLimits, Profile, Stage};
 use crate::governance::entry::{PathKind, StageFaults, StageRecord, StageState};
 use crate::governance::hash::Sha256Hex;
@@ -31,10 +31,9 @@ use crate::play::clock::ClockRules;
 use crate::play::cpus::Cpus;
 use crate::play::fingerprint::Fingerprint;
 use crate::play::game::Adjudication;
-use crate::play::runner::{MatchConfig, MatchProgress, MatchReport, RunError, run_match};
+use crate::play::runner::{MatchConfig, MatchProgress, MatchReport, run_match};
 use crate::play::shard::Shard;
 use crate::play::shard::{ShardResult, merge, read_shards};
-use crate::play::state::copy_counted_games;
 use crate::play::stop::{SprtStop, StopRule};
 use crate::play::tally::{FaultCounts, PairOutcome};
 use crate::play::uci::EngineConfig;
@@ -74,8 +73,8 @@ pub struct StagePlan {
     engine_sha256: [String; 2],
     concurrency: usize,
     fault_limits: Option<FaultLimits>,
-    /// Another run's `--out` whose games of this stage may be taken over (`--games-from`).
-    games_from: Option<OutDir>,
+    /// An earlier run of the same match whose pairs of this stage are taken over (`--games-from`).
+    source: Option<GamesSource>,
 }
 
 /// A finished stage: the register's record and the report's figures.
@@ -91,25 +90,6 @@ pub struct StageOutcome {
     pub games_played: u64,
     /// sha256 of the candidate and the predecessor that played it (a resumed run checks them).
     pub engines: [String; 2],
-    /// The games another run played of this same match and this run took over (`--games-from`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub adopted: Option<AdoptedGames>,
-}
-
-/// Games of a stage taken over from another run of the same match: the same two binaries, book,
-/// seed and clock play the same games, so they are not played again (`oracle verify --games-from`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AdoptedGames {
-    /// The other run's stage directory, as given.
-    pub from: String,
-    /// The candidate commit that run verified (its `run.json`).
-    pub run_candidate: String,
-    /// The predecessor commit of that run.
-    pub run_predecessor: String,
-    /// Pairs taken over; the stage's later pairs were played by this run.
-    pub pairs: u64,
-    /// Games taken over, including those of a pair cut off before it was counted.
-    pub games_played: u64,
 }
 
 /// Where a stage stands after this invocation.
@@ -167,7 +147,7 @@ impl fmt::Display for StageError {
 
 impl std::error::Error for StageError {}
 
-fn fail(message: impl fmt::Display) -> StageError {
+pub(super) fn fail(message: impl fmt::Display) -> StageError {
     StageError(message.to_string())
 }
 
@@ -186,7 +166,7 @@ impl StagePlan {
         path: PathKind,
         binding: &BindingRecord,
         out: &OutDir,
-        games_from: Option<OutDir>,
+        source: Option<&GamesSource>,
     ) -> Result<Self, StageError> {
         let params = stage_sprt_params(stage, profile, path)?;
         let book_sha256 = stage
@@ -206,7 +186,7 @@ impl StagePlan {
         };
         // The match policy (play::cpus): timed games one per physical core.
         let cores = Cpus::detect().max_games(stage.tc.is_timed());
-        let dir = out.stage_dir(index, &stage.name);
+        let dir = Self::dir_in(out, index, &stage.name);
         let dir_name = dir
             .file_name()
             .expect("a stage directory has a name")
@@ -234,11 +214,23 @@ impl StagePlan {
             ],
             concurrency: (stage.concurrency.get() as usize).clamp(1, cores),
             fault_limits: profile.fault_limits,
-            games_from,
+            source: source.cloned(),
         })
     }
 
-    fn match_config(&self, shard: Shard, state: PathBuf, pgn: PathBuf) -> MatchConfig {
+    /// The runner's state file of a stage directory.
+    pub(super) const STATE: &'static str = "state.json";
+    /// The stage's games.
+    pub(super) const PGN: &'static str = "games.pgn";
+    /// The record of pairs taken over from earlier runs, written before the state that holds them.
+    pub(super) const ADOPTED: &'static str = "adopted.json";
+
+    /// The directory of stage `index` named `name` in `out`.
+    pub(super) fn dir_in(out: &OutDir, index: usize, name: &str) -> PathBuf {
+        out.stage_dir(index, name)
+    }
+
+    pub(super) fn match_config(&self, shard: Shard, state: PathBuf, pgn: PathBuf) -> MatchConfig {
         MatchConfig {
             engines: self.engines.clone(),
             clock: ClockRules {
@@ -271,17 +263,29 @@ impl StagePlan {
         self.dir.join("stage.json")
     }
 
-    fn pgn(&self) -> PathBuf {
-        self.dir.join("games.pgn")
+    /// The stage's games.
+    pub(super) fn pgn(&self) -> PathBuf {
+        self.dir.join(Self::PGN)
     }
 
-    fn state(&self) -> PathBuf {
-        self.dir.join("state.json")
+    /// The runner's state: the counted pairs.
+    pub(super) fn state(&self) -> PathBuf {
+        self.dir.join(Self::STATE)
     }
 
-    /// The record of games taken over from another run (written before the state that holds them).
-    fn adopted_file(&self) -> PathBuf {
-        self.dir.join("adopted.json")
+    /// The record of the pairs taken over from earlier runs.
+    pub(super) fn adopted_file(&self) -> PathBuf {
+        self.dir.join(Self::ADOPTED)
+    }
+
+    /// Where an adoption's state waits until the record of it is written.
+    pub(super) fn adopted_state(&self) -> PathBuf {
+        self.dir.join("adopted-state.json")
+    }
+
+    /// When this run played the stage's first game.
+    fn started_file(&self) -> PathBuf {
+        self.dir.join("started.json")
     }
 }
 
@@ -312,7 +316,7 @@ pub fn run(
 /// The SPRT of a stage as the runner's stop rule: looks at batch boundaries, records the LLR
 /// path, and may stop once the minimum is played.
 fn play_local(plan: &StagePlan, reporter: &StepReporter) -> Result<StageOutcome, StageError> {
-    adopt_games(plan)?;
+    adopt::adopt(plan, plan.source.as_ref())?;
     let started = mark_started(plan)?;
     let config = plan.match_config(Shard::WHOLE, plan.state(), plan.pgn());
     let mut sprt = SprtStop::new(plan.params, plan.batch, plan.min_pairs).map_err(fail)?;
@@ -574,6 +578,7 @@ fn finish(
         nelo_ci95: status.nelo_ci95,
         pgn_sha256,
         faults: Some(faults),
+        adopted: read_optional(&plan.adopted_file())?,
     };
     let report = StageReport::from_record(&record, llr_path);
     let outcome = StageOutcome {
@@ -582,7 +587,6 @@ fn finish(
         started_at_unix_ms,
         games_played,
         engines: plan.engine_sha256.clone(),
-        adopted: read_optional(&plan.adopted_file())?,
     };
     let json = serde_json::to_vec_pretty(&outcome).expect("stage outcomes serialize");
     let file = plan.outcome_file();
@@ -630,73 +634,10 @@ fn read_finished(plan: &StagePlan) -> Result<Option<StageOutcome>, StageError> {
     Ok(Some(outcome))
 }
 
-/// Takes over the games the `--games-from` run holds of this stage, once, before this run plays
-/// any of its own: only when they are of the same match (the runner's fingerprint: binaries,
-/// book, seed, clock, adjudication), so they are exactly the games this run would play.
-fn adopt_games(plan: &StagePlan) -> Result<(), StageError> {
-    let Some(other) = &plan.games_from else {
-        return Ok(());
-    };
-    let from_dir = other.stage_dir(plan.index, &plan.stage.name);
-    let from_state = from_dir.join("state.json");
-    // This run's own games come first; a stage the other run never reached is played here.
-    if plan.state().exists() || !from_state.exists() {
-        return Ok(());
-    }
-    let (run_candidate, run_predecessor) = other.recorded_commits().ok_or_else(|| {
-        fail(format!(
-            "--games-from {}: no run.json names the run that played its games",
-            other.root().display()
-        ))
-    })?;
-    std::fs::create_dir_all(&plan.dir).map_err(|e| fail(format!("{}: {e}", plan.dir.display())))?;
-    let config = plan.match_config(Shard::WHOLE, plan.state(), plan.pgn());
-    let fingerprint = Fingerprint::of(&config, plan.book_sha256.to_string()).map_err(fail)?;
-    // The copy's state goes to a side file and is renamed last: until then this run has no
-    // state, so an interrupted adoption is simply done again.
-    let side_state = plan.dir.join("adopted-state.json");
-    let counted = copy_counted_games(
-        (&from_state, &from_dir.join("games.pgn")),
-        (&side_state, &plan.pgn()),
-        &fingerprint,
-        Shard::WHOLE,
-    )
-    .map_err(|error| match error {
-        RunError::StateMismatch { field, .. } => fail(format!(
-            "--games-from {}: its games are of another match ({field} differs); only games of the same binaries, book, seed and clock can be taken over",
-            from_state.display()
-        )),
-        other => fail(format!("--games-from: {other}")),
-    })?;
-    let adopted = AdoptedGames {
-        from: from_dir.to_string_lossy().into_owned(),
-        run_candidate,
-        run_predecessor,
-        pairs: counted.pairs,
-        games_played: counted.games_played,
-    };
-    let json = serde_json::to_vec_pretty(&adopted).expect("adopted games serialize");
-    write_atomically(&plan.adopted_file(), &json).map_err(|e| fail(e.to_string()))?;
-    // The stage began when the first of its games did.
-    if let Ok(started) = std::fs::read(from_dir.join("started.json")) {
-        write_atomically(&plan.dir.join("started.json"), &started)
-            .map_err(|e| fail(e.to_string()))?;
-    }
-    std::fs::rename(&side_state, plan.state())
-        .map_err(|e| fail(format!("{}: {e}", plan.state().display())))?;
-    errln!(
-        "      games from {}: {} pairs ({} games) played by the run of {} against {}, the same match",
-        from_dir.display(),
-        adopted.pairs,
-        adopted.games_played,
-        short(&adopted.run_candidate),
-        short(&adopted.run_predecessor)
-    );
-    Ok(())
-}
-
 /// A JSON file of the stage directory, `None` when it does not exist.
-fn read_optional<T: serde::de::DeserializeOwned>(file: &Path) -> Result<Option<T>, StageError> {
+pub(super) fn read_optional<T: serde::de::DeserializeOwned>(
+    file: &Path,
+) -> Result<Option<T>, StageError> {
     match std::fs::read(file) {
         Ok(bytes) => serde_json::from_slice(&bytes)
             .map(Some)
@@ -712,7 +653,7 @@ fn mark_started(plan: &StagePlan) -> Result<u64, StageError> {
         return Ok(ms);
     }
     let (_, ms) = timestamp(SystemTime::now());
-    let file = plan.dir.join("started.json");
+    let file = plan.started_file();
     let json = serde_json::to_vec(&Started {
         started_at_unix_ms: ms,
     })
@@ -722,7 +663,7 @@ fn mark_started(plan: &StagePlan) -> Result<u64, StageError> {
 }
 
 fn read_started(plan: &StagePlan) -> Result<Option<u64>, StageError> {
-    Ok(read_optional::<Started>(&plan.dir.join("started.json"))?.map(|s| s.started_at_unix_ms))
+    Ok(read_optional::<Started>(&plan.started_file())?.map(|s| s.started_at_unix_ms))
 }
 
 /// The SPRT of a stage: the path's bounds in nElo with the profile's error rates.
@@ -778,5 +719,6 @@ pub fn not_run(
         nelo_ci95: [0.0, 0.0],
         pgn_sha256: None,
         faults: None,
+        adopted: None,
     })
 }

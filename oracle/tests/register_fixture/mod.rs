@@ -382,6 +382,7 @@ pub fn stage(index: usize, path: PathKind, penta: Option<[u64; 5]>) -> StageReco
         nelo_ci95: [0.0, 0.0],
         pgn_sha256: None,
         faults: None,
+        adopted: None,
     };
     match penta {
         Some(penta) => measure(record, penta),

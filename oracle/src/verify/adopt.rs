@@ -1,0 +1,200 @@
+//! `--games-from`: a stage starts from the pairs earlier runs of the same match played. A change
+//! withdrawn from main because its run could not finish, and submitted again under a new commit,
+//! has the same engine tree: the same two bound binaries, hence the same stage seeds and the same
+//! games. The source is checked once before any stage (its binding binds the same sha256 under
+//! the same profile and constitution, and its candidate declares the same path, so every stage
+//! has the same SPRT), each stage's state once more by the runner's fingerprint; the register
+//! entry names the runs that played the adopted pairs (`AdoptedPairs`).
+//!
+//! The directory is trusted as a run's own `--out` is when it resumes: it must be one the
+//! maintainer's oracle wrote.
+
+use std::path::Path;
+
+use git2::Repository;
+
+use super::binding::BindingRecord;
+use super::out::OutDir;
+use super::resolve;
+use super::stage::{StageError, StagePlan, fail, read_optional};
+use super::trailers;
+use crate::errln;
+use crate::governance::entry::{AdoptedPairs, EarlierRun, PathKind};
+use crate::governance::hash::GitId;
+use crate::governance::timestamp::Timestamp;
+use crate::play::fingerprint::Fingerprint;
+use crate::play::runner::RunError;
+use crate::play::shard::Shard;
+use crate::play::state::copy_counted_games;
+
+/// An earlier run's `--out` checked to be of the same match as this run.
+#[derive(Debug, Clone)]
+pub struct GamesSource {
+    out: OutDir,
+    run: EarlierRun,
+}
+
+/// Why `--games-from DIR` cannot be used, before anything is built: DIR names no run, or it is
+/// this run's own `--out` (which `--fresh` would empty before anything could be taken over).
+pub fn refuse_early(dir: &Path, out: &Path) -> Option<String> {
+    let same = match (dir.canonicalize(), out.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same {
+        return Some(format!(
+            "--games-from {}: it is this run's --out; pass the earlier run's directory",
+            dir.display()
+        ));
+    }
+    OutDir::at(dir).recorded_commits().is_none().then(|| {
+        format!(
+            "--games-from {}: no run.json there names the run that played its games; it is not an oracle verify --out",
+            dir.display()
+        )
+    })
+}
+
+/// Checks that `dir` holds a run of the same match as this one: the same bound sha256 of both
+/// binaries, profile and constitution (its `binding.json`), and the same declared path (its
+/// candidate's trailers in `repo`).
+pub fn check(
+    repo: &Repository,
+    dir: &Path,
+    binding: &BindingRecord,
+    path: PathKind,
+) -> Result<GamesSource, String> {
+    let out = OutDir::at(dir);
+    let refuse = |why: String| format!("--games-from {}: {why}", dir.display());
+    let (candidate, predecessor) = out
+        .recorded_commits()
+        .ok_or_else(|| refuse("no run.json names its run".into()))?;
+    let theirs: BindingRecord = read_optional(&out.binding())
+        .map_err(|e| refuse(e.to_string()))?
+        .ok_or_else(|| refuse("no binding.json: that run bound no binaries".into()))?;
+    let differences: Vec<String> = [
+        (
+            "candidate sha256",
+            &theirs.candidate.sha256,
+            &binding.candidate.sha256,
+        ),
+        (
+            "predecessor sha256",
+            &theirs.predecessor.sha256,
+            &binding.predecessor.sha256,
+        ),
+        ("profile", &theirs.profile, &binding.profile),
+        (
+            "constitution sha256",
+            &theirs.constitution_sha256,
+            &binding.constitution_sha256,
+        ),
+    ]
+    .into_iter()
+    .filter(|(_, a, b)| a != b)
+    .map(|(field, a, b)| format!("{field} is {a} there, {b} here"))
+    .collect();
+    if !differences.is_empty() {
+        return Err(refuse(format!(
+            "another match ({}); only games of the same binaries, profile and constitution can be taken over",
+            differences.join("; ")
+        )));
+    }
+    let their_path = resolve::commit(repo, "candidate", &candidate)
+        .and_then(|commit| resolve::declaring_commit(repo, &commit))
+        .map_err(|e| refuse(format!("its candidate {candidate}: {e}")))
+        .and_then(|declaring| {
+            trailers::parse(&declaring.message)
+                .map_err(|e| refuse(format!("its candidate {candidate}: {e}")))
+        })?
+        .path;
+    if their_path != path {
+        return Err(refuse(format!(
+            "its candidate declares the {their_path} path, this one the {path} path: other SPRT bounds"
+        )));
+    }
+    let run = EarlierRun {
+        candidate: GitId::try_from(candidate).map_err(|e| refuse(e.to_string()))?,
+        predecessor: GitId::try_from(predecessor).map_err(|e| refuse(e.to_string()))?,
+        bound_at: Timestamp::from_unix(theirs.bound_at_unix_ms / 1000),
+        pairs: 0,
+    };
+    Ok(GamesSource { out, run })
+}
+
+/// Before a stage's first game of this run: removes what an interrupted adoption left, then
+/// takes over the source's pairs of the stage, if there is a source and it played any. This run's
+/// own games come first: a stage with a state file is resumed, not adopted into.
+pub fn adopt(plan: &StagePlan, source: Option<&GamesSource>) -> Result<(), StageError> {
+    if plan.state().exists() {
+        return Ok(());
+    }
+    for stale in [plan.adopted_file(), plan.adopted_state()] {
+        match std::fs::remove_file(&stale) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(fail(format!("{}: {e}", stale.display())));
+            }
+            _ => {}
+        }
+    }
+    let Some(source) = source else {
+        return Ok(());
+    };
+    let from = StagePlan::dir_in(&source.out, plan.index, &plan.stage.name);
+    let from_state = from.join(StagePlan::STATE);
+    if !from_state.exists() {
+        errln!(
+            "      games from {}: none of this stage there; every pair is played here",
+            source.out.root().display()
+        );
+        return Ok(());
+    }
+    let earlier: Option<AdoptedPairs> = read_optional(&from.join(StagePlan::ADOPTED))?;
+    std::fs::create_dir_all(&plan.dir).map_err(|e| fail(format!("{}: {e}", plan.dir.display())))?;
+    let config = plan.match_config(Shard::WHOLE, plan.state(), plan.pgn());
+    let fingerprint = Fingerprint::of(&config, plan.book_sha256.to_string()).map_err(fail)?;
+    // The state goes to a side file and is renamed last: until then this run has no state, so an
+    // interrupted adoption is cleaned up and done again (or not at all) by the next invocation.
+    let counted = copy_counted_games(
+        (&from_state, &from.join(StagePlan::PGN)),
+        (&plan.adopted_state(), &plan.pgn()),
+        &fingerprint,
+        Shard::WHOLE,
+    )
+    .map_err(|error| match error {
+        RunError::StateMismatch { field, .. } => fail(format!(
+            "--games-from {}: its games are of another match ({field} differs)",
+            from_state.display()
+        )),
+        other => fail(format!("--games-from: {other}")),
+    })?;
+    let mut runs = earlier.map(|e| e.runs).unwrap_or_default();
+    let before: u64 = runs.iter().map(|r| r.pairs).sum();
+    runs.push(EarlierRun {
+        pairs: counted.pairs.saturating_sub(before),
+        ..source.run.clone()
+    });
+    let adopted = AdoptedPairs {
+        pairs: counted.pairs,
+        games_played: counted.games_played,
+        runs,
+    };
+    let json = serde_json::to_vec_pretty(&adopted).expect("adopted pairs serialize");
+    crate::integrity::write_atomically(&plan.adopted_file(), &json)
+        .map_err(|e| fail(e.to_string()))?;
+    std::fs::rename(plan.adopted_state(), plan.state())
+        .map_err(|e| fail(format!("{}: {e}", plan.state().display())))?;
+    let played_by: Vec<String> = adopted
+        .runs
+        .iter()
+        .map(|r| format!("{} by the run of {}", r.pairs, &r.candidate.as_str()[..12]))
+        .collect();
+    errln!(
+        "      games from {}: {} pairs ({} games) of the same match: {}",
+        from.display(),
+        adopted.pairs,
+        adopted.games_played,
+        played_by.join(", ")
+    );
+    Ok(())
+}
