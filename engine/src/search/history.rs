@@ -1,6 +1,6 @@
-//! Move-ordering memory: butterfly, continuation and capture history, and countermoves.
+//! Move-ordering memory: butterfly and continuation history, and countermoves.
 
-use crate::chess::types::{Color, KING, Move, NO_PIECE};
+use crate::chess::types::{Color, Move, NO_PIECE};
 
 /// History values stay within ±this (gravity keeps them bounded).
 pub const HISTORY_LIMIT: i32 = 16384;
@@ -37,9 +37,6 @@ pub struct History {
     /// Follow-up statistics: `[0]` by the previous move, `[1]` by the move before it; each row
     /// is a `PieceTo` of that earlier move, each column the `PieceTo` of the quiet reply.
     continuation: [Vec<[i16; PIECE_TO]>; 2],
-    /// Capture statistics by capturing piece, target square and captured kind (a pawn's
-    /// promotion without capture counts as taking a pawn: no pawn stands on a last rank).
-    capture: Vec<[[i16; KING]; 64]>,
     counter: [[Move; 64]; 12],
 }
 
@@ -48,7 +45,6 @@ impl Default for History {
         History {
             butterfly: vec![[[0; 64]; 64]; 2],
             continuation: [vec![[0; PIECE_TO]; PIECE_TO], vec![[0; PIECE_TO]; PIECE_TO]],
-            capture: vec![[[0; KING]; 64]; NO_PIECE as usize],
             counter: [[Move::NONE; 64]; 12],
         }
     }
@@ -104,22 +100,6 @@ impl History {
                 }
             }
         }
-    }
-
-    /// The capture history of the noisy move `m` by the coloured `piece`, taking a `victim`
-    /// kind (below `KING`).
-    #[must_use]
-    #[inline(always)]
-    pub fn capture_score(&self, piece: u8, m: Move, victim: usize) -> i32 {
-        i32::from(self.capture[piece as usize][m.to()][victim])
-    }
-
-    /// Apply a bonus (or malus if negative) to the capture history of `m`.
-    #[inline]
-    pub fn update_capture(&mut self, piece: u8, m: Move, victim: usize, bonus: i32) {
-        let h = &mut self.capture[piece as usize][m.to()][victim];
-        // Gravity bounds the value by HISTORY_LIMIT, which fits an i16.
-        *h = apply_gravity(i32::from(*h), bonus) as i16;
     }
 
     /// The countermove that last refuted `prev` (which moved `piece`).
@@ -192,28 +172,5 @@ mod tests {
         assert_eq!(h.quiet_score(Color::White, knight, m, &after_d5), 1000);
         assert_eq!(PieceTo::of(NO_PIECE, m), None, "a null move has no row");
         assert_eq!(PieceTo::of(knight, Move::NONE), None);
-    }
-
-    #[test]
-    fn capture_history_is_kept_per_piece_square_and_victim() {
-        use crate::chess::types::{BISHOP, KNIGHT, PAWN, ROOK};
-        let mut h = History::default();
-        let knight = make_piece(Color::White, KNIGHT);
-        let takes = Move::new(21, 36, crate::chess::types::CAPTURE);
-        for _ in 0..1000 {
-            h.update_capture(knight, takes, ROOK, 5000);
-        }
-        assert_eq!(h.capture_score(knight, takes, ROOK), HISTORY_LIMIT);
-        assert_eq!(h.capture_score(knight, takes, BISHOP), 0);
-        assert_eq!(
-            h.capture_score(make_piece(Color::Black, KNIGHT), takes, ROOK),
-            0
-        );
-        h.update_capture(knight, takes, PAWN, -800);
-        assert_eq!(h.capture_score(knight, takes, PAWN), -800);
-        assert_eq!(
-            h.quiet_score(Color::White, knight, takes, &Continuations::default()),
-            0
-        );
     }
 }

@@ -1,6 +1,5 @@
-//! Move ordering: TT move, good captures (SEE ≥ 0), killers, countermove, quiets by butterfly
-//! plus continuation history, bad captures; captures by victim value, capture history and
-//! attacker. All moves are generated legal up front, then picked best-first.
+//! Move ordering: TT move, good captures (MVV-LVA, SEE ≥ 0), killers, countermove, quiets by
+//! butterfly plus continuation history, bad captures. All moves are generated legal up front, then picked best-first.
 
 use std::mem::MaybeUninit;
 
@@ -49,16 +48,18 @@ impl MovePicker {
             scores[i] = MaybeUninit::new(if m == tt_move {
                 TT_MOVE
             } else if m.is_noisy() {
-                let victim = victim(pos, m);
-                let attacker = pos.kind_at(m.from()).unwrap_or(PAWN);
-                // Capture history may outweigh a few pawns of victim value, not a queen.
-                let value = SEE_VALUE[victim] * 16 - attacker as i32
-                    + m.promotion().map_or(0, |p| SEE_VALUE[p])
-                    + history.capture_score(pos.board[m.from()], m, victim) / 2;
-                if see_ge(pos, m, 0) {
-                    GOOD_NOISY + value
+                let victim = if m.flags() == EN_PASSANT {
+                    PAWN
                 } else {
-                    BAD_NOISY + value
+                    pos.kind_at(m.to()).unwrap_or(PAWN)
+                };
+                let attacker = pos.kind_at(m.from()).unwrap_or(PAWN);
+                let mvv_lva = SEE_VALUE[victim] * 16 - attacker as i32
+                    + m.promotion().map_or(0, |p| SEE_VALUE[p]);
+                if see_ge(pos, m, 0) {
+                    GOOD_NOISY + mvv_lva
+                } else {
+                    BAD_NOISY + mvv_lva
                 }
             } else if m == refs.killers[0] {
                 KILLER
@@ -110,17 +111,6 @@ impl MovePicker {
         self.list.swap(best, self.next);
         self.next += 1;
         Some((m, sc))
-    }
-}
-
-/// The kind a noisy move `m` takes: a pawn for en passant and for a promotion without capture.
-#[must_use]
-#[inline(always)]
-pub fn victim(pos: &Position, m: Move) -> usize {
-    if m.flags() == EN_PASSANT {
-        PAWN
-    } else {
-        pos.kind_at(m.to()).unwrap_or(PAWN)
     }
 }
 

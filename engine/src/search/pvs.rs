@@ -1,7 +1,7 @@
 //! The principal variation search with its pruning, reductions and extensions.
 
 use super::history::Continuations;
-use super::movepick::{MovePicker, Refutations, is_bad_noisy, victim};
+use super::movepick::{MovePicker, Refutations, is_bad_noisy};
 use super::see::see_ge;
 use super::tt::Bound;
 use super::{Frame, INF, MATE, MATE_BOUND, MAX_PLY, Searcher};
@@ -32,13 +32,6 @@ pub(crate) fn score_from_tt(score: i32, ply: usize) -> i32 {
     } else {
         score
     }
-}
-
-/// The moves a node searched before the one that cut off, by kind (the first 64 quiets and 32
-/// noisy moves: later ones are too rarely reached to matter for their histories).
-struct Tried<'a> {
-    quiets: &'a [Move],
-    noisy: &'a [Move],
 }
 
 /// True if the stored bound makes `score` usable against the window.
@@ -242,8 +235,6 @@ impl Searcher {
         let mut moves_searched: usize = 0;
         let mut quiets_tried: [Move; 64] = [Move::NONE; 64];
         let mut n_quiets = 0;
-        let mut noisy_tried: [Move; 32] = [Move::NONE; 32];
-        let mut n_noisy = 0;
         let mut skip_quiets = false;
         let original_alpha = alpha;
 
@@ -336,9 +327,6 @@ impl Searcher {
             if quiet && n_quiets < quiets_tried.len() {
                 quiets_tried[n_quiets] = m;
                 n_quiets += 1;
-            } else if !quiet && n_noisy < noisy_tried.len() {
-                noisy_tried[n_noisy] = m;
-                n_noisy += 1;
             }
 
             let mut score;
@@ -399,11 +387,9 @@ impl Searcher {
                         self.update_pv(ply, m);
                     }
                     if alpha >= beta {
-                        let tried = Tried {
-                            quiets: &quiets_tried[..n_quiets],
-                            noisy: &noisy_tried[..n_noisy],
-                        };
-                        self.reward_cutoff(pos, ply, depth, m, &tried, &cont);
+                        if quiet {
+                            self.reward_quiet(pos, ply, depth, m, &quiets_tried[..n_quiets], &cont);
+                        }
                         break;
                     }
                 }
@@ -437,34 +423,22 @@ impl Searcher {
         best_score
     }
 
-    /// Move `m` caused a cutoff: the noisy moves tried before it get a capture-history malus,
-    /// a noisy `m` the bonus. A quiet `m` also becomes a killer and the countermove and gets the
-    /// history bonus (butterfly and continuation after `cont`), the quiets before it the malus.
-    fn reward_cutoff(
+    /// A quiet move caused a cutoff: killers, countermove, history bonus (butterfly and
+    /// continuation after `cont`); malus to earlier quiets.
+    fn reward_quiet(
         &mut self,
         pos: &Position,
         ply: usize,
         depth: i32,
         m: Move,
-        tried: &Tried<'_>,
+        tried: &[Move],
         cont: &Continuations,
     ) {
         let (bonus, malus) = (
             self.params.history_bonus(depth),
             self.params.history_malus(depth),
         );
-        for &c in tried.noisy {
-            if c != m {
-                self.history
-                    .update_capture(pos.board[c.from()], c, victim(pos, c), -malus);
-            }
-        }
-        if m.is_noisy() {
-            self.history
-                .update_capture(pos.board[m.from()], m, victim(pos, m), bonus);
-            return;
-        }
-        for &q in tried.quiets {
+        for &q in tried {
             if q != m {
                 self.history
                     .update_quiet(pos.side, pos.board[q.from()], q, cont, -malus);
