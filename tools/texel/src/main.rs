@@ -1,9 +1,12 @@
-//! `texel`: self-play data generation and Texel tuning for Coherent's hand-crafted evaluation.
+//! `texel`: self-play data generation, Texel tuning for Coherent's hand-crafted evaluation, and
+//! training of its evaluation network.
 //!
 //! `texel gen` plays games, `texel tune` fits the evaluation weights and writes Rust tables,
-//! `texel openings` writes random openings for a check match; `texel help COMMAND` lists the
-//! options. See docs/texel.md.
+//! `texel openings` writes random openings for a check match, `texel nnue` trains the evaluation
+//! network; `texel help COMMAND` lists the options. See docs/texel.md and docs/nnue.md.
 
+mod data;
+mod nnue;
 mod selfplay;
 mod tune;
 
@@ -13,7 +16,8 @@ use clap::{Parser, Subcommand};
 #[derive(Parser, Debug)]
 #[command(
     name = "texel",
-    about = "Self-play data and Texel tuning of Coherent's hand-crafted evaluation (docs/texel.md)"
+    about = "Self-play data, Texel tuning of Coherent's hand-crafted evaluation (docs/texel.md) \
+             and training of its evaluation network (docs/nnue.md)"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -29,6 +33,24 @@ enum Command {
     Tune(tune::TuneOptions),
     /// Write distinct random openings (EPD) for a self-check match.
     Openings(selfplay::OpeningsOptions),
+    /// Train the evaluation network on a data file and write its quantized file.
+    Nnue(nnue::NnueOptions),
+}
+
+/// A command-line number from 0 to 1.
+fn unit_interval(v: &str) -> Result<f64, String> {
+    match v.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("`{v}` is not a number from 0 to 1")),
+    }
+}
+
+/// A command-line number that is finite and at least 0.
+fn non_negative(v: &str) -> Result<f64, String> {
+    match v.parse::<f64>() {
+        Ok(x) if x >= 0.0 && x.is_finite() => Ok(x),
+        _ => Err(format!("`{v}` is not a finite number of at least 0")),
+    }
 }
 
 fn main() {
@@ -39,6 +61,7 @@ fn main() {
         Command::Gen(o) => selfplay::run(o),
         Command::Tune(o) => tune::run(o),
         Command::Openings(o) => selfplay::openings(o),
+        Command::Nnue(o) => nnue::run(o),
     };
     if let Err(e) = result {
         eprintln!("texel: error: {e}");
@@ -83,6 +106,17 @@ mod tests {
         };
         assert_eq!((o.count, o.seed), (1000, 12345));
         assert_eq!(o.out.to_str(), Some("data/openings.epd"));
+        let Command::Nnue(n) = parse("nnue").unwrap().command else {
+            panic!("nnue")
+        };
+        assert_eq!(
+            (
+                n.hidden, n.buckets, n.epochs, n.batch, n.lr, n.lambda, n.seed
+            ),
+            (128, 8, 20, 16384, 0.001, 0.5, 1)
+        );
+        assert_eq!(n.data.to_str(), Some("data/selfplay.txt"));
+        assert_eq!(n.out.to_str(), Some("data/coherent.nnue"));
     }
 
     #[test]
@@ -99,6 +133,7 @@ mod tests {
         assert_eq!(t.apply.unwrap().to_str(), Some("../../engine"));
         assert!(parse("gen --nodes 5000 --seconds 2100 --seed 1 --out data/selfplay.txt").is_ok());
         assert!(parse("openings --count 600 --seed 12345 --out data/openings.epd").is_ok());
+        assert!(parse("nnue --data data/selfplay.txt --out data/coherent.nnue").is_ok());
     }
 
     #[test]
@@ -111,6 +146,9 @@ mod tests {
             ("tune --l2=-1", ErrorKind::ValueValidation),
             ("tune --lr x", ErrorKind::ValueValidation),
             ("openings --count", ErrorKind::InvalidValue),
+            ("nnue --hidden 0", ErrorKind::ValueValidation),
+            ("nnue --buckets 17", ErrorKind::ValueValidation),
+            ("nnue --lambda 2", ErrorKind::ValueValidation),
             ("play", ErrorKind::InvalidSubcommand),
         ] {
             let e = parse(args).unwrap_err();

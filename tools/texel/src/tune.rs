@@ -13,7 +13,6 @@
 //! tables the model reproduces `breakdown` exactly (the tests check it); the tool reports on how
 //! many positions it does, with those tables and with the hand-set starting weights.
 
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use coherent::chess::attacks::{bishop_attacks, king_attacks, knight_attacks, rook_attacks};
@@ -593,53 +592,12 @@ impl Sample {
     }
 }
 
-/// One data line `FEN;result;score` (result 1, 0.5 or 0; score in cp), or why it is not one.
-fn parse_line(line: &str) -> Result<Sample, String> {
-    let parts: Vec<&str> = line.split(';').collect();
-    let [fen, result, score] = parts[..] else {
-        return Err(format!(
-            "want `FEN;result;score`, found {} field(s)",
-            parts.len()
-        ));
-    };
-    let pos = Position::from_fen(fen).map_err(|e| format!("`{fen}`: {e}"))?;
-    let result = match result.trim() {
-        "1" => 1.0,
-        "0.5" => 0.5,
-        "0" => 0.0,
-        r => return Err(format!("result `{r}` is not 1, 0.5 or 0")),
-    };
-    let score: i32 = score.trim().parse().map_err(|_| {
-        format!(
-            "score `{}` is not a whole number of centipawns",
-            score.trim()
-        )
-    })?;
-    Ok(Sample::new(&pos, result, f64::from(score)))
-}
-
-/// Reads a data file from `texel gen`; a line that is not a sample stops the run, naming the
-/// file and line, rather than quietly shrinking the data.
+/// Reads a data file from `texel gen` (tenths are held out for validation: fewer than ten
+/// positions leave nothing to check).
 fn load(path: &Path) -> Result<Vec<Sample>, String> {
-    let file =
-        std::fs::File::open(path).map_err(|e| format!("{}: cannot open: {e}", path.display()))?;
-    let mut out = Vec::new();
-    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(|e| format!("{}:{}: cannot read: {e}", path.display(), i + 1))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        out.push(parse_line(&line).map_err(|e| format!("{}:{}: {e}", path.display(), i + 1))?);
-    }
-    // Tenths are held out for validation: fewer than ten positions leave nothing to check.
-    if out.len() < 10 {
-        return Err(format!(
-            "{}: {} position(s); tuning needs at least 10",
-            path.display(),
-            out.len()
-        ));
-    }
-    Ok(out)
+    crate::data::load(path, 10, "tuning", |l| {
+        Sample::new(&l.position, l.result, l.score)
+    })
 }
 
 fn sigmoid(k: f64, e: f64) -> f64 {
@@ -670,20 +628,6 @@ fn mse(data: &[Sample], labels: &[f64], k: f64, w: &[[f64; 2]]) -> f64 {
     sum / data.len() as f64
 }
 
-fn unit_interval(v: &str) -> Result<f64, String> {
-    match v.parse::<f64>() {
-        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
-        _ => Err(format!("`{v}` is not a number from 0 to 1")),
-    }
-}
-
-fn non_negative(v: &str) -> Result<f64, String> {
-    match v.parse::<f64>() {
-        Ok(x) if x >= 0.0 && x.is_finite() => Ok(x),
-        _ => Err(format!("`{v}` is not a finite number of at least 0")),
-    }
-}
-
 /// Options of one tuning run (`texel tune`).
 #[derive(clap::Args, Debug)]
 pub struct TuneOptions {
@@ -691,16 +635,16 @@ pub struct TuneOptions {
     #[arg(long, default_value = "data/selfplay.txt")]
     pub data: PathBuf,
     /// Weight of the game result in the label (the rest is the search score).
-    #[arg(long, default_value_t = 0.5, value_parser = unit_interval)]
+    #[arg(long, default_value_t = 0.5, value_parser = crate::unit_interval)]
     pub lambda: f64,
     /// Adam iterations.
     #[arg(long, default_value_t = 1000)]
     pub iterations: usize,
     /// Adam learning rate in cp.
-    #[arg(long, default_value_t = 1.0, value_parser = non_negative)]
+    #[arg(long, default_value_t = 1.0, value_parser = crate::non_negative)]
     pub lr: f64,
     /// L2 pull toward the starting (hand-set) weights.
-    #[arg(long, default_value_t = 0.0, value_parser = non_negative)]
+    #[arg(long, default_value_t = 0.0, value_parser = crate::non_negative)]
     pub l2: f64,
     /// Weights seen in fewer (phase-weighted) training positions keep their starting values.
     #[arg(long, default_value_t = 1000)]
@@ -932,35 +876,5 @@ mod tests {
             fens.len(),
             wrong.join("\n")
         );
-    }
-
-    #[test]
-    fn a_bad_data_file_names_file_and_line() {
-        let dir = std::env::temp_dir().join(format!("texel-test-{}-data", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let good = "8/8/4k3/3p4/3P4/4K3/8/8 w - - 0 1;0.5;0";
-        for (line, want) in [
-            ("8/8/4k3/3p4/3P4/4K3/8/8 w - - 0 1;0.5", "found 2 field(s)"),
-            ("8/8/4k3/3p4/3P4/4K3/8 w - - 0 1;0.5;0", "FEN"),
-            ("8/8/4k3/3p4/3P4/4K3/8/8 w - - 0 1;2;0", "result `2`"),
-            ("8/8/4k3/3p4/3P4/4K3/8/8 w - - 0 1;1;1.5", "score `1.5`"),
-        ] {
-            let path = dir.join("bad.txt");
-            let text = [good; 11].join("\n") + "\n" + line + "\n";
-            std::fs::write(&path, text).unwrap();
-            let e = load(&path).err().unwrap();
-            assert!(e.contains("bad.txt:12:") && e.contains(want), "{e}");
-        }
-        let e = load(&dir.join("missing.txt")).err().unwrap();
-        assert!(
-            e.contains("missing.txt") && e.contains("cannot open"),
-            "{e}"
-        );
-        std::fs::write(dir.join("short.txt"), good).unwrap();
-        let e = load(&dir.join("short.txt")).err().unwrap();
-        assert!(e.contains("short.txt") && e.contains("at least 10"), "{e}");
-        std::fs::write(dir.join("ok.txt"), [good; 10].join("\n")).unwrap();
-        assert_eq!(load(&dir.join("ok.txt")).unwrap().len(), 10);
-        std::fs::remove_dir_all(dir).unwrap();
     }
 }
