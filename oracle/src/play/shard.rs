@@ -314,41 +314,16 @@ pub fn merge(
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::*;
-    use crate::play::book::{BookFormat, BookOrder};
-    use crate::play::clock::{ClockRules, TimeControl};
-    use crate::play::fingerprint::EngineIdentity;
-    use crate::play::game::{Adjudication, GameResult, Termination};
+    use crate::play::game::{GameResult, Termination};
     use crate::play::tally::GameSummary;
     use crate::stats::Model;
 
     fn fingerprint(pairs: u64, shards: u32) -> Fingerprint {
-        let engine = EngineIdentity {
-            name: "e".into(),
-            sha256: "00".into(),
-            args: Vec::new(),
-            options: Vec::new(),
-        };
         Fingerprint {
-            engines: [engine.clone(), engine],
-            clock: ClockRules {
-                tc: TimeControl::Nodes(std::num::NonZeroU64::new(1000).unwrap()),
-                second_engine_tc: None,
-                margin: Duration::ZERO,
-                slack: Duration::ZERO,
-                move_timeout: Duration::from_secs(1),
-            },
-            adjudication: Adjudication::default(),
-            book_sha256: "ab".into(),
-            book_format: BookFormat::Epd,
-            book_order: BookOrder::Random,
-            plies: 0,
-            seed: 3,
-            opening_offset: 0,
             pairs,
             shards,
+            ..crate::play::fingerprint::example()
         }
     }
 
