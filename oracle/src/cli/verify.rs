@@ -13,7 +13,8 @@ use oracle::verify::{self, Mode, Request, StepReporter};
 /// Arguments of `oracle verify`.
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
-    /// Candidate commit (default: the newest commit on HEAD's first-parent line that changed `engine/`).
+    /// Candidate commit (default: the commit on HEAD's first-parent line that brought in HEAD's
+    /// `engine/`, so a withdrawal is not taken for a change).
     commit: Option<String>,
     /// Predecessor (default: the candidate's first parent).
     #[arg(long, value_name = "REV")]

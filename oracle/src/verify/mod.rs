@@ -64,7 +64,7 @@ pub use steps::{FailureKind, Step, StepFailure, StepRecord, StepReporter};
 pub struct Request {
     /// The repository (any directory inside it; only git objects are read).
     pub repo: PathBuf,
-    /// Candidate revision; `None`: the newest commit that changed `engine/`.
+    /// Candidate revision; `None`: the commit that brought in HEAD's `engine/`.
     pub candidate: Option<String>,
     /// Predecessor revision; `None`: the candidate's first parent.
     pub base: Option<String>,

@@ -13,7 +13,7 @@ use thiserror::Error;
 use super::scope;
 use crate::build::source::{self, SourceError};
 
-/// The directory whose history decides which commit is "the newest engine change".
+/// The directory whose history decides which commit is "the current engine change".
 pub const ENGINE_DIR: &str = "engine";
 
 /// One resolved commit: full ids, so that every later record names it unambiguously.
@@ -152,7 +152,7 @@ pub fn open(path: &Path) -> Result<Repository, ResolveError> {
 
 /// Resolves candidate and predecessor to full ids.
 ///
-/// No candidate: the newest commit on HEAD's first-parent line that changed `engine/`.
+/// No candidate: the commit on HEAD's first-parent line that brought in HEAD's `engine/`.
 /// No base: the candidate's first parent.
 pub fn resolve_pair(
     repo: &Repository,
@@ -161,7 +161,7 @@ pub fn resolve_pair(
 ) -> Result<CommitPair, ResolveError> {
     let candidate_id = match candidate {
         Some(rev) => peel_commit(repo, "candidate", rev)?,
-        None => newest_engine_change(repo)?,
+        None => current_engine_change(repo)?,
     };
     let candidate_commit = git("read candidate", repo.find_commit(candidate_id))?;
     let predecessor_id = match base {
@@ -202,19 +202,27 @@ fn describe(repo: &Repository, id: Oid) -> Result<ResolvedCommit, ResolveError> 
     })
 }
 
-/// The newest commit on HEAD's first-parent line whose `engine/` tree differs from its first
-/// parent's: on a main branch this is the merge (or the commit) that brought the change in.
-pub fn newest_engine_change(repo: &Repository) -> Result<Oid, ResolveError> {
+/// The commit on HEAD's first-parent line that brought in the `engine/` tree HEAD has: the oldest
+/// one whose `engine/` differs from its first parent's and equals HEAD's. On a main branch this is
+/// the merge (or the commit) that landed the current engine; a withdrawal, which restores an
+/// earlier engine's tree without trailers of its own, is not taken for the change it undoes.
+pub fn current_engine_change(repo: &Repository) -> Result<Oid, ResolveError> {
+    let head = git("read HEAD", repo.head().and_then(|h| h.peel_to_commit()))?;
+    let current = engine_tree_id(&git("read tree", head.tree())?);
     let mut walk = git("walk history", repo.revwalk())?;
     git("walk history from HEAD", walk.push_head())?;
     git("walk first parents", walk.simplify_first_parent())?;
+    let mut found = None;
     for id in walk {
         let id = git("walk history", id)?;
         if changes_engine(repo, id)? {
-            return Ok(id);
+            let commit = git(format!("read commit {id}"), repo.find_commit(id))?;
+            if engine_tree_id(&git("read tree", commit.tree())?) == current {
+                found = Some(id);
+            }
         }
     }
-    Err(ResolveError::NoEngineChange)
+    found.ok_or(ResolveError::NoEngineChange)
 }
 
 /// Whether commit `id`'s `engine/` tree differs from its first parent's.
@@ -455,7 +463,7 @@ mod tests {
     }
 
     #[test]
-    fn newest_engine_change_follows_first_parents_and_merges_declare_through_their_branch() {
+    fn current_engine_change_follows_first_parents_and_merges_declare_through_their_branch() {
         let s = Scratch::new();
         let root = s.commit(
             &[],
@@ -475,7 +483,7 @@ mod tests {
             "merge",
         );
         s.head(merge);
-        assert_eq!(newest_engine_change(&s.repo).unwrap(), merge);
+        assert_eq!(current_engine_change(&s.repo).unwrap(), merge);
         let pair = resolve_pair(&s.repo, None, None).unwrap();
         assert_eq!(pair.candidate.commit, merge.to_string());
         assert_eq!(pair.predecessor.commit, side.to_string());
@@ -493,7 +501,21 @@ mod tests {
         let based = resolve_pair(&s.repo, None, Some(&root.to_string())).unwrap();
         assert_eq!(based.predecessor.commit, root.to_string());
         s.head(side);
-        assert_eq!(newest_engine_change(&s.repo).unwrap(), root);
+        assert_eq!(current_engine_change(&s.repo).unwrap(), root);
+
+        // A change withdrawn (engine/ restored, no trailers) leaves the change it undid out and
+        // the one before it current.
+        let tried = s.commit(
+            &[docs],
+            &[("engine/src/lib.rs", Some("v3"))],
+            "engine change tried\n\nBench: 2\n",
+        );
+        let withdrawal = s.commit(&[tried], &[("engine/src/lib.rs", Some("v2"))], "withdraw");
+        let later_docs = s.commit(&[withdrawal], &[("README.md", Some("c"))], "docs");
+        s.head(later_docs);
+        assert_eq!(current_engine_change(&s.repo).unwrap(), change);
+        s.head(tried);
+        assert_eq!(current_engine_change(&s.repo).unwrap(), tried);
     }
 
     #[test]
