@@ -1,14 +1,11 @@
-//! `texel`: self-play data generation, Texel tuning for Coherent's hand-crafted evaluation, and
-//! training of its evaluation network.
+//! `texel`: self-play data generation and training of Coherent's evaluation network.
 //!
-//! `texel gen` plays games, `texel tune` fits the evaluation weights and writes Rust tables,
-//! `texel openings` writes random openings for a check match, `texel nnue` trains the evaluation
-//! network; `texel help COMMAND` lists the options. See docs/texel.md and docs/nnue.md.
+//! `texel gen` plays games, `texel openings` writes random openings for a check match, `texel
+//! nnue` trains the evaluation network; `texel help COMMAND` lists the options. See docs/nnue.md.
 
 mod data;
 mod nnue;
 mod selfplay;
-mod tune;
 
 use clap::{Parser, Subcommand};
 
@@ -16,8 +13,7 @@ use clap::{Parser, Subcommand};
 #[derive(Parser, Debug)]
 #[command(
     name = "texel",
-    about = "Self-play data, Texel tuning of Coherent's hand-crafted evaluation (docs/texel.md) \
-             and training of its evaluation network (docs/nnue.md)"
+    about = "Self-play data and training of Coherent's evaluation network (docs/nnue.md)"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -29,8 +25,6 @@ struct Cli {
 enum Command {
     /// Play the engine against itself and append labelled quiet positions to a data file.
     Gen(selfplay::GenOptions),
-    /// Fit the evaluation weights to a data file and write Rust tables (optionally into the engine).
-    Tune(tune::TuneOptions),
     /// Write distinct random openings (EPD) for a self-check match.
     Openings(selfplay::OpeningsOptions),
     /// Train the evaluation network on a data file and write its quantized file.
@@ -59,7 +53,6 @@ fn main() {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Gen(o) => selfplay::run(o),
-        Command::Tune(o) => tune::run(o),
         Command::Openings(o) => selfplay::openings(o),
         Command::Nnue(o) => nnue::run(o),
     };
@@ -85,22 +78,12 @@ mod tests {
     }
 
     #[test]
-    fn defaults_are_those_of_docs_texel_md() {
+    fn defaults_are_those_of_docs_nnue_md() {
         let Command::Gen(g) = parse("gen").unwrap().command else {
             panic!("gen")
         };
         assert_eq!((g.nodes, g.games, g.seconds, g.seed), (5000, None, 2400, 1));
         assert_eq!(g.out.to_str(), Some("data/selfplay.txt"));
-        let Command::Tune(t) = parse("tune").unwrap().command else {
-            panic!("tune")
-        };
-        assert_eq!(
-            (t.lambda, t.iterations, t.lr, t.l2, t.min_count),
-            (0.5, 1000, 1.0, 0.0, 1000)
-        );
-        assert_eq!(t.data.to_str(), Some("data/selfplay.txt"));
-        assert_eq!(t.out.to_str(), Some("data/tables.rs"));
-        assert!(t.apply.is_none());
         let Command::Openings(o) = parse("openings").unwrap().command else {
             panic!("openings")
         };
@@ -121,16 +104,6 @@ mod tests {
 
     #[test]
     fn the_documented_commands_parse() {
-        let Command::Tune(t) = parse(
-            "tune --data data/selfplay.txt --lambda 0.5 --iterations 1000 --lr 1.0 --l2 0 \
-             --min-count 1000 --out data/tables.rs --apply ../../engine",
-        )
-        .unwrap()
-        .command
-        else {
-            panic!("tune")
-        };
-        assert_eq!(t.apply.unwrap().to_str(), Some("../../engine"));
         assert!(parse("gen --nodes 5000 --seconds 2100 --seed 1 --out data/selfplay.txt").is_ok());
         assert!(parse("openings --count 600 --seed 12345 --out data/openings.epd").is_ok());
         assert!(parse("nnue --data data/selfplay.txt --out data/coherent.nnue").is_ok());
@@ -142,9 +115,8 @@ mod tests {
             ("gen --node 5000", ErrorKind::UnknownArgument),
             ("gen --nodes many", ErrorKind::ValueValidation),
             ("gen --nodes 0", ErrorKind::ValueValidation),
-            ("tune --lambda 1.5", ErrorKind::ValueValidation),
-            ("tune --l2=-1", ErrorKind::ValueValidation),
-            ("tune --lr x", ErrorKind::ValueValidation),
+            ("nnue --lr x", ErrorKind::ValueValidation),
+            ("tune", ErrorKind::InvalidSubcommand),
             ("openings --count", ErrorKind::InvalidValue),
             ("nnue --hidden 0", ErrorKind::ValueValidation),
             ("nnue --buckets 17", ErrorKind::ValueValidation),
