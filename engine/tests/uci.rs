@@ -142,7 +142,7 @@ fn perft_divide_and_side_commands() {
     assert!(info.contains("eval_path coherent_evaluate_"), "{info}");
     let eval = run(&["eval"]);
     assert!(
-        eval.contains("king safety") && eval.contains("final evaluation"),
+        eval.contains("output buckets") && eval.contains("final evaluation"),
         "{eval}"
     );
     let mut e = Engine::start();

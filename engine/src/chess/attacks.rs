@@ -259,13 +259,6 @@ pub fn rook_attacks(sq: Square, occ: Bitboard) -> Bitboard {
     t.attacks[magic_index(&t.rook[sq], occ)]
 }
 
-/// Queen attacks from `sq` given the occupancy.
-#[must_use]
-#[inline(always)]
-pub fn queen_attacks(sq: Square, occ: Bitboard) -> Bitboard {
-    bishop_attacks(sq, occ) | rook_attacks(sq, occ)
-}
-
 /// Squares strictly between two aligned squares (empty if not aligned).
 #[must_use]
 #[inline(always)]

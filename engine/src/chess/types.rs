@@ -86,16 +86,6 @@ pub const fn rank_of(sq: Square) -> usize {
     sq >> 3
 }
 
-/// The square as seen from `color`'s side of the board (rank mirrored for black).
-#[must_use]
-#[inline(always)]
-pub const fn relative_square(color: Color, sq: Square) -> Square {
-    match color {
-        Color::White => sq,
-        Color::Black => sq ^ 56,
-    }
-}
-
 /// Algebraic name of a square, e.g. "e4".
 #[must_use]
 pub fn square_name(sq: Square) -> String {
@@ -161,13 +151,6 @@ impl Move {
     #[inline(always)]
     pub const fn flags(self) -> u16 {
         self.0 >> 12
-    }
-
-    /// True for captures, including en passant and capturing promotions.
-    #[must_use]
-    #[inline(always)]
-    pub const fn is_capture(self) -> bool {
-        self.flags() & CAPTURE != 0
     }
 
     /// True for promotions.

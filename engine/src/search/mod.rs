@@ -17,6 +17,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::chess::movegen::legal_moves;
 use crate::chess::position::Position;
 use crate::chess::types::Move;
+use crate::eval::network::{Accumulators, Network};
+use crate::eval::{embedded_network, evaluate_accumulated};
 use crate::tune::Tunables;
 use history::{History, PieceTo};
 use time::{Limits, TimeManager};
@@ -93,6 +95,8 @@ pub struct Searcher {
     pub(crate) frames: Vec<Frame>,
     pub(crate) pv: Vec<[Move; MAX_PLY + 1]>,
     pub(crate) pv_len: [usize; MAX_PLY + 1],
+    network: &'static Network,
+    accumulators: Accumulators,
 }
 
 impl Searcher {
@@ -124,6 +128,8 @@ impl Searcher {
             frames: vec![Frame::default(); MAX_PLY + 4],
             pv: vec![[Move::NONE; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
+            network: embedded_network(),
+            accumulators: Accumulators::new(embedded_network(), MAX_PLY + 2),
         }
     }
 
@@ -149,6 +155,18 @@ impl Searcher {
                     ((base + portable_ln(d as f64) * portable_ln(m as f64) / div) * 1024.0) as i32;
             }
         }
+    }
+
+    /// The static evaluation of `pos`, the position at `ply` of the current path.
+    #[inline]
+    pub(crate) fn evaluate(&self, pos: &Position, ply: usize) -> i32 {
+        evaluate_accumulated(pos, &self.accumulators, ply)
+    }
+
+    /// Brings the accumulators of `ply + 1` to `child`, made from `pos` at `ply`.
+    #[inline]
+    pub(crate) fn make_accumulators(&mut self, ply: usize, pos: &Position, child: &Position) {
+        self.accumulators.update(self.network, ply, pos, child);
     }
 
     /// True once the search must unwind: stop flag, hard time limit or node limit.
@@ -187,6 +205,7 @@ impl Searcher {
         self.time = TimeManager::new(limits, pos.side, &self.params, self.move_overhead);
         self.node_limit = limits.nodes;
         self.frames.iter_mut().for_each(|f| *f = Frame::default());
+        self.accumulators.refresh(self.network, 0, pos);
 
         let root_moves = legal_moves(pos);
         let mut result = SearchResult {

@@ -8,7 +8,6 @@ use super::{Frame, INF, MATE, MATE_BOUND, MAX_PLY, Searcher};
 use crate::chess::movegen::GenMode;
 use crate::chess::position::Position;
 use crate::chess::types::{Move, NO_PIECE};
-use crate::eval::evaluate;
 
 /// Convert a score to the table's form (mates relative to the stored node).
 #[inline]
@@ -103,7 +102,7 @@ impl Searcher {
                 return 0;
             }
             if ply >= MAX_PLY - 1 {
-                return if in_check { 0 } else { evaluate(pos) };
+                return if in_check { 0 } else { self.evaluate(pos, ply) };
             }
             // Mate-distance pruning: no line from here can beat a shorter mate already found.
             alpha = alpha.max(-MATE + ply as i32);
@@ -130,7 +129,7 @@ impl Searcher {
         let static_eval = if in_check {
             -INF
         } else {
-            entry.map_or_else(|| evaluate(pos), |e| e.eval as i32)
+            entry.map_or_else(|| self.evaluate(pos, ply), |e| e.eval as i32)
         };
         // The table score is a better estimate than the static eval when its bound points the right way.
         let eval = match entry {
@@ -180,6 +179,7 @@ impl Searcher {
             {
                 let r = self.params.null_move_reduction(depth, eval - beta);
                 let null = pos.make_null();
+                self.make_accumulators(ply, pos, &null);
                 self.frames[ply].mv = Move::NONE;
                 self.frames[ply].piece = NO_PIECE;
                 self.hashes.push(pos.hash);
@@ -311,6 +311,7 @@ impl Searcher {
             }
 
             let child = pos.make_move(m);
+            self.make_accumulators(ply, pos, &child);
             let gives_check = child.in_check();
             let ext = if singular {
                 1

@@ -10,7 +10,6 @@ use super::{INF, MATE, MAX_PLY, Searcher};
 use crate::chess::movegen::GenMode;
 use crate::chess::position::Position;
 use crate::chess::types::Move;
-use crate::eval::evaluate;
 
 impl Searcher {
     /// Quiescence search of `pos` in the window (alpha, beta).
@@ -23,7 +22,7 @@ impl Searcher {
         self.seldepth = self.seldepth.max(ply);
         let in_check = pos.in_check();
         if ply >= MAX_PLY - 1 {
-            return if in_check { 0 } else { evaluate(pos) };
+            return if in_check { 0 } else { self.evaluate(pos, ply) };
         }
         let pv_node = beta - alpha > 1;
         let entry = self.tt.probe(pos.hash);
@@ -41,7 +40,7 @@ impl Searcher {
             best_score = -INF;
             static_eval = 0;
         } else {
-            static_eval = entry.map_or_else(|| evaluate(pos), |e| e.eval as i32);
+            static_eval = entry.map_or_else(|| self.evaluate(pos, ply), |e| e.eval as i32);
             best_score = static_eval;
             if best_score >= beta {
                 return best_score;
@@ -77,6 +76,7 @@ impl Searcher {
                 }
             }
             let child = pos.make_move(m);
+            self.make_accumulators(ply, pos, &child);
             let score = -self.qsearch(&child, -beta, -alpha, ply + 1);
             if self.stopped {
                 return 0;
