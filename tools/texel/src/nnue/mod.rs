@@ -5,15 +5,14 @@
 //! the quantized network is checked against the trained one on it before the file is written.
 
 pub mod net;
-pub mod quantized;
 
 use std::path::PathBuf;
 
 use rayon::prelude::*;
 
 use crate::selfplay::Rng;
+use coherent::eval::network::{self, black_view, white_features};
 use net::{Network, SCALE};
-use quantized::{black_view, white_features};
 
 /// Options of one training run (`texel nnue`).
 #[derive(clap::Args, Debug)]
@@ -24,8 +23,12 @@ pub struct NnueOptions {
     /// Where the network file goes.
     #[arg(long, default_value = "data/coherent.nnue")]
     pub out: PathBuf,
-    /// Neurons of each view's accumulator.
-    #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    /// Do not also train on the mirror image (files a-h swapped) of every position without
+    /// castling rights.
+    #[arg(long)]
+    pub no_mirror: bool,
+    /// Neurons of each view's accumulator (at most the engine's `MAX_HIDDEN`, 256).
+    #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub hidden: u32,
     /// Output buckets by the number of pieces on the board.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=16))]
@@ -34,13 +37,15 @@ pub struct NnueOptions {
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
     pub epochs: u32,
     /// Positions per Adam step.
-    #[arg(long, default_value_t = 16384, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u32).range(1..))]
     pub batch: u32,
     /// Adam learning rate at the start; it falls along a cosine to a tenth of it.
     #[arg(long, default_value_t = 0.001, value_parser = crate::non_negative)]
     pub lr: f64,
-    /// Weight of the game result in the label (the rest is the search score).
-    #[arg(long, default_value_t = 0.5, value_parser = crate::unit_interval)]
+    /// Weight of the game result in the label (the rest is the search score). The default is
+    /// the search score alone: on a million positions a network trained with 0.5 lost about
+    /// 400 Elo to the hand-crafted evaluation, one trained with 0 about 90 (docs/nnue.md).
+    #[arg(long, default_value_t = 0.0, value_parser = crate::unit_interval)]
     pub lambda: f64,
     /// Seed of the initial weights and the order of the positions.
     #[arg(long, default_value_t = 1)]
@@ -98,6 +103,7 @@ fn sigmoid(x: f32) -> f32 {
 /// The gradient of the summed loss over some positions, with that summed loss.
 struct Gradient {
     w1: Vec<f32>,
+    factors: Vec<f32>,
     b1: Vec<f32>,
     w2: Vec<f32>,
     b2: Vec<f32>,
@@ -108,6 +114,7 @@ impl Gradient {
     fn zero(net: &Network) -> Gradient {
         Gradient {
             w1: vec![0.0; net.w1.len()],
+            factors: vec![0.0; net.factors.len()],
             b1: vec![0.0; net.b1.len()],
             w2: vec![0.0; net.w2.len()],
             b2: vec![0.0; net.b2.len()],
@@ -118,6 +125,7 @@ impl Gradient {
     fn add(&mut self, other: &Gradient) {
         let pairs = [
             (&mut self.w1, &other.w1),
+            (&mut self.factors, &other.factors),
             (&mut self.b1, &other.b1),
             (&mut self.w2, &other.w2),
             (&mut self.b2, &other.b2),
@@ -142,7 +150,7 @@ fn gradient(net: &Network, positions: &Positions, indices: &[usize]) -> Gradient
         let p = sigmoid(act.output);
         g.loss += f64::from((p - label) * (p - label));
         let d_out = 2.0 * (p - label) * p * (1.0 - p);
-        let bucket = quantized::bucket(own.len(), net.buckets);
+        let bucket = network::bucket(own.len(), net.buckets);
         g.b2[bucket] += d_out;
         for (half, (acc, features)) in act.accumulators.iter().zip([&own, &other]).enumerate() {
             let weights = &net.output_weights(bucket)[half * hidden..][..hidden];
@@ -161,6 +169,10 @@ fn gradient(net: &Network, positions: &Positions, indices: &[usize]) -> Gradient
             for &f in features {
                 let row = &mut g.w1[usize::from(f) * hidden..][..hidden];
                 for (r, d) in row.iter_mut().zip(delta.iter()) {
+                    *r += d;
+                }
+                let factor = &mut g.factors[usize::from(f) / 64 * hidden..][..hidden];
+                for (r, d) in factor.iter_mut().zip(delta.iter()) {
                     *r += d;
                 }
             }
@@ -185,21 +197,28 @@ impl Adam {
         }
     }
 
-    /// One step over the weights (in the order w1, b1, w2, b2) with the mean gradient.
+    /// One step over the weights (in the order w1, factors, b1, w2, b2) with the mean gradient;
+    /// the accumulator's weights, factors and biases stay within [`net::CLIP`].
     fn step(&mut self, net: &mut Network, g: &Gradient, n: usize, lr: f32) {
         const B1: f32 = 0.9;
         const B2: f32 = 0.999;
         self.steps += 1;
         let (c1, c2) = (1.0 - B1.powi(self.steps), 1.0 - B2.powi(self.steps));
         let scale = 1.0 / n as f32;
-        let clipped = net.w1.len() + net.b1.len();
+        let clipped = net.w1.len() + net.factors.len() + net.b1.len();
         let weights = net
             .w1
             .iter_mut()
+            .chain(net.factors.iter_mut())
             .chain(net.b1.iter_mut())
             .chain(net.w2.iter_mut())
             .chain(net.b2.iter_mut());
-        let grads = g.w1.iter().chain(&g.b1).chain(&g.w2).chain(&g.b2);
+        let grads =
+            g.w1.iter()
+                .chain(&g.factors)
+                .chain(&g.b1)
+                .chain(&g.w2)
+                .chain(&g.b2);
         for (k, ((w, &grad), (m, v))) in weights
             .zip(grads)
             .zip(self.m.iter_mut().zip(self.v.iter_mut()))
@@ -254,7 +273,14 @@ pub fn run(o: &NnueOptions) -> Result<(), String> {
             (l.result, l.score)
         };
         let label = lambda * result as f32 + (1.0 - lambda) * sigmoid(score as f32 / SCALE);
-        positions.push(&white_features(&l.position), black, label);
+        let white = white_features(&l.position);
+        positions.push(&white, black, label);
+        // Without castling rights the board's mirror image (files a-h swapped) is worth the
+        // same: a second position for free. An input's square is its low six bits.
+        if !o.no_mirror && l.position.castling == 0 {
+            let mirrored: Vec<u16> = white.iter().map(|&f| f ^ 7).collect();
+            positions.push(&mirrored, black, label);
+        }
     })?;
     // Every tenth block of consecutive positions is held out: neighbouring lines come from the
     // same game, so single lines would leak their games into the training.
@@ -264,7 +290,8 @@ pub fn run(o: &NnueOptions) -> Result<(), String> {
     let mut rng = Rng::new(o.seed);
     let mut uniform = || (rng.next() >> 40) as f32 / (1u64 << 24) as f32;
     let mut net = Network::random(o.hidden as usize, o.buckets as usize, &mut uniform);
-    let mut adam = Adam::new(net.w1.len() + net.b1.len() + net.w2.len() + net.b2.len());
+    let mut adam =
+        Adam::new(net.w1.len() + net.factors.len() + net.b1.len() + net.w2.len() + net.b2.len());
     eprintln!(
         "{} positions ({} for training, {} held out); {} hidden neurons per view, {} output buckets; validation loss {:.6}",
         positions.len(),
@@ -332,7 +359,7 @@ pub fn run(o: &NnueOptions) -> Result<(), String> {
     let written = std::fs::read(&o.out)
         .map_err(|e| format!("{}: cannot read back: {e}", o.out.display()))
         .and_then(|bytes| {
-            quantized::Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", o.out.display()))
+            network::Network::from_bytes(&bytes).map_err(|e| format!("{}: {e}", o.out.display()))
         })?;
     if written != quantized {
         return Err(format!(
@@ -508,10 +535,11 @@ mod tests {
             batch: 32,
             lr: 0.01,
             lambda: 0.0,
+            no_mirror: false,
             seed: 3,
         };
         run(&options).unwrap();
-        let net = quantized::Network::from_bytes(&std::fs::read(&out).unwrap()).unwrap();
+        let net = network::Network::from_bytes(&std::fs::read(&out).unwrap()).unwrap();
         for (fen, cp) in fens.iter().zip(material) {
             let position = coherent::chess::position::Position::from_fen(fen).unwrap();
             let eval = match position.side {
