@@ -234,12 +234,20 @@ impl Fixture {
     /// The engine's queen and rook worth next to nothing: it gives them away. The edit is to the
     /// code that reads the network's output, not to the (retrained, replaced) network file.
     fn cripple(&self) {
-        self.edit("engine/src/eval/mod.rs", NETWORK_OUTPUT, CRIPPLED_NETWORK_OUTPUT);
+        self.edit(
+            "engine/src/eval/mod.rs",
+            NETWORK_OUTPUT,
+            CRIPPLED_NETWORK_OUTPUT,
+        );
     }
 
     /// Undoes [`Fixture::cripple`], byte for byte.
     fn restore(&self) {
-        self.edit("engine/src/eval/mod.rs", CRIPPLED_NETWORK_OUTPUT, NETWORK_OUTPUT);
+        self.edit(
+            "engine/src/eval/mod.rs",
+            CRIPPLED_NETWORK_OUTPUT,
+            NETWORK_OUTPUT,
+        );
     }
 
     /// Registers HEAD as the genesis entry (its binary `binary_sha256`, its bench `bench`) and
