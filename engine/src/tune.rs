@@ -114,7 +114,7 @@ impl Tunables {
 
 tunables! {
     /// Initial half-width of the aspiration window (cp).
-    asp_delta: 16, 5, 60, 3.0, 0.002;
+    asp_delta: 17, 5, 60, 3.0, 0.002;
     /// First depth that uses an aspiration window.
     asp_min_depth: 5, 2, 10, 1.0, 0.002;
     /// Aspiration widening in percent of the current delta.
@@ -122,13 +122,13 @@ tunables! {
     /// Maximum depth for reverse futility pruning.
     rfp_depth: 8, 2, 14, 1.0, 0.002;
     /// Reverse futility margin per depth (cp).
-    rfp_margin: 75, 30, 160, 8.0, 0.002;
+    rfp_margin: 76, 30, 160, 8.0, 0.002;
     /// Reverse futility margin reduction when improving (cp).
     rfp_improving: 60, 0, 140, 8.0, 0.002;
     /// Maximum depth for razoring.
     razor_depth: 3, 1, 6, 1.0, 0.002;
     /// Razoring base margin (cp).
-    razor_base: 300, 100, 600, 30.0, 0.002;
+    razor_base: 299, 100, 600, 30.0, 0.002;
     /// Razoring margin per depth (cp).
     razor_mult: 240, 80, 450, 25.0, 0.002;
     /// Minimum depth for null-move pruning.
@@ -138,33 +138,33 @@ tunables! {
     /// Null-move reduction: one more ply every this many plies of depth.
     nmp_depth_div: 4, 2, 8, 1.0, 0.002;
     /// Null-move reduction: one more ply per this many cp above beta.
-    nmp_eval_div: 200, 80, 400, 20.0, 0.002;
+    nmp_eval_div: 203, 80, 400, 20.0, 0.002;
     /// Null-move reduction: most extra plies from the eval margin.
     nmp_eval_max: 3, 0, 6, 1.0, 0.002;
     /// Maximum depth for futility pruning of quiet moves.
     fp_depth: 7, 1, 12, 1.0, 0.002;
     /// Futility base margin (cp).
-    fp_base: 80, 0, 250, 12.0, 0.002;
+    fp_base: 85, 0, 250, 12.0, 0.002;
     /// Futility margin per depth (cp).
-    fp_mult: 90, 30, 200, 10.0, 0.002;
+    fp_mult: 87, 30, 200, 10.0, 0.002;
     /// Maximum depth for late-move pruning.
     lmp_depth: 8, 2, 14, 1.0, 0.002;
     /// Late-move pruning: base number of quiets.
     lmp_base: 3, 0, 10, 1.0, 0.002;
     /// Late-move pruning: quiets per depth squared, in percent.
-    lmp_mult_pct: 100, 40, 250, 12.0, 0.002;
+    lmp_mult_pct: 109, 40, 250, 12.0, 0.002;
     /// Maximum depth for SEE pruning of quiet moves.
     see_quiet_depth: 8, 2, 14, 1.0, 0.002;
     /// SEE threshold for quiets, cp per depth.
-    see_quiet_margin: 60, 10, 150, 8.0, 0.002;
+    see_quiet_margin: 59, 10, 150, 8.0, 0.002;
     /// Maximum depth for SEE pruning of captures.
     see_noisy_depth: 6, 2, 12, 1.0, 0.002;
     /// SEE threshold for captures, cp per depth squared.
-    see_noisy_margin: 25, 5, 80, 4.0, 0.002;
+    see_noisy_margin: 24, 5, 80, 4.0, 0.002;
     /// Quiescence SEE threshold (cp).
     qs_see_margin: 0, -150, 150, 15.0, 0.002;
     /// Quiescence delta-pruning margin (cp).
-    qs_delta_margin: 150, 0, 400, 20.0, 0.002;
+    qs_delta_margin: 162, 0, 400, 20.0, 0.002;
     /// Check extension in plies.
     check_ext: 1, 0, 2, 0.5, 0.002;
     /// Minimum depth for singular extensions.
@@ -176,9 +176,9 @@ tunables! {
     /// Minimum depth for internal iterative reduction.
     iir_depth: 4, 2, 10, 1.0, 0.002;
     /// LMR table base, in hundredths of a ply.
-    lmr_base: 75, 0, 200, 10.0, 0.002;
+    lmr_base: 76, 0, 200, 10.0, 0.002;
     /// LMR table divisor, in hundredths.
-    lmr_div: 225, 120, 400, 15.0, 0.002;
+    lmr_div: 223, 120, 400, 15.0, 0.002;
     /// Minimum depth for late-move reductions.
     lmr_min_depth: 3, 1, 6, 1.0, 0.002;
     /// Moves searched before reductions start (non-PV; PV adds one).
@@ -192,7 +192,7 @@ tunables! {
     /// Less reduction for killers and the countermove, 1024ths of a ply.
     lmr_refutation: 1024, 0, 2048, 128.0, 0.002;
     /// History divisor for reductions: history / this = plies (in 1024ths scaled).
-    lmr_history_div: 8192, 2048, 32768, 1024.0, 0.002;
+    lmr_history_div: 7924, 2048, 32768, 1024.0, 0.002;
     /// History bonus per depth squared.
     hist_bonus_mult: 16, 4, 64, 3.0, 0.002;
     /// History bonus per depth.
