@@ -28,6 +28,14 @@ fn listing_is_fishtest_spsa_format() {
 
 #[test]
 fn setting_a_tunable_changes_search() {
+    // The default moves with every tuning, so it is read from the listing, not written here.
+    let default_value = run(&["tunables"])
+        .lines()
+        .find_map(|l| l.strip_prefix("rfp_margin, int, "))
+        .and_then(|rest| rest.split(", ").next())
+        .expect("rfp_margin is listed")
+        .to_string();
+    assert_ne!(default_value, "140", "the test moves rfp_margin to 140");
     let mut e = Engine::start();
     let default = bench_in_session(&mut e, 6);
     e.send("setoption name rfp_margin value 140");
@@ -39,7 +47,7 @@ fn setting_a_tunable_changes_search() {
     );
     let changed = bench_in_session(&mut e, 6);
     assert_ne!(default, changed, "rfp_margin must reach the search");
-    e.send("setoption name rfp_margin value 75");
+    e.send(&format!("setoption name rfp_margin value {default_value}"));
     let back = bench_in_session(&mut e, 6);
     assert_eq!(default, back, "restoring the default restores the count");
     e.send("setoption name no_such_knob value 3");
