@@ -1,5 +1,4 @@
-//! Move-ordering memory: butterfly and continuation history for quiet moves, capture history,
-//! and countermoves.
+//! Move-ordering memory: butterfly and continuation history, and countermoves.
 
 use crate::chess::types::{Color, Move, NO_PIECE};
 
@@ -32,15 +31,12 @@ impl PieceTo {
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
 pub struct Continuations(pub [Option<PieceTo>; 2]);
 
-/// Move-ordering statistics gathered during search: quiet moves, noisy moves, countermoves.
+/// Quiet-move statistics gathered during search.
 pub struct History {
     butterfly: Vec<[[i32; 64]; 64]>,
     /// Follow-up statistics: `[0]` by the previous move, `[1]` by the move before it; each row
     /// is a `PieceTo` of that earlier move, each column the `PieceTo` of the quiet reply.
     continuation: [Vec<[i16; PIECE_TO]>; 2],
-    /// Captures and promotions: by the coloured piece moving, its target square and the kind
-    /// of piece taken (a pawn for en passant and for promotions that take nothing).
-    capture: Vec<[[i16; 6]; 64]>,
     counter: [[Move; 64]; 12],
 }
 
@@ -49,7 +45,6 @@ impl Default for History {
         History {
             butterfly: vec![[[0; 64]; 64]; 2],
             continuation: [vec![[0; PIECE_TO]; PIECE_TO], vec![[0; PIECE_TO]; PIECE_TO]],
-            capture: vec![[[0; 6]; 64]; NO_PIECE as usize],
             counter: [[Move::NONE; 64]; 12],
         }
     }
@@ -107,25 +102,6 @@ impl History {
         }
     }
 
-    /// The capture history of the noisy move `m` by the coloured `piece`, taking a `victim`.
-    #[must_use]
-    #[inline(always)]
-    pub fn capture_score(&self, piece: u8, m: Move, victim: usize) -> i32 {
-        self.capture
-            .get(piece as usize)
-            .map_or(0, |by_square| i32::from(by_square[m.to()][victim]))
-    }
-
-    /// Apply a bonus (or malus if negative) to the capture history of a noisy move.
-    #[inline]
-    pub fn update_capture(&mut self, piece: u8, m: Move, victim: usize, bonus: i32) {
-        if let Some(by_square) = self.capture.get_mut(piece as usize) {
-            let h = &mut by_square[m.to()][victim];
-            // Gravity bounds the value by HISTORY_LIMIT, which fits an i16.
-            *h = apply_gravity(i32::from(*h), bonus) as i16;
-        }
-    }
-
     /// The countermove that last refuted `prev` (which moved `piece`).
     #[must_use]
     #[inline(always)]
@@ -178,26 +154,6 @@ mod tests {
         assert_eq!(
             h.quiet_score(Color::White, knight, m, &cont),
             -3 * HISTORY_LIMIT
-        );
-    }
-
-    #[test]
-    fn capture_history_is_kept_by_piece_square_and_victim() {
-        let mut h = History::default();
-        let knight = make_piece(Color::White, crate::chess::types::KNIGHT);
-        let takes = Move::new(21, 36, crate::chess::types::CAPTURE);
-        let (pawn, rook) = (crate::chess::types::PAWN, crate::chess::types::ROOK);
-        for _ in 0..1000 {
-            h.update_capture(knight, takes, rook, 5000);
-        }
-        assert_eq!(h.capture_score(knight, takes, rook), HISTORY_LIMIT);
-        assert_eq!(h.capture_score(knight, takes, pawn), 0);
-        h.update_capture(knight, takes, pawn, -300);
-        assert_eq!(h.capture_score(knight, takes, pawn), -300);
-        assert_eq!(
-            h.capture_score(NO_PIECE, takes, pawn),
-            0,
-            "no piece, no history"
         );
     }
 

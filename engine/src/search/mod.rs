@@ -1,8 +1,7 @@
 //! Search: iterative deepening with aspiration windows around a PVS alpha-beta (`pvs`) and a
-//! quiescence search (`qsearch`), with its ordering (`movepick`, `history`, `see`), memory (`tt`,
-//! `correction`) and clock (`time`). All numeric knobs come from the searcher's own `Tunables`.
+//! quiescence search (`qsearch`), with its ordering (`movepick`, `history`, `see`), memory (`tt`) and
+//! clock (`time`). All numeric knobs come from the searcher's own `Tunables`.
 
-pub mod correction;
 pub mod history;
 pub mod movepick;
 pub mod pvs;
@@ -21,7 +20,6 @@ use crate::chess::types::Move;
 use crate::eval::network::{Accumulators, Network};
 use crate::eval::{embedded_network, evaluate_accumulated};
 use crate::tune::Tunables;
-use correction::CorrectionHistory;
 use history::{History, PieceTo};
 use time::{Limits, TimeManager};
 use tt::TranspositionTable;
@@ -43,7 +41,7 @@ pub const DEFAULT_MOVE_OVERHEAD_MS: u64 = 30;
 /// Per-ply search state.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Frame {
-    /// Static evaluation at this ply, corrected by the correction history (`-INF` when in check).
+    /// Static evaluation at this ply (`-INF` when in check).
     pub eval: i32,
     /// Move made from this ply (`NONE` for a null move).
     pub mv: Move,
@@ -85,7 +83,6 @@ pub struct Searcher {
     /// Milliseconds kept in reserve per move for GUI/communication lag.
     pub move_overhead: u64,
     pub(crate) history: History,
-    pub(crate) corrections: CorrectionHistory,
     pub(crate) lmr: Vec<[i32; 64]>,
     pub(crate) nodes: u64,
     pub(crate) seldepth: usize,
@@ -111,7 +108,6 @@ impl Searcher {
             params: Tunables::default(),
             move_overhead: DEFAULT_MOVE_OVERHEAD_MS,
             history: History::default(),
-            corrections: CorrectionHistory::default(),
             lmr: vec![[0; 64]; 64],
             nodes: 0,
             seldepth: 0,
@@ -143,11 +139,10 @@ impl Searcher {
         Arc::clone(&self.stop)
     }
 
-    /// Forget the game: table, history and corrections (ucinewgame).
+    /// Forget the game: table and history (ucinewgame).
     pub fn clear(&mut self) {
         self.tt.clear();
         self.history.clear();
-        self.corrections.clear();
     }
 
     /// Late-move reduction in 1024ths of a ply for a depth and move number.

@@ -1,5 +1,5 @@
-//! Move ordering: TT move, good captures (MVV-LVA refined by capture history, SEE ≥ 0), killers,
-//! countermove, quiets by butterfly plus continuation history, bad captures. All moves are generated legal up front, then picked best-first.
+//! Move ordering: TT move, good captures (MVV-LVA, SEE ≥ 0), killers, countermove, quiets by
+//! butterfly plus continuation history, bad captures. All moves are generated legal up front, then picked best-first.
 
 use std::mem::MaybeUninit;
 
@@ -14,20 +14,6 @@ const GOOD_NOISY: i32 = 1 << 28;
 const KILLER: i32 = 1 << 26;
 const COUNTER: i32 = (1 << 26) - 1000;
 const BAD_NOISY: i32 = -(1 << 28);
-/// Capture history counts 1/this as much as MVV-LVA: at most ±1024, less than the step between
-/// victims of different value (at least 16 × 200), so it orders captures of equal victims.
-const CAPTURE_HISTORY_DIV: i32 = 16;
-
-/// The kind of piece a noisy move takes: a pawn for en passant and for promotions that take nothing.
-#[must_use]
-#[inline(always)]
-pub fn victim(pos: &Position, m: Move) -> usize {
-    if m.flags() == EN_PASSANT {
-        PAWN
-    } else {
-        pos.kind_at(m.to()).unwrap_or(PAWN)
-    }
-}
 
 /// Best-first iterator over the legal moves of a position.
 pub struct MovePicker {
@@ -46,8 +32,7 @@ pub struct Refutations {
 }
 
 impl MovePicker {
-    /// Generate and score the moves of `pos`, captures and quiets by `history` (quiets after
-    /// the moves in `cont`).
+    /// Generate and score the moves of `pos`, quiets by `history` after the moves in `cont`.
     pub fn new(
         pos: &Position,
         mode: GenMode,
@@ -63,11 +48,14 @@ impl MovePicker {
             scores[i] = MaybeUninit::new(if m == tt_move {
                 TT_MOVE
             } else if m.is_noisy() {
-                let victim = victim(pos, m);
+                let victim = if m.flags() == EN_PASSANT {
+                    PAWN
+                } else {
+                    pos.kind_at(m.to()).unwrap_or(PAWN)
+                };
                 let attacker = pos.kind_at(m.from()).unwrap_or(PAWN);
                 let mvv_lva = SEE_VALUE[victim] * 16 - attacker as i32
-                    + m.promotion().map_or(0, |p| SEE_VALUE[p])
-                    + history.capture_score(pos.board[m.from()], m, victim) / CAPTURE_HISTORY_DIV;
+                    + m.promotion().map_or(0, |p| SEE_VALUE[p]);
                 if see_ge(pos, m, 0) {
                     GOOD_NOISY + mvv_lva
                 } else {

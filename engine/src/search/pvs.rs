@@ -1,13 +1,13 @@
 //! The principal variation search with its pruning, reductions and extensions.
 
 use super::history::Continuations;
-use super::movepick::{MovePicker, Refutations, is_bad_noisy, victim};
+use super::movepick::{MovePicker, Refutations, is_bad_noisy};
 use super::see::see_ge;
 use super::tt::Bound;
 use super::{Frame, INF, MATE, MATE_BOUND, MAX_PLY, Searcher};
 use crate::chess::movegen::GenMode;
 use crate::chess::position::Position;
-use crate::chess::types::{Move, NO_PIECE, QUEEN};
+use crate::chess::types::{Move, NO_PIECE};
 
 /// Convert a score to the table's form (mates relative to the stored node).
 #[inline]
@@ -126,16 +126,10 @@ impl Searcher {
                 return s;
             }
         }
-        // The table keeps the network's own evaluation; the correction is applied afresh.
-        let raw_eval = if in_check {
-            -INF
-        } else {
-            entry.map_or_else(|| self.evaluate(pos, ply), |e| e.eval as i32)
-        };
         let static_eval = if in_check {
             -INF
         } else {
-            self.corrections.corrected(pos, raw_eval)
+            entry.map_or_else(|| self.evaluate(pos, ply), |e| e.eval as i32)
         };
         // The table score is a better estimate than the static eval when its bound points the right way.
         let eval = match entry {
@@ -241,8 +235,6 @@ impl Searcher {
         let mut moves_searched: usize = 0;
         let mut quiets_tried: [Move; 64] = [Move::NONE; 64];
         let mut n_quiets = 0;
-        let mut noisies_tried: [Move; 32] = [Move::NONE; 32];
-        let mut n_noisies = 0;
         let mut skip_quiets = false;
         let original_alpha = alpha;
 
@@ -336,9 +328,6 @@ impl Searcher {
             if quiet && n_quiets < quiets_tried.len() {
                 quiets_tried[n_quiets] = m;
                 n_quiets += 1;
-            } else if !quiet && n_noisies < noisies_tried.len() {
-                noisies_tried[n_noisies] = m;
-                n_noisies += 1;
             }
 
             let mut score;
@@ -402,7 +391,6 @@ impl Searcher {
                         if quiet {
                             self.reward_quiet(pos, ply, depth, m, &quiets_tried[..n_quiets], &cont);
                         }
-                        self.reward_noisy(pos, depth, m, &noisies_tried[..n_noisies]);
                         break;
                     }
                 }
@@ -424,17 +412,7 @@ impl Searcher {
         } else {
             Bound::Upper
         };
-        // What the search found teaches the correction, unless the bound says nothing beyond the
-        // static evaluation or a noisy best move's material explains the difference.
-        if !in_check
-            && (best_move == Move::NONE || !best_move.is_noisy())
-            && best_score.abs() < MATE_BOUND
-            && !(bound == Bound::Lower && best_score <= static_eval)
-            && !(bound == Bound::Upper && best_score >= static_eval)
-        {
-            self.corrections.update(pos, depth, best_score, raw_eval);
-        }
-        let store_eval = if in_check { 0 } else { raw_eval };
+        let store_eval = if in_check { 0 } else { static_eval };
         self.tt.store(
             pos.hash,
             best_move,
@@ -444,27 +422,6 @@ impl Searcher {
             bound,
         );
         best_score
-    }
-
-    /// Move `m` caused a cutoff: capture-history bonus to it if it is noisy, malus to the noisy
-    /// moves tried before it. Underpromotions are left out: they share their entry with the
-    /// queen promotion to the same square, which they would otherwise drag down.
-    fn reward_noisy(&mut self, pos: &Position, depth: i32, m: Move, tried: &[Move]) {
-        let (bonus, malus) = (
-            self.params.history_bonus(depth),
-            self.params.history_malus(depth),
-        );
-        let underpromotion = |q: Move| q.promotion().is_some_and(|p| p != QUEEN);
-        for &q in tried {
-            if q != m && !underpromotion(q) {
-                self.history
-                    .update_capture(pos.board[q.from()], q, victim(pos, q), -malus);
-            }
-        }
-        if m.is_noisy() && !underpromotion(m) {
-            self.history
-                .update_capture(pos.board[m.from()], m, victim(pos, m), bonus);
-        }
     }
 
     /// A quiet move caused a cutoff: killers, countermove, history bonus (butterfly and
