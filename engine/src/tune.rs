@@ -173,10 +173,6 @@ tunables! {
     se_tt_depth_margin: 3, 1, 6, 1.0, 0.002;
     /// Singular extensions: the other moves must stay this far below the table score, cp per depth.
     se_margin: 2, 1, 8, 0.5, 0.002;
-    /// Minimum depth for ProbCut.
-    probcut_depth: 5, 3, 10, 1.0, 0.002;
-    /// ProbCut: how far above beta a capture's reduced search must score (cp).
-    probcut_margin: 200, 60, 400, 20.0, 0.002;
     /// Minimum depth for internal iterative reduction.
     iir_depth: 4, 2, 10, 1.0, 0.002;
     /// LMR table base, in hundredths of a ply.

@@ -9,9 +9,6 @@ use crate::chess::movegen::GenMode;
 use crate::chess::position::Position;
 use crate::chess::types::{Move, NO_PIECE};
 
-/// How many plies shallower than the node ProbCut's verification search is.
-const PROBCUT_REDUCTION: i32 = 4;
-
 /// Convert a score to the table's form (mates relative to the stored node).
 #[inline]
 pub(crate) fn score_to_tt(score: i32, ply: usize) -> i32 {
@@ -194,19 +191,6 @@ impl Searcher {
                 if v >= beta {
                     return if v >= MATE_BOUND { beta } else { v };
                 }
-            }
-            // ProbCut: unless the table already says a shallower search stays below it, try the
-            // captures that could beat beta by a margin with a reduced search.
-            let probcut_beta = beta + self.params.probcut_margin;
-            if depth >= self.params.probcut_depth
-                && beta.abs() < MATE_BOUND
-                && !entry.is_some_and(|e| {
-                    e.depth as i32 >= depth - PROBCUT_REDUCTION + 1
-                        && score_from_tt(e.score as i32, ply) < probcut_beta
-                })
-                && let Some(v) = self.probcut(pos, ply, depth, probcut_beta, static_eval, cut_node)
-            {
-                return v;
             }
         }
         // Internal iterative reduction: without a table move this node is probably not worth full depth.
@@ -438,69 +422,6 @@ impl Searcher {
             bound,
         );
         best_score
-    }
-
-    /// ProbCut at a non-PV node not in check: a noisy move that beats `probcut_beta` in
-    /// quiescence and then in a search `PROBCUT_REDUCTION` plies shallower is taken to beat beta
-    /// at full depth (the margin covers what the missing plies could change). Returns the proving
-    /// score, stored as a lower bound, or `None` when no move proves it.
-    fn probcut(
-        &mut self,
-        pos: &Position,
-        ply: usize,
-        depth: i32,
-        probcut_beta: i32,
-        raw_eval: i32,
-        cut_node: bool,
-    ) -> Option<i32> {
-        let static_eval = self.frames[ply].eval;
-        let mut picker = MovePicker::new(
-            pos,
-            GenMode::Noisy,
-            Move::NONE,
-            Refutations::default(),
-            &self.history,
-            &Continuations::default(),
-        );
-        while let Some((m, _)) = picker.next_move() {
-            // Only a capture that wins at least the margin's worth of material can prove it.
-            if !see_ge(pos, m, probcut_beta - static_eval) {
-                continue;
-            }
-            let child = pos.make_move(m);
-            self.make_accumulators(ply, pos, &child);
-            self.frames[ply].mv = m;
-            self.frames[ply].piece = pos.board[m.from()];
-            self.hashes.push(pos.hash);
-            // Quiescence first: it is cheap and refutes most candidates.
-            let mut v = -self.qsearch(&child, -probcut_beta, -probcut_beta + 1, ply + 1);
-            if v >= probcut_beta {
-                v = -self.negamax(
-                    &child,
-                    -probcut_beta,
-                    -probcut_beta + 1,
-                    depth - PROBCUT_REDUCTION,
-                    ply + 1,
-                    !cut_node,
-                );
-            }
-            self.hashes.pop();
-            if self.stopped {
-                return Some(0);
-            }
-            if v >= probcut_beta {
-                self.tt.store(
-                    pos.hash,
-                    m,
-                    score_to_tt(v, ply),
-                    raw_eval,
-                    depth - PROBCUT_REDUCTION + 1,
-                    Bound::Lower,
-                );
-                return Some(v);
-            }
-        }
-        None
     }
 
     /// A quiet move caused a cutoff: killers, countermove, history bonus (butterfly and
