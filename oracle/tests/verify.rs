@@ -48,15 +48,16 @@ rnbqkbnr/pppppppp/8/8/1P6/8/P1PPPPPP/RNBQKBNR b KQkq -
 /// The call in the engine's evaluation that reads the network's output.
 const NETWORK_OUTPUT: &str = ".output(own, other, bucket)";
 
-/// [`NETWORK_OUTPUT`] less 1000 cp a queen and 500 cp a rook of the side to move's surplus, so
-/// that queens and rooks are worth next to nothing (with 800 cp the network's own queen value
-/// still kept the queen off a pawn-defended knight at 2000 nodes).
+/// [`NETWORK_OUTPUT`] less 3000 cp a queen and 1500 cp a rook of the side to move's surplus, so
+/// that queens and rooks are worth less than nothing whatever the network values them at (with
+/// 1000 cp, the third network's value of a queen against a knight and pawn still kept the queen
+/// off a pawn-defended knight at 2000 nodes).
 const CRIPPLED_NETWORK_OUTPUT: &str = concat!(
     ".output(own, other, bucket).saturating_sub({ ",
     "let count = |color: Color, kind| popcnt::popcount(position.pieces(color, kind)); ",
     "let (us, them) = (position.side, position.side.flip()); ",
-    "1000 * (count(us, crate::chess::types::QUEEN) - count(them, crate::chess::types::QUEEN)) ",
-    "+ 500 * (count(us, crate::chess::types::ROOK) - count(them, crate::chess::types::ROOK)) })"
+    "3000 * (count(us, crate::chess::types::QUEEN) - count(them, crate::chess::types::QUEEN)) ",
+    "+ 1500 * (count(us, crate::chess::types::ROOK) - count(them, crate::chess::types::ROOK)) })"
 );
 
 /// A Randfall proof the crippled engine fails: it takes a pawn-defended knight with its queen.
@@ -231,7 +232,7 @@ impl Fixture {
         fs::write(path, text.replacen(from, to, 1)).unwrap();
     }
 
-    /// The engine's queen and rook worth next to nothing: it gives them away. The edit is to the
+    /// The engine's queen and rook worth less than nothing: it gives them away. The edit is to the
     /// code that reads the network's output, not to the (retrained, replaced) network file.
     fn cripple(&self) {
         self.edit(
@@ -283,7 +284,7 @@ impl Fixture {
         self.cripple();
         let (crippled_bench, _) = self.bench_of_worktree();
         self.commit(&format!(
-            "eval: value queens and rooks at next to nothing\n\nBench: {crippled_bench}\n"
+            "eval: value queens and rooks below nothing\n\nBench: {crippled_bench}\n"
         ));
         self.restore();
         let (normal_bench, _) = self.bench_of_worktree();
@@ -520,7 +521,7 @@ fn much_stronger_candidate_is_a_gewinn_and_much_weaker_is_abgelehnt() {
     fixture.cripple();
     let (crippled_bench, crippled_sha256) = fixture.bench_of_worktree();
     let weaker = fixture.commit(&format!(
-        "eval: value queens and rooks at next to nothing\n\nBench: {crippled_bench}\n"
+        "eval: value queens and rooks below nothing\n\nBench: {crippled_bench}\n"
     ));
     let out = tempfile::tempdir().unwrap();
     let repo = fixture.path().display().to_string();
@@ -1136,7 +1137,7 @@ fn killed_verify_resumes_without_replaying_finished_pairs() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let fixture = Fixture::new();
     fixture.cripple();
-    fixture.commit("eval: value queens and rooks at next to nothing\n\nBench: 1\n");
+    fixture.commit("eval: value queens and rooks below nothing\n\nBench: 1\n");
     fixture.restore();
     let (normal_bench, _) = fixture.bench_of_worktree();
     let stronger = fixture
@@ -1187,7 +1188,7 @@ fn games_of_the_same_match_are_taken_over_from_another_run() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let fixture = Fixture::new();
     fixture.cripple();
-    let crippled = fixture.commit("eval: value queens and rooks at next to nothing\n\nBench: 1\n");
+    let crippled = fixture.commit("eval: value queens and rooks below nothing\n\nBench: 1\n");
     fixture.restore();
     let (normal_bench, _) = fixture.bench_of_worktree();
     let message = format!("eval: restore queen and rook values\n\nBench: {normal_bench}\n");
