@@ -60,6 +60,9 @@ const CRIPPLED_NETWORK_OUTPUT: &str = concat!(
     "+ 1500 * (count(us, crate::chess::types::ROOK) - count(them, crate::chess::types::ROOK)) })"
 );
 
+/// The subject of the fixture's commit that cripples the engine ([`Fixture::cripple`]).
+const CRIPPLE_SUBJECT: &str = "eval: value queens and rooks below nothing";
+
 /// A Randfall proof the crippled engine fails: it takes a pawn-defended knight with its queen.
 const PROOF: &str = "kind: bestmove\nnodes: 2000\npositions:\n  - '4k3/8/4p3/3n4/8/8/8/3QK3 w - - am Qxd5; id \"queen for knight\";'\n";
 
@@ -283,9 +286,7 @@ impl Fixture {
     fn stronger_than_its_predecessor(&self) -> String {
         self.cripple();
         let (crippled_bench, _) = self.bench_of_worktree();
-        self.commit(&format!(
-            "eval: value queens and rooks below nothing\n\nBench: {crippled_bench}\n"
-        ));
+        self.commit(&format!("{CRIPPLE_SUBJECT}\n\nBench: {crippled_bench}\n"));
         self.restore();
         let (normal_bench, _) = self.bench_of_worktree();
         self.commit(&format!(
@@ -520,9 +521,7 @@ fn much_stronger_candidate_is_a_gewinn_and_much_weaker_is_abgelehnt() {
     let fixture = Fixture::new();
     fixture.cripple();
     let (crippled_bench, crippled_sha256) = fixture.bench_of_worktree();
-    let weaker = fixture.commit(&format!(
-        "eval: value queens and rooks below nothing\n\nBench: {crippled_bench}\n"
-    ));
+    let weaker = fixture.commit(&format!("{CRIPPLE_SUBJECT}\n\nBench: {crippled_bench}\n"));
     let out = tempfile::tempdir().unwrap();
     let repo = fixture.path().display().to_string();
     // The crippled engine is the register's current engine (chain of custody: a binding run
@@ -1137,7 +1136,7 @@ fn killed_verify_resumes_without_replaying_finished_pairs() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let fixture = Fixture::new();
     fixture.cripple();
-    fixture.commit("eval: value queens and rooks below nothing\n\nBench: 1\n");
+    fixture.commit(&format!("{CRIPPLE_SUBJECT}\n\nBench: 1\n"));
     fixture.restore();
     let (normal_bench, _) = fixture.bench_of_worktree();
     let stronger = fixture
@@ -1188,7 +1187,7 @@ fn games_of_the_same_match_are_taken_over_from_another_run() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let fixture = Fixture::new();
     fixture.cripple();
-    let crippled = fixture.commit("eval: value queens and rooks below nothing\n\nBench: 1\n");
+    let crippled = fixture.commit(&format!("{CRIPPLE_SUBJECT}\n\nBench: 1\n"));
     fixture.restore();
     let (normal_bench, _) = fixture.bench_of_worktree();
     let message = format!("eval: restore queen and rook values\n\nBench: {normal_bench}\n");
