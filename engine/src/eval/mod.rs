@@ -212,4 +212,19 @@ mod tests {
             );
         }
     }
+
+    /// Two positions no move connects (more than four inputs change) still get the refreshed
+    /// accumulators: the update falls back to a refresh instead of dropping inputs.
+    #[test]
+    fn an_update_across_many_changes_equals_a_refresh() {
+        let network = embedded_network();
+        let start = Position::from_fen(POSITIONS[0]).unwrap();
+        let ending = Position::from_fen("8/8/4k3/8/8/2BNK3/8/8 w - - 0 1").unwrap();
+        let mut updated = Accumulators::new(network, 2);
+        let mut refreshed = Accumulators::new(network, 2);
+        updated.refresh(network, 0, &start);
+        updated.update(network, 0, &start, &ending);
+        refreshed.refresh(network, 1, &ending);
+        assert_eq!(updated.views(1), refreshed.views(1));
+    }
 }

@@ -131,6 +131,24 @@ impl Network {
     #[must_use]
     #[inline(always)]
     pub fn output(&self, own: &[i16], other: &[i16], bucket: usize) -> i32 {
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2() {
+            // SAFETY: the CPU has AVX2, the only feature this copy is compiled with.
+            return unsafe { self.output_avx2(own, other, bucket) };
+        }
+        self.output_portable(own, other, bucket)
+    }
+
+    /// [`Network::output`] compiled for AVX2's 256-bit registers: the same integers, faster.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn output_avx2(&self, own: &[i16], other: &[i16], bucket: usize) -> i32 {
+        self.output_portable(own, other, bucket)
+    }
+
+    /// [`Network::output`] for any CPU.
+    #[inline(always)]
+    fn output_portable(&self, own: &[i16], other: &[i16], bucket: usize) -> i32 {
         let weights = &self.w2[bucket * 2 * self.hidden..][..2 * self.hidden];
         let (own_weights, other_weights) = weights.split_at(self.hidden);
         let half = |sums: &[i16], weights: &[i16]| -> i32 {
@@ -160,6 +178,56 @@ impl Network {
         let row = &self.w1[usize::from(feature) * self.hidden..][..self.hidden];
         for (a, &w) in sums.iter_mut().zip(row) {
             *a = a.wrapping_sub(w);
+        }
+    }
+
+    /// Writes `before` with the rows of `removed` taken away and those of `added` put in into
+    /// `after`, in one pass over the neurons for the common moves (a quiet move, a capture).
+    #[inline]
+    fn apply(&self, before: &[i16], after: &mut [i16], removed: &[u16], added: &[u16]) {
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2() {
+            // SAFETY: the CPU has AVX2, the only feature this copy is compiled with.
+            return unsafe { self.apply_avx2(before, after, removed, added) };
+        }
+        self.apply_portable(before, after, removed, added);
+    }
+
+    /// [`Network::apply`] compiled for AVX2's 256-bit registers: the same integers, faster.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn apply_avx2(&self, before: &[i16], after: &mut [i16], removed: &[u16], added: &[u16]) {
+        self.apply_portable(before, after, removed, added);
+    }
+
+    /// [`Network::apply`] for any CPU.
+    #[inline(always)]
+    fn apply_portable(&self, before: &[i16], after: &mut [i16], removed: &[u16], added: &[u16]) {
+        let row = |f: u16| &self.w1[usize::from(f) * self.hidden..][..self.hidden];
+        match (removed, added) {
+            (&[r], &[a]) => {
+                let (r, a) = (row(r), row(a));
+                for (((out, &b), &r), &a) in after.iter_mut().zip(before).zip(r).zip(a) {
+                    *out = b.wrapping_sub(r).wrapping_add(a);
+                }
+            }
+            (&[r1, r2], &[a]) => {
+                let (r1, r2, a) = (row(r1), row(r2), row(a));
+                for ((((out, &b), &r1), &r2), &a) in
+                    after.iter_mut().zip(before).zip(r1).zip(r2).zip(a)
+                {
+                    *out = b.wrapping_sub(r1).wrapping_sub(r2).wrapping_add(a);
+                }
+            }
+            _ => {
+                after.copy_from_slice(before);
+                for &f in removed {
+                    self.subtract_row(after, f);
+                }
+                for &f in added {
+                    self.add_row(after, f);
+                }
+            }
         }
     }
 
@@ -280,10 +348,10 @@ impl Accumulators {
     /// covers every kind of move (castling, en passant, promotion) and the null move alike.
     #[inline]
     pub fn update(&mut self, network: &Network, ply: usize, parent: &Position, child: &Position) {
-        let size = 2 * self.hidden;
-        let (before, after) = self.sums[ply * size..][..2 * size].split_at_mut(size);
-        after.copy_from_slice(before);
-        let (white, black) = after.split_at_mut(self.hidden);
+        // A move changes at most four inputs of a view (castling: two leave, two arrive).
+        let mut removed = [0u16; 4];
+        let mut added = [0u16; 4];
+        let (mut n_removed, mut n_added) = (0, 0);
         for (chunk, (old, new)) in parent
             .board
             .chunks_exact(8)
@@ -293,27 +361,59 @@ impl Accumulators {
             if old == new {
                 continue;
             }
-            for (offset, (&removed, &added)) in old.iter().zip(new).enumerate() {
-                if removed == added {
+            for (offset, (&was, &is)) in old.iter().zip(new).enumerate() {
+                if was == is {
                     continue;
                 }
                 let square = chunk * 8 + offset;
-                if removed != NO_PIECE {
-                    let f = piece_feature(removed, square);
-                    network.subtract_row(white, f);
-                    network.subtract_row(black, black_view(f));
+                if was != NO_PIECE {
+                    if n_removed == removed.len() {
+                        return self.refresh(network, ply + 1, child);
+                    }
+                    removed[n_removed] = piece_feature(was, square);
+                    n_removed += 1;
                 }
-                if added != NO_PIECE {
-                    let f = piece_feature(added, square);
-                    network.add_row(white, f);
-                    network.add_row(black, black_view(f));
+                if is != NO_PIECE {
+                    if n_added == added.len() {
+                        return self.refresh(network, ply + 1, child);
+                    }
+                    added[n_added] = piece_feature(is, square);
+                    n_added += 1;
                 }
             }
         }
+        let (removed, added) = (&removed[..n_removed], &added[..n_added]);
+        let size = 2 * self.hidden;
+        let (before, after) = self.sums[ply * size..][..2 * size].split_at_mut(size);
+        let (white_before, black_before) = before.split_at(self.hidden);
+        let (white, black) = after.split_at_mut(self.hidden);
+        network.apply(white_before, white, removed, added);
+        let mut removed_black = [0u16; 4];
+        let mut added_black = [0u16; 4];
+        for (to, &f) in removed_black.iter_mut().zip(removed) {
+            *to = black_view(f);
+        }
+        for (to, &f) in added_black.iter_mut().zip(added) {
+            *to = black_view(f);
+        }
+        network.apply(
+            black_before,
+            black,
+            &removed_black[..n_removed],
+            &added_black[..n_added],
+        );
     }
 }
 
-/// White's input of the coloured piece code `piece` (colour × 6 + kind) on `square`.
+/// True when the running CPU has AVX2 (checked once, then cached): the accumulator arithmetic
+/// then runs in 256-bit registers. The integers are the same either way, and so is every search.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn has_avx2() -> bool {
+    static HAS_AVX2: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HAS_AVX2.get_or_init(|| std::arch::is_x86_feature_detected!("avx2"))
+}
+
 #[inline(always)]
 fn piece_feature(piece: u8, square: Square) -> u16 {
     u16::from(piece) * 64 + square as u16
