@@ -96,7 +96,7 @@ mod tests {
             (
                 n.hidden, n.buckets, n.epochs, n.batch, n.lr, n.lambda, n.seed
             ),
-            (128, 8, 20, 4096, 0.001, 0.0, 1)
+            (256, 8, 20, 4096, 0.001, 0.0, 1)
         );
         assert_eq!(n.data.to_str(), Some("data/selfplay.txt"));
         assert_eq!(n.out.to_str(), Some("data/coherent.nnue"));

@@ -27,8 +27,9 @@ pub struct NnueOptions {
     /// castling rights.
     #[arg(long)]
     pub no_mirror: bool,
-    /// Neurons of each view's accumulator (at most the engine's `MAX_HIDDEN`, 256).
-    #[arg(long, default_value_t = 128, value_parser = clap::value_parser!(u32).range(1..=256))]
+    /// Neurons of each view's accumulator (at most the engine's `MAX_HIDDEN`, 256; the engine's
+    /// network since `T-0020` has 256).
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub hidden: u32,
     /// Output buckets by the number of pieces on the board.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=16))]
