@@ -414,6 +414,7 @@ fn has_avx2() -> bool {
     *HAS_AVX2.get_or_init(|| std::arch::is_x86_feature_detected!("avx2"))
 }
 
+/// White's input of the coloured piece code `piece` (colour × 6 + kind) on `square`.
 #[inline(always)]
 fn piece_feature(piece: u8, square: Square) -> u16 {
     u16::from(piece) * 64 + square as u16
