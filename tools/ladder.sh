@@ -8,7 +8,7 @@
 #   tools/ladder.sh                      100 games per opponent, Coherent built from this tree
 #   GAMES=4 tools/ladder.sh              a quick check that everything runs
 #   COHERENT=/path/to/coherent tools/ladder.sh
-#   TC=8+0.08 GAMES=40 ONLY=ethereal-chess tools/ladder.sh      one rung at a longer control
+#   TC=8+0.08 GAMES=100 ONLY=ethereal-chess tools/ladder.sh     one rung at a longer control
 #
 # Environment:
 #   GAMES     games per opponent, even (one pair per opening, colours swapped); default 100
