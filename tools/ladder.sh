@@ -3,7 +3,8 @@
 #
 # The ladder: Coherent against three Debian engines of rising strength (Glaurung, Toga II,
 # Ethereal) at 1+0.01 (or TC), played by `oracle match`; prints per opponent the games counted,
-# W-D-L from Coherent's side and Elo with its 95% interval.
+# W-D-L from Coherent's side, Elo with its 95% interval, the engines' faults (mostly the
+# opponents' time forfeits) and W-D-L over the games without a fault.
 #
 #   tools/ladder.sh                      100 games per opponent, Coherent built from this tree
 #   GAMES=4 tools/ladder.sh              a quick check that everything runs
@@ -129,11 +130,12 @@ for opponent in "${OPPONENTS[@]}"; do
     [$name, .games_counted, "\(.wins)-\(.draws)-\(.losses)", (.elo | fixed),
      (if .elo_ci95 == null or (.elo_ci95 | any(. == null)) then "n/a"
       else ((.elo_ci95[1] - .elo_ci95[0]) / 2 | fixed) end),
-     (.faults.first + .faults.second)] | @tsv' "$OUT/$pkg.json")")
+     (.faults.first + .faults.second),
+     (.fault_free_wdl | "\(.[0])-\(.[1])-\(.[2])")] | @tsv' "$OUT/$pkg.json")")
 done
 
 printf '\nCoherent (%s) at %s, book %s, results in %s\n' "$COHERENT" "$TC" "${BOOK#"$ROOT"/}" "$OUT"
 {
-  printf 'opponent\tgames\tW-D-L\tElo\t±95%%\tfaults\n'
+  printf 'opponent\tgames\tW-D-L\tElo\t±95%%\tfaults\tW-D-L without faults\n'
   printf '%s\n' "${results[@]}"
 } | column -t -s $'\t'

@@ -505,6 +505,12 @@ fn assert_fault(faulty: &str, limit: &[&str], termination: &str, pgn_termination
     assert_eq!(json["terminations"][termination], 2, "{json}");
     assert_eq!(json["faults"]["first"], 2);
     assert_eq!(json["faults"]["second"], 0);
+    // Both games ended in a fault: none is left to score the play by.
+    assert_eq!(
+        json["fault_free_wdl"],
+        serde_json::json!([0, 0, 0]),
+        "{json}"
+    );
     assert_eq!(
         pgn_tags(&pgn, "Termination"),
         [pgn_termination, pgn_termination]

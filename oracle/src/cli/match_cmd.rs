@@ -37,6 +37,7 @@ use oracle::play::summary::{
     game_line, percentile_ms, periodic_summary, sprt_json_status, status_line, summary_block,
     summary_json,
 };
+use oracle::play::tally::fault_free_wdl;
 use oracle::stats::{SprtDecision, SprtParams, SprtStatus};
 
 /// Arguments of `oracle match`.
@@ -292,6 +293,7 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
             "engine_cpu_share": if wall > 0.0 { cpu / (wall * concurrency) } else { 0.0 },
             "games_per_minute": if wall > 0.0 { (report.games_played as f64) * 60.0 / wall } else { 0.0 },
             "move_overhead_ms": { "moves": overheads.len(), "p50": p50, "p95": p95 },
+            "fault_free_wdl": fault_free_wdl(&report.pairs),
             "time_forfeits_per_1000_games": if games_counted > 0 {
                 report.tally.terminations.time_forfeit as f64 * 1000.0 / games_counted as f64
             } else { 0.0 },
@@ -337,6 +339,14 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
             config.concurrency,
             report.runner_cpu.as_secs_f64()
         );
+        if report.tally.terminations.faults() > 0 {
+            let [wins, draws, losses] = fault_free_wdl(&report.pairs);
+            outln!(
+                "Without the {} faulted games: {wins}-{draws}-{losses} from {}'s side",
+                report.tally.terminations.faults(),
+                config.engines[0].name
+            );
+        }
         outln!("Isolation: {}", config.engines[0].isolation.describe());
         if let Some(path) = &config.pgn_out {
             outln!("PGN: {}", path.display());

@@ -33,10 +33,32 @@ pub struct PairOutcome {
 impl PairOutcome {
     /// The first engine's half-points over the pair (0..=4): its pentanomial bucket.
     pub fn bucket(&self) -> usize {
-        let first = self.games[0].result.half_points(Color::White)
-            + self.games[1].result.half_points(Color::Black);
-        usize::from(first)
+        self.first_engine_games()
+            .map(|(_, half_points)| usize::from(half_points))
+            .sum()
     }
+
+    /// Each game with the first engine's half-points in it (White in game 0, Black in game 1).
+    fn first_engine_games(&self) -> impl Iterator<Item = (&GameSummary, u8)> {
+        self.games
+            .iter()
+            .zip([Color::White, Color::Black])
+            .map(|(game, first_color)| (game, game.result.half_points(first_color)))
+    }
+}
+
+/// Wins, draws and losses of the first engine over the counted games that ended without a fault
+/// of either engine: what the play scored, apart from lost clocks, crashes and illegal moves.
+pub fn fault_free_wdl(pairs: &[PairOutcome]) -> [u64; 3] {
+    let mut wdl = [0; 3];
+    for (_, half_points) in pairs
+        .iter()
+        .flat_map(PairOutcome::first_engine_games)
+        .filter(|(game, _)| game.faulted_engine.is_none())
+    {
+        wdl[usize::from(2 - half_points)] += 1;
+    }
+    wdl
 }
 
 /// Termination counts by kind.
@@ -134,8 +156,8 @@ impl Tally {
     pub fn add(&mut self, pair: &PairOutcome) {
         self.pairs += 1;
         self.pentanomial[pair.bucket()] += 1;
-        for (game, first_color) in pair.games.iter().zip([Color::White, Color::Black]) {
-            match game.result.half_points(first_color) {
+        for (game, half_points) in pair.first_engine_games() {
+            match half_points {
                 2 => self.wins += 1,
                 1 => self.draws += 1,
                 _ => self.losses += 1,
@@ -194,6 +216,8 @@ mod tests {
             (3, 1)
         );
         assert_eq!(tally.faults[0], FaultCounts::default());
+        // The second engine's time forfeit in `faulty`'s game 1 is left out; its win is not.
+        assert_eq!(fault_free_wdl(&[pair(Draw, WhiteWins), faulty]), [1, 1, 1]);
         assert_eq!(
             tally.faults[1],
             FaultCounts {
