@@ -131,7 +131,8 @@ for opponent in "${OPPONENTS[@]}"; do
      (if .elo_ci95 == null or (.elo_ci95 | any(. == null)) then "n/a"
       else ((.elo_ci95[1] - .elo_ci95[0]) / 2 | fixed) end),
      (.faults.first + .faults.second),
-     (.fault_free_wdl | "\(.[0])-\(.[1])-\(.[2])")] | @tsv' "$OUT/$pkg.json")")
+     (if .fault_free_wdl == null then "n/a"
+      else (.fault_free_wdl | "\(.[0])-\(.[1])-\(.[2])") end)] | @tsv' "$OUT/$pkg.json")")
 done
 
 printf '\nCoherent (%s) at %s, book %s, results in %s\n' "$COHERENT" "$TC" "${BOOK#"$ROOT"/}" "$OUT"
