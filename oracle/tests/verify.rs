@@ -63,14 +63,23 @@ const CRIPPLED_NETWORK_OUTPUT: &str = concat!(
 /// The subject of the fixture's commit that cripples the engine ([`Fixture::cripple`]).
 const CRIPPLE_SUBJECT: &str = "eval: value queens and rooks below nothing";
 
+/// The line of the engine's time manager that budgets a move from the clock.
+const MOVE_BUDGET: &str = "let base = usable / mtg + inc * params.tm_inc_pct as u64 / 100;";
+
+/// [`MOVE_BUDGET`] cut to a fiftieth: the engine answers almost at once at a clock and searches
+/// exactly as before at a node limit.
+const CRIPPLED_MOVE_BUDGET: &str =
+    "let base = (usable / mtg + inc * params.tm_inc_pct as u64 / 100) / 50;";
+
 /// A Randfall proof the crippled engine fails: it takes a pawn-defended knight with its queen.
 const PROOF: &str = "kind: bestmove\nnodes: 2000\npositions:\n  - '4k3/8/4p3/3n4/8/8/8/3QK3 w - - am Qxd5; id \"queen for knight\";'\n";
 
 /// A fixture constitution: the real build recipe and gate, small node-limited profiles.
 /// Their bounds are wide ([0, 150] nElo) so that a change worth hundreds of nElo is decided
 /// within a few batches; the stages still follow the official shape (book A, then book B).
-/// `smoke` does not bind, `fixture` does (entries can be appended and replayed), and
-/// `long-minimum` needs 40 games per stage, long enough to be interrupted.
+/// `smoke` does not bind, `fixture` does (entries can be appended and replayed),
+/// `long-minimum` needs 40 games per stage, long enough to be interrupted, and `clock` adds a
+/// third stage at 1+0.01 seconds, as the workstation profile does (Article 2.5).
 fn constitution() -> String {
     let profile = |name, binding, description, min_games| ProfileFixture {
         name,
@@ -96,12 +105,29 @@ fn constitution() -> String {
         })
         .collect(),
     };
+    let mut clock = profile(
+        "clock",
+        true,
+        "the fixture stages, then one at a clock, which sees time management",
+        8,
+    );
+    clock.stages.push(StageFixture {
+        name: "clock",
+        tc: "\"1+0.01\"",
+        book: "books/book-a.epd",
+        book_sha256: sha256_hex(BOOK_A.as_bytes()),
+        min_games: 8,
+        max_games: 80,
+        standard: [0.0, 150.0],
+        randfall: [-150.0, 0.0],
+    });
     ConstitutionFixture {
         version: 3,
         identical_binaries: true,
         profile_overrides: FULL_RECIPE,
         extra_rustflags: true,
         profiles: vec![
+            clock,
             profile(
                 "smoke",
                 false,
@@ -242,6 +268,24 @@ impl Fixture {
             "engine/src/eval/mod.rs",
             NETWORK_OUTPUT,
             CRIPPLED_NETWORK_OUTPUT,
+        );
+    }
+
+    /// The engine spends a fiftieth of its usual time per move at a clock; nothing else changes.
+    fn cripple_clock(&self) {
+        self.edit(
+            "engine/src/search/time.rs",
+            MOVE_BUDGET,
+            CRIPPLED_MOVE_BUDGET,
+        );
+    }
+
+    /// Undoes [`Fixture::cripple_clock`], byte for byte.
+    fn restore_clock(&self) {
+        self.edit(
+            "engine/src/search/time.rs",
+            CRIPPLED_MOVE_BUDGET,
+            MOVE_BUDGET,
         );
     }
 
@@ -849,6 +893,90 @@ fn a_bit_identical_engine_change_is_gleich_without_games() {
         checks
             .iter()
             .any(|c| c["name"] == "rebuild candidate" && c["pass"] == true)
+    );
+}
+
+/// Article 2.5: a change to time management plays the same games as its predecessor at every
+/// node limit. Both node stages end `indistinguishable` at their first look, and the verdict
+/// rests on the clock stage, which finds the gain: Gewinn, appended, and `register verify` and
+/// `register replay` accept the new state. The same change under a profile of node stages only
+/// is Abgelehnt: no stage could tell the engines apart.
+#[test]
+fn a_time_management_change_is_judged_at_the_clock() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    let repo = fixture.path().display().to_string();
+    fixture.cripple_clock();
+    let (bench, crippled_sha256) = fixture.bench_of_worktree();
+    fixture.commit(&format!(
+        "time: a fiftieth of the budget\n\nBench: {bench}\n"
+    ));
+    fixture.register_genesis(&crippled_sha256, bench);
+    fixture.restore_clock();
+    let (restored_bench, restored_sha256) = fixture.bench_of_worktree();
+    assert_eq!(
+        restored_bench, bench,
+        "a node-limited bench does not see the clock"
+    );
+    assert_ne!(restored_sha256, crippled_sha256);
+    let restored = fixture
+        .commit(&format!("time: the full budget again\n\nBench: {bench}\n"))
+        .to_string();
+    let dir = tempfile::tempdir().unwrap();
+
+    let (code, result, stderr) = fixture.verify(&restored, &dir.path().join("nodes-only"));
+    assert_eq!(code, 1, "{stderr}\n{result:#}");
+    assert_eq!(result["verdict"], "abgelehnt");
+    let states: Vec<&str> = result["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|stage| stage["record"]["state"].as_str().unwrap())
+        .collect();
+    assert_eq!(states, ["indistinguishable", "indistinguishable"]);
+    assert!(
+        result["reason"]
+            .as_str()
+            .unwrap()
+            .contains("no stage accepted H1"),
+        "{result:#}"
+    );
+
+    let out = dir.path().join("clock");
+    let (code, result, stderr) =
+        fixture.verify_with(&restored, &out, &["--profile", "clock", "--append"]);
+    assert_eq!(code, 0, "{stderr}\n{result:#}");
+    assert_eq!(result["verdict"], "gewinn");
+    let stages = result["stages"].as_array().unwrap();
+    let states: Vec<&str> = stages
+        .iter()
+        .map(|stage| stage["record"]["state"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        states,
+        ["indistinguishable", "indistinguishable", "accept_h1"]
+    );
+    for stage in &stages[..2] {
+        // Stopped at the first look from the minimum: 8 games, the same game twice per pair.
+        assert_eq!(
+            stage["record"]["pentanomial"],
+            serde_json::json!([0, 0, 4, 0, 0])
+        );
+    }
+    assert!(
+        stages[2]["record"]["nelo"].as_f64().unwrap() > 150.0,
+        "{result:#}"
+    );
+    assert_eq!(result["appended"], "T-0002");
+    let verified = json(&fixture.oracle(&["register", "verify", "--repo", &repo, "--json"]));
+    assert_eq!(verified["ok"], true, "{verified}");
+    let replay =
+        json(&fixture.oracle(&["register", "replay", "T-0002", "--repo", &repo, "--json"]));
+    assert_eq!(replay["ok"], true, "{replay:#}");
+    let report = fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        report.contains("indistinguishable: the engines played alike"),
+        "{report}"
     );
 }
 

@@ -374,6 +374,18 @@ pub enum StageState {
     Undecided,
     /// Not played because an earlier stage did not pass.
     NotRun,
+    /// At a node limit, every pair from the minimum games on repeated its first game in its
+    /// second: the engines play alike there, so the stage cannot tell them apart (Article 2.5).
+    /// Passed, but it finds no gain: a later stage must accept H1.
+    Indistinguishable,
+}
+
+impl StageState {
+    /// Whether a stage that ended so lets the next stage run (accepted H1, or indistinguishable).
+    #[must_use]
+    pub fn passed(self) -> bool {
+        matches!(self, Self::AcceptH1 | Self::Indistinguishable)
+    }
 }
 
 /// The cumulative loss tolerance around this entry, in nElo.
@@ -559,6 +571,7 @@ impl fmt::Display for StageState {
             Self::AcceptH0 => "accept_h0",
             Self::Undecided => "undecided",
             Self::NotRun => "not_run",
+            Self::Indistinguishable => "indistinguishable",
         })
     }
 }

@@ -159,7 +159,11 @@ fn replay_stage(stage: &StageRecord, replayed: &mut StageRecord, checks: &mut Ve
         ),
     );
     let state = params.decide(status.llr, o0.max(0.0), o1.max(0.0));
+    // Identical games score one point per pair: an indistinguishable stage has every pair in
+    // the middle bucket, and only a node limit makes games repeatable (Article 2.5).
+    let all_middle = pairs > 0 && stage.pentanomial[2] == pairs;
     let follows = match (state, stage.state) {
+        (_, StageState::Indistinguishable) => all_middle && !stage.tc.is_timed(),
         (SprtDecision::AcceptH1, StageState::AcceptH1)
         | (SprtDecision::AcceptH0, StageState::AcceptH0) => true,
         (SprtDecision::Continue, StageState::Undecided) => stage.games >= stage.max_games,
@@ -168,10 +172,17 @@ fn replay_stage(stage: &StageRecord, replayed: &mut StageRecord, checks: &mut Ve
     check(
         "state",
         follows,
-        format!(
-            "recorded {}, the recomputed LLR {} against the recorded bounds gives {state} at {} of {} games",
-            stage.state, status.llr, stage.games, stage.max_games
-        ),
+        if stage.state == StageState::Indistinguishable {
+            format!(
+                "recorded {} at {}: pentanomial {:?}",
+                stage.state, stage.tc, stage.pentanomial
+            )
+        } else {
+            format!(
+                "recorded {}, the recomputed LLR {} against the recorded bounds gives {state} at {} of {} games",
+                stage.state, status.llr, stage.games, stage.max_games
+            )
+        },
     );
     check(
         "nelo",
@@ -190,6 +201,9 @@ fn replay_stage(stage: &StageRecord, replayed: &mut StageRecord, checks: &mut Ve
     replayed.llr = status.llr;
     replayed.nelo = status.nelo;
     replayed.state = match state {
+        _ if stage.state == StageState::Indistinguishable && follows => {
+            StageState::Indistinguishable
+        }
         SprtDecision::AcceptH1 => StageState::AcceptH1,
         SprtDecision::AcceptH0 => StageState::AcceptH0,
         SprtDecision::Continue => StageState::Undecided,

@@ -45,9 +45,10 @@ pub struct Decision {
 ///
 /// Standard → Gleich iff the binaries are bit-identical and no stage was played (Article 2.4:
 /// identical binaries behave identically, so the games are skipped); Gewinn iff every stage
-/// accepted H1 of the gain bounds.
+/// passed and at least one accepted H1 of the gain bounds. A stage passes by accepting H1 or
+/// by ending indistinguishable (Article 2.5: at a node limit the engines played alike).
 /// Randfall → Korrektur iff the proof failed on the predecessor and passed on
-/// the candidate, every stage accepted H1 of non-regression, and the loss
+/// the candidate, every stage passed non-regression (one accepting H1), and the loss
 /// booked keeps the cumulative total within the limit. A stage that ended
 /// undecided at its maximum games has not passed. Otherwise Abgelehnt.
 #[must_use]
@@ -64,18 +65,18 @@ pub fn decide(evidence: &Evidence<'_>) -> Decision {
         if evidence.stages.is_empty() {
             return Err("no stage was measured".into());
         }
-        match evidence
-            .stages
-            .iter()
-            .position(|&state| state != StageState::AcceptH1)
-        {
-            Some(index) => Err(format!(
+        if let Some(index) = evidence.stages.iter().position(|state| !state.passed()) {
+            return Err(format!(
                 "stage {} ended {}",
                 index + 1,
                 evidence.stages[index]
-            )),
-            None => Ok(()),
+            ));
         }
+        // Indistinguishable stages pass but measure nothing (Article 2.5).
+        if !evidence.stages.contains(&StageState::AcceptH1) {
+            return Err("no stage accepted H1: no stage could tell the engines apart".into());
+        }
+        Ok(())
     };
     match evidence.path {
         PathKind::Genesis => Decision {
@@ -145,7 +146,7 @@ pub fn decide(evidence: &Evidence<'_>) -> Decision {
 mod tests {
     use super::*;
     use crate::governance::constitution::LossBooking;
-    use StageState::{AcceptH0, AcceptH1, NotRun, Undecided};
+    use StageState::{AcceptH0, AcceptH1, Indistinguishable, NotRun, Undecided};
 
     const TOLERANCE: LossTolerance = LossTolerance {
         booking: LossBooking::FinalStageNeloDeficit,
@@ -176,10 +177,23 @@ mod tests {
             (won.verdict, won.claimed_gain_nelo, won.loss_used_after),
             (Verdict::Gewinn, 1.75, 3.0)
         );
+        // Stages at a node limit that cannot tell the engines apart pass; the clock decides.
+        let timed = decide(&evidence(
+            PathKind::Standard,
+            &[Indistinguishable, Indistinguishable, AcceptH1],
+            12.5,
+            3.0,
+        ));
+        assert_eq!(
+            (timed.verdict, timed.claimed_gain_nelo),
+            (Verdict::Gewinn, 12.5)
+        );
         for stages in [
             &[AcceptH1, Undecided][..],
             &[AcceptH0, NotRun],
             &[AcceptH1, AcceptH0],
+            &[Indistinguishable, Indistinguishable],
+            &[Indistinguishable, AcceptH1, AcceptH0],
             &[],
         ] {
             let lost = decide(&evidence(PathKind::Standard, stages, 1.75, 3.0));

@@ -245,7 +245,7 @@ pub fn run_match(
     for pair in &state.pairs {
         tally.add(pair);
         if let Some(rule) = stop_rule.as_deref_mut() {
-            stopped_early |= rule.should_stop(tally.pentanomial);
+            stopped_early |= rule.should_stop(&tally);
         }
     }
     let done: HashSet<u64> = state.pairs.iter().map(|p| p.index).collect();
@@ -331,7 +331,7 @@ pub fn run_match(
                     progress.tally.add(&outcome);
                     observer(&progress);
                     if let Some(rule) = stop_rule.as_deref_mut()
-                        && rule.should_stop(progress.tally.pentanomial)
+                        && rule.should_stop(&progress.tally)
                     {
                         stopped_early = true;
                         shared.stop.store(true, Ordering::SeqCst);

@@ -346,6 +346,7 @@ mod tests {
                 index,
                 opening: 0,
                 games: [loss, win_for_white],
+                identical_games: false,
             })
             .collect();
         let result = ShardResult {

@@ -2,23 +2,28 @@
 //! one SPRT rule serves `oracle match --sprt` (batches of one pair, no minimum) and the
 //! stages of `oracle verify` (the profile's batch size and minimum games).
 
+use super::tally::Tally;
 use crate::stats::{PentanomialCounts, SequentialSprt, SprtDecision, SprtParams, StatsError};
 
 /// Decides after every counted pair whether the match stops early.
 pub trait StopRule {
-    /// Called with the cumulative pentanomial counts after each counted pair; true stops the match.
-    fn should_stop(&mut self, pentanomial: [u64; 5]) -> bool;
+    /// Called with the cumulative tally after each counted pair; true stops the match.
+    fn should_stop(&mut self, tally: &Tally) -> bool;
 }
 
 /// The sequential SPRT as a stop rule: it looks at every multiple of its batch size and stops
 /// on a decision once at least `min_pairs` pairs are counted (a statistics error stops too,
-/// and is kept for the caller).
+/// and is kept for the caller). A stage at a node limit also stops at its first look from
+/// `min_pairs` on when every pair so far was the same game twice
+/// ([`SprtStop::stopping_when_indistinguishable`]).
 #[derive(Debug, Clone)]
 pub struct SprtStop {
     sequential: SequentialSprt,
     min_pairs: u64,
     path: Vec<(u64, f64)>,
     error: Option<StatsError>,
+    stops_when_indistinguishable: bool,
+    indistinguishable: bool,
 }
 
 impl SprtStop {
@@ -33,7 +38,23 @@ impl SprtStop {
             min_pairs,
             path: vec![(0, 0.0)],
             error: None,
+            stops_when_indistinguishable: false,
+            indistinguishable: false,
         })
+    }
+
+    /// The same test, which also ends the match at a look from `min_pairs` on at which every
+    /// counted pair repeated its first game in its second: at a node limit that means the two
+    /// engines play alike, and no number of further games can tell them apart.
+    #[must_use]
+    pub fn stopping_when_indistinguishable(mut self) -> SprtStop {
+        self.stops_when_indistinguishable = true;
+        self
+    }
+
+    /// Whether the match stopped because the engines could not be told apart.
+    pub fn indistinguishable(&self) -> bool {
+        self.indistinguishable
     }
 
     /// The sequential test after its last look.
@@ -53,8 +74,8 @@ impl SprtStop {
 }
 
 impl StopRule for SprtStop {
-    fn should_stop(&mut self, pentanomial: [u64; 5]) -> bool {
-        let counts = PentanomialCounts(pentanomial);
+    fn should_stop(&mut self, tally: &Tally) -> bool {
+        let counts = PentanomialCounts(tally.pentanomial);
         let pairs = counts.pairs();
         if !pairs.is_multiple_of(self.sequential.batch_size_pairs()) {
             return false;
@@ -62,7 +83,10 @@ impl StopRule for SprtStop {
         match self.sequential.update(&counts) {
             Ok(decision) => {
                 self.path.push((pairs, self.sequential.llr()));
-                decision != SprtDecision::Continue && pairs >= self.min_pairs
+                let enough = pairs >= self.min_pairs;
+                self.indistinguishable =
+                    self.stops_when_indistinguishable && enough && tally.all_pairs_identical();
+                self.indistinguishable || (decision != SprtDecision::Continue && enough)
             }
             Err(error) => {
                 self.error = Some(error);
@@ -85,7 +109,12 @@ mod tests {
         // pairs and only at a look.
         let mut stopped_at = None;
         for pairs in 1..=200 {
-            if rule.should_stop([pairs - pairs / 3, pairs / 3 - pairs / 6, pairs / 6, 0, 0]) {
+            let tally = Tally {
+                pairs,
+                pentanomial: [pairs - pairs / 3, pairs / 3 - pairs / 6, pairs / 6, 0, 0],
+                ..Tally::default()
+            };
+            if rule.should_stop(&tally) {
                 stopped_at = Some(pairs);
                 break;
             }
@@ -95,5 +124,35 @@ mod tests {
         assert!(rule.path().iter().all(|(pairs, _)| pairs % 4 == 0));
         assert_eq!(rule.sequential().decision(), SprtDecision::AcceptH0);
         assert!(rule.error().is_none());
+    }
+
+    #[test]
+    fn stops_when_indistinguishable_only_if_asked_and_only_if_every_pair_repeated() {
+        let params = SprtParams::new(0.0, 10.0, 0.05, 0.05, Model::Normalized).unwrap();
+        let tally = |pairs, identical_pairs| Tally {
+            pairs,
+            pentanomial: [0, 0, pairs, 0, 0],
+            identical_pairs,
+            ..Tally::default()
+        };
+        let first_stop = |mut rule: SprtStop, identical: fn(u64) -> u64| {
+            (1..=4000)
+                .find(|&pairs| rule.should_stop(&tally(pairs, identical(pairs))))
+                .map(|pairs| (pairs, rule.indistinguishable()))
+        };
+        let asked = || {
+            SprtStop::new(params, 8, 100)
+                .unwrap()
+                .stopping_when_indistinguishable()
+        };
+        // Every pair the same game twice: the first look from the minimum on ends it.
+        assert_eq!(first_stop(asked(), |pairs| pairs), Some((104, true)));
+        // One pair that differed: the SPRT decides as usual (H0, slowly: the play is alike),
+        // never `indistinguishable`.
+        let stop = first_stop(asked(), |pairs| pairs - 1).expect("the SPRT decides");
+        assert!(!stop.1, "{stop:?}");
+        // Not asked (a timed stage): the same identical games are left to the SPRT.
+        let stop = first_stop(SprtStop::new(params, 8, 100).unwrap(), |pairs| pairs);
+        assert!(stop.is_none_or(|(_, indistinguishable)| !indistinguishable));
     }
 }

@@ -28,6 +28,10 @@ pub struct PairOutcome {
     pub opening: usize,
     /// The two games.
     pub games: [GameSummary; 2],
+    /// Game 1 repeated game 0 move for move with the colours swapped: from this opening the two
+    /// engines played alike (state files written before this field read `false`).
+    #[serde(default)]
+    pub identical_games: bool,
 }
 
 impl PairOutcome {
@@ -149,6 +153,9 @@ pub struct Tally {
     pub terminations: TerminationCounts,
     /// Faults charged to the first and the second engine, by kind.
     pub faults: [FaultCounts; 2],
+    /// Pairs whose two games were identical ([`PairOutcome::identical_games`]).
+    #[serde(default)]
+    pub identical_pairs: u64,
 }
 
 impl Tally {
@@ -156,6 +163,7 @@ impl Tally {
     pub fn add(&mut self, pair: &PairOutcome) {
         self.pairs += 1;
         self.pentanomial[pair.bucket()] += 1;
+        self.identical_pairs += u64::from(pair.identical_games);
         for (game, half_points) in pair.first_engine_games() {
             match half_points {
                 2 => self.wins += 1,
@@ -167,6 +175,12 @@ impl Tally {
                 self.faults[usize::from(engine)].add(game.termination);
             }
         }
+    }
+
+    /// Every counted pair (at least one) repeated its first game in its second: the two engines
+    /// could not be told apart from any opening played.
+    pub fn all_pairs_identical(&self) -> bool {
+        self.pairs > 0 && self.identical_pairs == self.pairs
     }
 
     /// The tally of a sequence of pairs.
@@ -197,6 +211,7 @@ mod tests {
             index: 0,
             opening: 0,
             games: [game(a), game(b)],
+            identical_games: false,
         };
         // Game 0: first engine White; game 1: first engine Black.
         assert_eq!(pair(BlackWins, WhiteWins).bucket(), 0);
@@ -216,6 +231,14 @@ mod tests {
             (3, 1)
         );
         assert_eq!(tally.faults[0], FaultCounts::default());
+        let repeated = PairOutcome {
+            identical_games: true,
+            ..pair(Draw, Draw)
+        };
+        assert!(!tally.all_pairs_identical() && !Tally::default().all_pairs_identical());
+        assert!(Tally::of(&[repeated, repeated]).all_pairs_identical());
+        assert_eq!(Tally::of(&[repeated, faulty]).identical_pairs, 1);
+        assert!(!Tally::of(&[repeated, faulty]).all_pairs_identical());
         // The second engine's time forfeit in `faulty`'s game 1 is left out; its win is not.
         assert_eq!(fault_free_wdl(&[pair(Draw, WhiteWins), faulty]), [1, 1, 1]);
         assert_eq!(

@@ -55,6 +55,8 @@ fn play_pair(
     let mut summaries = Vec::with_capacity(2);
     let mut texts = Vec::with_capacity(2);
     let mut overhead_us = Vec::new();
+    let mut first_game: Option<GameRecord> = None;
+    let mut identical_games = false;
     for game_number in 0..2 {
         // Slot 0 is the first engine; it has White in game 0.
         let white_slot = game_number;
@@ -118,6 +120,10 @@ fn play_pair(
             game: game_number,
             summary,
         }));
+        match &first_game {
+            Some(first) => identical_games = same_game(first, &record),
+            None => first_game = Some(record),
+        }
     }
     let games = [summaries[0], summaries[1]];
     let pgn = [std::mem::take(&mut texts[0]), std::mem::take(&mut texts[1])];
@@ -126,10 +132,19 @@ fn play_pair(
             index,
             opening: opening_index,
             games,
+            identical_games,
         },
         pgn,
         overhead_us,
     }))
+}
+
+/// The same game on the board: the same moves, result and ending (who had which colour aside).
+fn same_game(a: &GameRecord, b: &GameRecord) -> bool {
+    a.result == b.result
+        && a.termination == b.termination
+        && a.moves.len() == b.moves.len()
+        && a.moves.iter().zip(&b.moves).all(|(x, y)| x.uci == y.uci)
 }
 
 /// Starts missing engines and plays one game with slot `white_slot` as White.

@@ -188,6 +188,7 @@ pub(super) fn state_text(state: &str) -> &str {
         "accept_h1" => "H1 accepted",
         "accept_h0" => "H0 accepted",
         "undecided" => "undecided (not passed)",
+        "indistinguishable" => "indistinguishable: the engines played alike (passed, no gain)",
         other => other,
     }
 }

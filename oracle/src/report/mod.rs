@@ -117,7 +117,7 @@ pub struct StageReport {
     pub nelo: f64,
     /// 95% interval of the nElo estimate.
     pub nelo_ci95: (f64, f64),
-    /// `accept_h1`, `accept_h0` or `undecided`.
+    /// `accept_h1`, `accept_h0`, `undecided` or `indistinguishable`.
     pub state: String,
     /// Faults of the candidate and the predecessor in this stage.
     #[serde(default)]

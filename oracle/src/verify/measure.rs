@@ -2,7 +2,7 @@
 //! binaries are bit-identical (Article 2.4).
 
 use crate::governance::constitution::IdenticalBinaries;
-use crate::governance::entry::{PathKind, StageState};
+use crate::governance::entry::PathKind;
 
 use git2::Repository;
 
@@ -69,7 +69,7 @@ impl Run<'_> {
             match progress {
                 stage::StageProgress::Finished(outcome) => {
                     self.report.stages.push(outcome.report.clone());
-                    let passed = outcome.record.state == StageState::AcceptH1;
+                    let passed = outcome.record.state.passed();
                     self.stages.push(*outcome);
                     if !passed {
                         break;

@@ -8,7 +8,9 @@
 //! - as the merge of a round ([`Mode::NoPlay`]): combine the shard files in `--out` and apply the
 //!   SPRT at round boundaries (the match runner's group-sequential merge).
 //!
-//! A stage that reaches `max_games` undecided ends `undecided`: not passed.
+//! A stage that reaches `max_games` undecided ends `undecided`: not passed. A stage at a node
+//! limit whose every pair, from its minimum games on, was the same game twice ends
+//! `indistinguishable` (Article 2.5): passed, with no gain found.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -35,7 +37,7 @@ use crate::play::runner::{MatchConfig, MatchProgress, MatchReport, run_match};
 use crate::play::shard::Shard;
 use crate::play::shard::{ShardResult, merge, read_shards};
 use crate::play::stop::{SprtStop, StopRule};
-use crate::play::tally::{FaultCounts, PairOutcome};
+use crate::play::tally::{FaultCounts, PairOutcome, Tally};
 use crate::play::uci::EngineConfig;
 use crate::report::StageReport;
 use crate::stats::{
@@ -218,6 +220,12 @@ impl StagePlan {
         })
     }
 
+    /// Whether the stage plays at a node limit, where games repeat exactly and a stage can end
+    /// indistinguishable (Article 2.5); games at a clock never repeat exactly.
+    fn can_be_indistinguishable(&self) -> bool {
+        !self.stage.tc.is_timed()
+    }
+
     /// The runner's state file of a stage directory.
     pub(super) const STATE: &'static str = "state.json";
     /// The stage's games.
@@ -320,12 +328,16 @@ fn play_local(plan: &StagePlan, reporter: &StepReporter) -> Result<StageOutcome,
     let started = mark_started(plan)?;
     let config = plan.match_config(Shard::WHOLE, plan.state(), plan.pgn());
     let mut sprt = SprtStop::new(plan.params, plan.batch, plan.min_pairs).map_err(fail)?;
+    if plan.can_be_indistinguishable() {
+        sprt = sprt.stopping_when_indistinguishable();
+    }
     let report = play(config, &mut sprt, plan.max_pairs, reporter)?;
     if let Some(error) = sprt.error() {
         return Err(fail(format!("SPRT: {error}")));
     }
     let decision = sprt.sequential().decision();
     let state = match decision {
+        _ if sprt.indistinguishable() && report.stopped_early => StageState::Indistinguishable,
         SprtDecision::AcceptH1 if report.stopped_early => StageState::AcceptH1,
         SprtDecision::AcceptH0 if report.stopped_early => StageState::AcceptH0,
         _ if report.tally.pairs >= plan.max_pairs => StageState::Undecided,
@@ -418,8 +430,8 @@ struct Quota {
 }
 
 impl StopRule for Quota {
-    fn should_stop(&mut self, pentanomial: [u64; 5]) -> bool {
-        pentanomial.iter().sum::<u64>() >= self.pairs
+    fn should_stop(&mut self, tally: &Tally) -> bool {
+        tally.pairs >= self.pairs
     }
 }
 
@@ -466,6 +478,12 @@ fn merged_progress(plan: &StagePlan) -> Result<Option<StageProgress>, StageError
     let decision = merged.sprt_decision.unwrap_or(SprtDecision::Continue);
     let pairs = merged.tally.pairs;
     let state = match decision {
+        _ if plan.can_be_indistinguishable()
+            && pairs >= plan.min_pairs
+            && merged.tally.all_pairs_identical() =>
+        {
+            Some(StageState::Indistinguishable)
+        }
         SprtDecision::AcceptH1 if pairs >= plan.min_pairs => Some(StageState::AcceptH1),
         SprtDecision::AcceptH0 if pairs >= plan.min_pairs => Some(StageState::AcceptH0),
         _ if merged.contiguous_pairs >= plan.max_pairs => Some(StageState::Undecided),

@@ -351,7 +351,7 @@ fn check_stages(entry: &Entry, report: &mut impl FnMut(String)) {
                 stage.games, stage.max_games
             ));
         }
-        stopped |= stage.state != StageState::AcceptH1;
+        stopped |= !stage.state.passed();
     }
 }
 
