@@ -574,6 +574,35 @@ fn late_answer_in_a_node_game_hits_the_read_deadline() {
 }
 
 #[test]
+fn cpu_burnt_in_the_opponents_turn_loses_a_timed_game() {
+    // From its second move on, four threads of the engine spin whenever coherent thinks. At
+    // time odds coherent thinks six times longer, so the spinning shows even when other work
+    // leaves them little of the machine.
+    assert_fault(
+        &format!("{},tc=0.5+0.005", fault_spec("burner", "burn", 2, "")),
+        &["--tc", "3+0.03"],
+        "cpu_outside_turn",
+        "cpu outside turn",
+    );
+}
+
+#[test]
+fn honest_engines_at_a_fast_clock_use_no_cpu_outside_their_turn() {
+    // Both cores busy with two games at once, as in a stage; each engine is single-threaded.
+    let (json, output) = match_json(
+        [&coherent_spec("c1"), &coherent_spec("c2")],
+        &["--tc", "1+0.01", "--pairs", "4", "--concurrency", "2"],
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(json["games_counted"], 8, "{json}");
+    assert_eq!(json["terminations"]["cpu_outside_turn"], 0, "{json}");
+}
+
+#[test]
 fn no_readyok_is_a_stall() {
     assert_fault(
         &fault_spec("staller", "stall", 1, ""),

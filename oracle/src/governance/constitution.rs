@@ -96,7 +96,8 @@ pub struct FaultLimits {
     /// binary that played cleanly before; its crashes and hangs point at interference, so more
     /// than this voids the stage.
     pub predecessor_crashes: u64,
-    /// All faults of the predecessor (time forfeits and illegal moves too), per 1000 games.
+    /// All faults of the predecessor (time forfeits, illegal moves and CPU used outside its
+    /// turn too), per 1000 games.
     pub predecessor_per_mille: u32,
     /// All faults of the candidate, per 1000 games. They stay its lost games; more than this
     /// voids the stage, because a candidate that faults that often is not measured.
@@ -116,16 +117,7 @@ impl FaultLimits {
             ));
         }
         let over = |count: u64, per_mille: u32| count * 1000 > u64::from(per_mille) * games;
-        let kinds = |f: &FaultCounts| {
-            format!(
-                "{} in {games} games: disconnect {}, stall {}, illegal move {}, time forfeit {}",
-                f.total(),
-                f.disconnect,
-                f.stall,
-                f.illegal_move,
-                f.time_forfeit
-            )
-        };
+        let kinds = |f: &FaultCounts| format!("{} in {games} games: {}", f.total(), f.kinds_text());
         if over(faults.predecessor.total(), self.predecessor_per_mille) {
             return Some(format!(
                 "the predecessor faulted {} (the constitution allows {}‰)",
@@ -556,5 +548,33 @@ mod tests {
     fn booking_never_credits_a_gain() {
         assert_eq!(LossBooking::FinalStageNeloDeficit.booked(-1.25), 1.25);
         assert_eq!(LossBooking::FinalStageNeloDeficit.booked(0.75), 0.0);
+    }
+
+    #[test]
+    fn cpu_used_outside_the_turn_counts_against_the_fault_limits() {
+        let limits = FaultLimits {
+            predecessor_crashes: 0,
+            predecessor_per_mille: 10,
+            candidate_per_mille: 10,
+        };
+        let mut faults = StageFaults::default();
+        faults.candidate.cpu_outside_turn = 1;
+        assert_eq!(limits.void_reason(&faults, 100), None);
+        faults.candidate.cpu_outside_turn = 2;
+        let reason = limits.void_reason(&faults, 100).unwrap();
+        assert!(
+            reason.starts_with("the candidate faulted 2 in 100 games: ")
+                && reason
+                    .ends_with("time forfeit 0, cpu outside turn 2 (the constitution allows 10‰)"),
+            "{reason}"
+        );
+        faults.candidate = FaultCounts::default();
+        faults.predecessor.cpu_outside_turn = 2;
+        assert!(
+            limits
+                .void_reason(&faults, 100)
+                .unwrap()
+                .starts_with("the predecessor faulted 2")
+        );
     }
 }

@@ -614,6 +614,34 @@ mod tests {
         assert!(guess.unwrap_err().to_string().contains("nor `unknown`"));
     }
 
+    /// Entries written before the CPU rule have no `cpu_outside_turn`: they read and write back
+    /// byte for byte, and the count appears only when an engine was caught.
+    #[test]
+    fn stage_faults_keep_their_bytes_and_name_cpu_outside_turn_only_when_counted() {
+        let block = "disconnect: 0\nstall: 0\nillegal_move: 0\ntime_forfeit: 1\n";
+        let old = format!(
+            "candidate:\n{}predecessor:\n{}",
+            block
+                .lines()
+                .map(|l| format!("  {l}\n"))
+                .collect::<String>(),
+            block
+                .lines()
+                .map(|l| format!("  {l}\n"))
+                .collect::<String>()
+        );
+        let mut faults: StageFaults = serde_norway::from_str(&old).unwrap();
+        assert_eq!(faults.candidate.cpu_outside_turn, 0);
+        assert_eq!(to_canonical_yaml(&faults).unwrap(), old);
+        faults.candidate.cpu_outside_turn = 2;
+        let new = to_canonical_yaml(&faults).unwrap();
+        assert!(
+            new.starts_with("candidate:\n  disconnect: 0\n  stall: 0\n  illegal_move: 0\n  time_forfeit: 1\n  cpu_outside_turn: 2\npredecessor:\n"),
+            "{new}"
+        );
+        assert_eq!(serde_norway::from_str::<StageFaults>(&new).unwrap(), faults);
+    }
+
     #[test]
     fn entry_ids_have_one_spelling() {
         assert_eq!(EntryId::new(7).to_string(), "T-0007");

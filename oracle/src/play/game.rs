@@ -3,10 +3,11 @@
 //! The referee checks every move for legality and ends the game on checkmate, stalemate,
 //! threefold repetition, the 50-move rule or insufficient material, or by the optional
 //! adjudication rules. An engine fault (crash, hang, illegal or unparsable move, time
-//! forfeit) loses the game for the faulty engine and is recorded as its own termination.
+//! forfeit, CPU used outside its turn in a timed game) loses the game for the faulty engine and
+//! is recorded as its own termination.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use shakmaty::uci::UciMove;
@@ -15,6 +16,7 @@ use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
 use super::book::{Opening, fen_of, play_uci_moves};
 use super::clock::{Charge, ClockRules, GameClock, TimeControl};
+use super::cpu_guard::{CpuGuard, Overuse, allowed_cpu};
 use super::uci::{Engine, Score, UciError};
 
 /// How a game ended; the serde names are the keys of the report's `terminations`.
@@ -33,17 +35,20 @@ pub enum Termination {
     Disconnect,
     /// An engine did not answer `isready` (or start up) in time.
     Stall,
+    /// In a timed game, an engine's processes used more CPU than its own turns on one core.
+    CpuOutsideTurn,
 }
 
 impl Termination {
     /// All kinds, in report order.
-    pub const ALL: [Termination; 6] = [
+    pub const ALL: [Termination; 7] = [
         Termination::Normal,
         Termination::Adjudication,
         Termination::TimeForfeit,
         Termination::IllegalMove,
         Termination::Disconnect,
         Termination::Stall,
+        Termination::CpuOutsideTurn,
     ];
 
     /// The value of the PGN `Termination` tag.
@@ -55,6 +60,7 @@ impl Termination {
             Termination::IllegalMove => "illegal move",
             Termination::Disconnect => "disconnect",
             Termination::Stall => "stall",
+            Termination::CpuOutsideTurn => "cpu outside turn",
         }
     }
 
@@ -67,6 +73,7 @@ impl Termination {
             Termination::IllegalMove => "illegal_move",
             Termination::Disconnect => "disconnect",
             Termination::Stall => "stall",
+            Termination::CpuOutsideTurn => "cpu_outside_turn",
         }
     }
 
@@ -210,6 +217,40 @@ pub struct GameRecord {
     pub faulted: Option<Color>,
 }
 
+impl GameRecord {
+    /// The sides whose engines are restarted before their next game: the one that faulted, and
+    /// after a loss for CPU outside the turn its opponent too, which was starved and may have
+    /// been cut off in a search (a fault of its own that the loss replaced).
+    pub fn restarts(&self) -> Vec<Color> {
+        match (self.termination, self.faulted) {
+            (Termination::CpuOutsideTurn, Some(side)) => vec![side, !side],
+            (_, faulted) => faulted.into_iter().collect(),
+        }
+    }
+
+    /// The game lost by the engine of `overuse` (named `name`) for the CPU it used outside its
+    /// turns: it was not played fairly, so this replaces however it ended.
+    fn lost_for_cpu(self, overuse: &Overuse, name: &str) -> GameRecord {
+        let side = color_of(overuse.index);
+        let seconds = |d: Duration| d.as_secs_f64();
+        let mut reason = format!(
+            "{side:?} ({name}) used CPU outside its turn: {:.2} s of CPU in {:.2} s of its own \
+             turns (at most {:.2} s allowed)",
+            seconds(overuse.cpu),
+            seconds(overuse.turns),
+            seconds(allowed_cpu(overuse.turns))
+        );
+        reason.push_str(&format!("; the game had ended: {}", self.reason));
+        GameRecord {
+            result: GameResult::loss_for(side),
+            termination: Termination::CpuOutsideTurn,
+            reason,
+            faulted: Some(side),
+            ..self
+        }
+    }
+}
+
 /// Everything a game needs besides the engines.
 #[derive(Debug, Clone, Copy)]
 pub struct GameSettings {
@@ -238,14 +279,16 @@ fn centipawns(score: Score) -> i32 {
 /// Plays one game: `engines[0]` has White, `engines[1]` Black.
 ///
 /// `abort` is checked before every move: when it is set the game is abandoned (`None`), as
-/// the match runner does with games in flight once the SPRT has decided.
+/// the match runner does with games in flight once the SPRT has decided. When either side
+/// plays on a clock, an engine whose processes used CPU outside its turns loses the game
+/// (`cpu_guard`), whatever else ended it.
 pub fn play_game(
     engines: [&mut Engine; 2],
     opening: &Opening,
     settings: &GameSettings,
     abort: &AtomicBool,
 ) -> Option<GameRecord> {
-    let mut game = Game::new(opening.clone());
+    let game = Game::new(opening.clone());
     let [white, black] = engines;
     let mut engines = [white, black];
     for (index, engine) in engines.iter_mut().enumerate() {
@@ -253,10 +296,29 @@ pub fn play_game(
             return Some(game.fault(color_of(index), &error));
         }
     }
+    if !settings.time_controls.iter().any(TimeControl::is_timed) {
+        return play_moves(&mut engines, game, settings, abort, None);
+    }
+    let mut guard = CpuGuard::start(engines.each_ref().map(|engine| engine.pid()));
+    let record = play_moves(&mut engines, game, settings, abort, Some(&mut guard))?;
+    Some(match guard.finish() {
+        Some(overuse) => record.lost_for_cpu(&overuse, engines[overuse.index].name()),
+        None => record,
+    })
+}
+
+/// Plays the moves of a started game to its end; `guard` (timed games) is told each turn.
+fn play_moves(
+    engines: &mut [&mut Engine; 2],
+    mut game: Game,
+    settings: &GameSettings,
+    abort: &AtomicBool,
+    mut guard: Option<&mut CpuGuard>,
+) -> Option<GameRecord> {
     let mut clock = GameClock::new(settings.clock, settings.time_controls);
-    let fen = opening.fen.clone();
-    let mut history: Vec<String> = opening.moves.clone();
-    let mut pos = play_uci_moves(opening.root(), &opening.moves)
+    let fen = game.opening.fen.clone();
+    let mut history: Vec<String> = game.opening.moves.clone();
+    let mut pos = play_uci_moves(game.opening.root(), &history)
         .expect("book openings are validated when loaded");
     let mut repetitions = Repetitions::new(&pos);
     let mut judge = Judge::new(settings.adjudication);
@@ -270,9 +332,14 @@ pub fn play_game(
         let side = pos.turn();
         let index = side as usize ^ 1; // shakmaty: Black = 0, White = 1.
         let engine = &mut engines[index];
+        let turn_started = Instant::now();
         let search = engine
             .position(fen.as_deref(), &history)
             .and_then(|()| engine.go(&clock.limits(index), clock.read_deadline(index)));
+        if let Some(guard) = guard.as_deref_mut() {
+            // Failed searches are turns too: an engine that overran searched all along.
+            guard.add_turn(index, turn_started.elapsed());
+        }
         let search = match search {
             Ok(search) => search,
             Err(error) => return Some(game.fault(side, &error)),
@@ -661,6 +728,39 @@ mod tests {
             judged(resign_only(true), &wavering),
             Some((10, GameResult::BlackWins))
         );
+    }
+
+    /// The burner's loss replaces the time forfeit it caused, and both engines are restarted:
+    /// the starved one may have been cut off in a search.
+    #[test]
+    fn cpu_outside_the_turn_replaces_the_opponents_time_forfeit() {
+        let pos = Chess::default();
+        let game = Game::new(Opening {
+            fen: None,
+            moves: Vec::new(),
+        });
+        let forfeit = game.time_forfeit(Color::White, &pos, "White loses on time".into());
+        assert_eq!(forfeit.restarts(), [Color::White]);
+        let overuse = Overuse {
+            index: 1,
+            cpu: Duration::from_millis(2500),
+            turns: Duration::from_millis(1000),
+        };
+        let record = forfeit.lost_for_cpu(&overuse, "burner");
+        assert_eq!(
+            (record.result, record.termination, record.faulted),
+            (
+                GameResult::WhiteWins,
+                Termination::CpuOutsideTurn,
+                Some(Color::Black)
+            )
+        );
+        assert_eq!(
+            record.reason,
+            "Black (burner) used CPU outside its turn: 2.50 s of CPU in 1.00 s of its own turns \
+             (at most 1.20 s allowed); the game had ended: White loses on time"
+        );
+        assert_eq!(record.restarts(), [Color::Black, Color::White]);
     }
 
     #[test]

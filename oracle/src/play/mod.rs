@@ -3,6 +3,7 @@
 
 pub mod book;
 pub mod clock;
+mod cpu_guard;
 pub mod cpus;
 pub mod fingerprint;
 pub mod game;
@@ -18,5 +19,6 @@ pub mod state;
 pub mod stop;
 pub mod summary;
 pub mod tally;
+mod tree_cpu;
 pub mod uci;
 mod worker;

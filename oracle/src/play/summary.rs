@@ -131,19 +131,16 @@ pub fn summary_block(
         );
     }
     out += &format!(
-        "Played {games_played} games, counted {games}; terminations: normal {}, adjudication {}, time forfeit {}, illegal move {}, disconnect {}, stall {}\n",
-        t.normal, t.adjudication, t.time_forfeit, t.illegal_move, t.disconnect, t.stall
+        "Played {games_played} games, counted {games}; terminations: normal {}, adjudication {}, time forfeit {}, illegal move {}, disconnect {}, stall {}, cpu outside turn {}\n",
+        t.normal,
+        t.adjudication,
+        t.time_forfeit,
+        t.illegal_move,
+        t.disconnect,
+        t.stall,
+        t.cpu_outside_turn
     );
-    let faults = |f: &FaultCounts| {
-        format!(
-            "{} (disconnect {}, stall {}, illegal move {}, time forfeit {})",
-            f.total(),
-            f.disconnect,
-            f.stall,
-            f.illegal_move,
-            f.time_forfeit
-        )
-    };
+    let faults = |f: &FaultCounts| format!("{} ({})", f.total(), f.kinds_text());
     out += &format!(
         "Faults: {} {}, {} {}\n{line}\n",
         names[0],

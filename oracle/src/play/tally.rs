@@ -80,6 +80,9 @@ pub struct TerminationCounts {
     pub disconnect: u64,
     /// No answer to `isready`/`uci` in time.
     pub stall: u64,
+    /// CPU used outside the engine's turn in a timed game (absent in older shard files).
+    #[serde(default)]
+    pub cpu_outside_turn: u64,
 }
 
 impl TerminationCounts {
@@ -92,13 +95,14 @@ impl TerminationCounts {
             Termination::IllegalMove => &mut self.illegal_move,
             Termination::Disconnect => &mut self.disconnect,
             Termination::Stall => &mut self.stall,
+            Termination::CpuOutsideTurn => &mut self.cpu_outside_turn,
         };
         *slot += 1;
     }
 
     /// The number of engine faults (everything but normal ends and adjudications).
     pub fn faults(&self) -> u64 {
-        self.time_forfeit + self.illegal_move + self.disconnect + self.stall
+        self.time_forfeit + self.illegal_move + self.disconnect + self.stall + self.cpu_outside_turn
     }
 }
 
@@ -115,6 +119,15 @@ pub struct FaultCounts {
     pub illegal_move: u64,
     /// Time forfeits.
     pub time_forfeit: u64,
+    /// CPU used outside its turn in timed games; left out when 0, so that entries written
+    /// before the rule keep their bytes.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cpu_outside_turn: u64,
+}
+
+/// Serde's test for a count left out when 0.
+fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 impl FaultCounts {
@@ -127,12 +140,30 @@ impl FaultCounts {
             Termination::Stall => self.stall += 1,
             Termination::IllegalMove => self.illegal_move += 1,
             Termination::TimeForfeit => self.time_forfeit += 1,
+            Termination::CpuOutsideTurn => self.cpu_outside_turn += 1,
         }
+    }
+
+    /// Each kind's human name (`time forfeit`, …) and count, in report order.
+    pub fn kinds(&self) -> [(&'static str, u64); 5] {
+        [
+            ("disconnect", self.disconnect),
+            ("stall", self.stall),
+            ("illegal move", self.illegal_move),
+            ("time forfeit", self.time_forfeit),
+            ("cpu outside turn", self.cpu_outside_turn),
+        ]
+    }
+
+    /// `disconnect 0, stall 1, …`: every kind with its count.
+    pub fn kinds_text(&self) -> String {
+        let kinds = self.kinds().map(|(kind, count)| format!("{kind} {count}"));
+        kinds.join(", ")
     }
 
     /// All faults of the engine.
     pub fn total(&self) -> u64 {
-        self.disconnect + self.stall + self.illegal_move + self.time_forfeit
+        self.disconnect + self.stall + self.illegal_move + self.time_forfeit + self.cpu_outside_turn
     }
 }
 

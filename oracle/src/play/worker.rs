@@ -77,11 +77,12 @@ fn play_pair(
             // The match stopped: the game in flight is abandoned and its pair not counted.
             return Ok(None);
         };
-        let faulted_engine = record.faulted.map(|color| match color {
+        let slot_of = |color| match color {
             Color::White => white_slot,
             Color::Black => 1 - white_slot,
-        });
-        if let Some(slot) = faulted_engine {
+        };
+        let faulted_engine = record.faulted.map(slot_of);
+        for slot in record.restarts().into_iter().map(slot_of) {
             // A faulted engine is replaced before its next game.
             if let Some(engine) = slots[slot].take() {
                 engine.quit(Duration::ZERO);

@@ -169,16 +169,12 @@ fn faults_text(faults: &FaultCounts) -> String {
     if faults.total() == 0 {
         return "0".into();
     }
-    let kinds: Vec<String> = [
-        ("disconnect", faults.disconnect),
-        ("stall", faults.stall),
-        ("illegal move", faults.illegal_move),
-        ("time forfeit", faults.time_forfeit),
-    ]
-    .iter()
-    .filter(|(_, count)| *count > 0)
-    .map(|(kind, count)| format!("{kind} {count}"))
-    .collect();
+    let kinds: Vec<String> = faults
+        .kinds()
+        .iter()
+        .filter(|(_, count)| *count > 0)
+        .map(|(kind, count)| format!("{kind} {count}"))
+        .collect();
     format!("{} ({})", faults.total(), kinds.join(", "))
 }
 
