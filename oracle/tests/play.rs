@@ -586,6 +586,42 @@ fn cpu_burnt_in_the_opponents_turn_loses_a_timed_game() {
     );
 }
 
+/// Article 6.7 where the oracle can make cgroups: CPU burnt by processes that exit unreaped
+/// (their parent ignores `SIGCHLD`), which the `/proc` tree never sees, still loses the game.
+#[test]
+fn cpu_burnt_by_unreaped_children_loses_a_timed_game() {
+    if !oracle::build::sandbox::cpu_account::CpuAccount::available() {
+        eprintln!("SKIPPED: no writable cgroup2 mount here (not root?): no CPU accounts");
+        return;
+    }
+    // The spinners also starve the burner's own search: on a busy machine it may lose a game on
+    // time first. It must lose both, and at least one must be caught as CPU outside its turn
+    // (with the `/proc` tree alone none is: the spinners leave no trace there).
+    let (json, output) = match_json(
+        [
+            &fault_spec("burner", "burn-unreaped", 2, ""),
+            &coherent_spec("good"),
+        ],
+        &["--pairs", "1", "--concurrency", "1", "--tc", "3+0.03"],
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        (&json["losses"], &json["faults"]["first"]),
+        (&serde_json::json!(2), &serde_json::json!(2)),
+        "{json}"
+    );
+    assert!(
+        json["faults_by_kind"]["first"]["cpu_outside_turn"]
+            .as_u64()
+            .is_some_and(|caught| caught >= 1),
+        "{json}"
+    );
+}
+
 #[test]
 fn honest_engines_at_a_fast_clock_use_no_cpu_outside_their_turn() {
     // Both cores busy with two games at once, as in a stage; each engine is single-threaded.

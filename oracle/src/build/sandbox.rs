@@ -12,6 +12,7 @@
 //! wall-time limit that kills the whole process group. Engines (players, `bench`) are confined
 //! more tightly, one sandbox per process: [`engine`].
 
+pub mod cpu_account;
 pub mod engine;
 
 use std::ffi::{OsStr, OsString};

@@ -14,8 +14,6 @@
 
 use std::time::Duration;
 
-use super::tree_cpu::tree_cpu_times;
-
 /// Fixed slack per game: clock-tick rounding of the readings (up to two 10 ms ticks per
 /// process of the tree, for a wrapper and its engine), and the engine's own input thread
 /// reading `position` lines and the last move's lines outside the measured turns.
@@ -52,25 +50,24 @@ impl Overuse {
     }
 }
 
-/// The CPU bookkeeping of one game: both engines' tree CPU at its start and their turns.
+/// The CPU bookkeeping of one game: both engines' CPU at its start and their turns.
 #[derive(Debug)]
 pub struct CpuGuard {
-    /// The process the oracle started for each engine.
-    pids: [u32; 2],
-    /// Tree CPU at the start of the game; `None` where it could not be read, which leaves
-    /// that engine unchecked in this game (a process gone already faults the game anyway).
+    /// Each engine's CPU at the start of the game ([`crate::play::uci::Engine::cpu_time`]);
+    /// `None` where it could not be read, which leaves that engine unchecked in this game (a
+    /// process gone already faults the game anyway).
     baseline: [Option<Duration>; 2],
     /// Wall time of each engine's turns so far.
     turns: [Duration; 2],
 }
 
 impl CpuGuard {
-    /// Reads both engines' tree CPU now (once both have answered `ucinewgame`).
+    /// Starts the game's bookkeeping from both engines' CPU `baseline` (read once both have
+    /// answered `ucinewgame`).
     #[must_use]
-    pub fn start(pids: [u32; 2]) -> CpuGuard {
+    pub fn start(baseline: [Option<Duration>; 2]) -> CpuGuard {
         CpuGuard {
-            pids,
-            baseline: tree_cpu_times(pids).map(Result::ok),
+            baseline,
             turns: [Duration::ZERO; 2],
         }
     }
@@ -82,12 +79,11 @@ impl CpuGuard {
         }
     }
 
-    /// Reads both trees again at the end of the game: the engine that used more CPU than its
-    /// turns allow, the one with the larger excess if both did; `None` when neither did or
-    /// could not be read.
+    /// Given both engines' CPU `now`, at the end of the game: the engine that used more CPU
+    /// than its turns allow, the one with the larger excess if both did; `None` when neither
+    /// did or could not be read.
     #[must_use]
-    pub fn finish(&self) -> Option<Overuse> {
-        let now = tree_cpu_times(self.pids).map(Result::ok);
+    pub fn finish(&self, now: [Option<Duration>; 2]) -> Option<Overuse> {
         (0..2)
             .filter_map(|index| {
                 let cpu = now[index]?.saturating_sub(self.baseline[index]?);
@@ -108,6 +104,12 @@ mod tests {
     use std::process::{Child, Command, Stdio};
 
     use super::*;
+    use crate::play::tree_cpu::tree_cpu_times;
+
+    /// The `/proc` tree readings of two processes.
+    fn readings(pids: [u32; 2]) -> [Option<Duration>; 2] {
+        tree_cpu_times(pids).map(Result::ok)
+    }
 
     #[test]
     fn the_allowance_is_the_turns_on_one_core_and_the_slack() {
@@ -150,12 +152,13 @@ mod tests {
     fn a_spinning_tree_without_turns_is_caught() {
         let spinner = shell("sh -c 'while :; do :; done' & wait");
         let idle = shell("sleep 30");
-        let mut guard = CpuGuard::start([spinner.id(), idle.id()]);
+        let pids = [spinner.id(), idle.id()];
+        let mut guard = CpuGuard::start(readings(pids));
         // Long enough that a busy 2-core machine still gives the spinner more than the slack.
         std::thread::sleep(Duration::from_millis(2000));
-        let caught = guard.finish();
+        let caught = guard.finish(readings(pids));
         guard.add_turn(0, Duration::from_secs(10));
-        let excused = guard.finish();
+        let excused = guard.finish(readings(pids));
         kill_group(spinner);
         kill_group(idle);
         let caught = caught.expect("the spinner used CPU outside any turn");
@@ -169,8 +172,8 @@ mod tests {
         let mut gone = shell("exit 0");
         let pid = gone.id();
         let _ = gone.wait();
-        let guard = CpuGuard::start([pid, pid]);
+        let guard = CpuGuard::start(readings([pid, pid]));
         assert_eq!(guard.baseline, [None, None]);
-        assert_eq!(guard.finish(), None);
+        assert_eq!(guard.finish(readings([pid, pid])), None);
     }
 }

@@ -299,12 +299,14 @@ pub fn play_game(
     if !settings.time_controls.iter().any(TimeControl::is_timed) {
         return play_moves(&mut engines, game, settings, abort, None);
     }
-    let mut guard = CpuGuard::start(engines.each_ref().map(|engine| engine.pid()));
+    let mut guard = CpuGuard::start(engines.each_ref().map(|engine| engine.cpu_time()));
     let record = play_moves(&mut engines, game, settings, abort, Some(&mut guard))?;
-    Some(match guard.finish() {
-        Some(overuse) => record.lost_for_cpu(&overuse, engines[overuse.index].name()),
-        None => record,
-    })
+    Some(
+        match guard.finish(engines.each_ref().map(|engine| engine.cpu_time())) {
+            Some(overuse) => record.lost_for_cpu(&overuse, engines[overuse.index].name()),
+            None => record,
+        },
+    )
 }
 
 /// Plays the moves of a started game to its end; `guard` (timed games) is told each turn.

@@ -32,6 +32,8 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use super::option::OptionDeclaration;
+use super::tree_cpu::tree_cpu_times;
+use crate::build::sandbox::cpu_account::CpuAccount;
 use crate::build::sandbox::engine::{EngineIsolation, EngineLimits};
 
 /// How long the driver waits for `bestmove` after sending `stop` on an expired deadline.
@@ -352,6 +354,8 @@ pub struct Engine {
     child: Child,
     /// The private copy of the binary the process runs; removed after the process.
     _scratch: tempfile::TempDir,
+    /// The process's CPU account, where the machine allows one; removed after the process.
+    account: Option<CpuAccount>,
     stdin: BufWriter<ChildStdin>,
     lines: Receiver<Line>,
     reader: Option<JoinHandle<()>>,
@@ -446,6 +450,7 @@ impl Engine {
             name: config.name.clone(),
             child,
             _scratch: confined.scratch,
+            account: confined.account,
             stdin: BufWriter::new(stdin),
             lines,
             reader: Some(reader),
@@ -499,6 +504,20 @@ impl Engine {
     /// outermost process (bubblewrap), or the engine itself without a sandbox.
     pub fn pid(&self) -> u32 {
         self.child.id()
+    }
+
+    /// The CPU used so far by everything the engine's process started: from its CPU account
+    /// where there is one (every process ever in it, exited ones too), else summed over its
+    /// process tree in `/proc`, which misses children that exited unreaped; `None` when
+    /// neither can be read.
+    pub fn cpu_time(&self) -> Option<Duration> {
+        match &self.account {
+            Some(account) => account.cpu_time(),
+            None => {
+                let [reading] = tree_cpu_times([self.pid()]);
+                reading.ok()
+            }
+        }
     }
 
     /// Sends `setoption name … value …` (use between games; follow with [`Engine::is_ready`]).

@@ -4,6 +4,7 @@
 use std::fs;
 use std::time::SystemTime;
 
+use crate::build::sandbox::cpu_account::CpuAccount;
 use crate::build::sandbox::engine::EngineIsolation;
 use crate::build::sandbox::{Isolation, Limits, Sandbox};
 use crate::build::{self, BuildRequest};
@@ -12,7 +13,7 @@ use crate::governance::entry::IsolationRecord;
 
 use super::binding::{BindingRecord, BoundBinary, timestamp};
 use super::resolve::{self};
-use super::{Rules, Run, Step, StepFailure, short};
+use super::{Mode, Rules, Run, Step, StepFailure, short};
 
 impl Run<'_> {
     /// Step 3: build both twice (or reuse an earlier run's binding), bind before any measurement.
@@ -59,6 +60,20 @@ impl Run<'_> {
                      would run under `{}` and engines under `{}`; install bubblewrap and let it \
                      create user, pid, ipc, uts and net namespaces (nothing was built)",
                     self.request.profile, isolation.build, isolation.play
+                ),
+            ));
+        }
+        // Article 6.7: at a clock the CPU rule must see every process an engine starts, which
+        // only a CPU account does (the `/proc` tree misses children that exit unreaped). A
+        // merge (`--no-play`) plays nothing and needs none.
+        let timed = rules.profile.stages.iter().any(|stage| stage.tc.is_timed());
+        let plays = !matches!(self.request.mode, Mode::NoPlay);
+        if rules.profile.binding && timed && plays && !CpuAccount::available() {
+            return Err(StepFailure::error(
+                step,
+                format!(
+                    "profile `{}` is binding and plays at a clock, which needs a CPU account                      (cgroup) per engine, but no cgroup2 mount is writable here; run the oracle                      as root on a machine with cgroup2 (nothing was built)",
+                    self.request.profile
                 ),
             ));
         }

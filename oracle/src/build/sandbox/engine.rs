@@ -22,6 +22,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::cpu_account::CpuAccount;
 use super::{UNPRIVILEGED_ID, closed_to_sandbox_user, is_root, run_logged, tool};
 
 /// Where the engine's binary appears inside the sandbox.
@@ -81,6 +82,8 @@ pub struct Confined {
     /// The directory holding the private copy of the binary; removed when dropped, so it must
     /// outlive the process.
     pub scratch: tempfile::TempDir,
+    /// The process's CPU account, where the machine allows one; it must outlive the process.
+    pub account: Option<CpuAccount>,
 }
 
 /// The isolation of this process's engines, decided once.
@@ -193,12 +196,24 @@ impl EngineIsolation {
             .env_clear()
             .env("PATH", "/usr/bin:/bin")
             .process_group(0);
-        // SAFETY: the closure runs between fork and exec and only calls setrlimit, which is
-        // async-signal-safe; it touches no memory shared with other threads.
+        let account = CpuAccount::open();
+        let entry = account.as_ref().map(CpuAccount::entry);
+        // SAFETY: the closure runs between fork and exec and only calls setrlimit and the
+        // account's open/write/close, which are async-signal-safe; it touches no memory shared
+        // with other threads.
         unsafe {
-            command.pre_exec(move || apply_limits(&limits));
+            command.pre_exec(move || {
+                if let Some(entry) = &entry {
+                    entry.enter()?;
+                }
+                apply_limits(&limits)
+            });
         }
-        Ok(Confined { command, scratch })
+        Ok(Confined {
+            command,
+            scratch,
+            account,
+        })
     }
 }
 

@@ -1,0 +1,187 @@
+//! An engine's CPU account: a cgroup (version 2) of its own, entered by the engine's first
+//! process before it runs the engine, so that the kernel counts the CPU of every process and
+//! thread the engine ever starts, including children that exit without being waited for.
+//!
+//! Summing the engine's process tree in `/proc` cannot see such children: a process whose
+//! parent ignores `SIGCHLD` is released at exit, and its CPU time is added to nobody. A
+//! candidate could burn CPU in short-lived children during its opponent's turn and leave no
+//! trace there; in a cgroup it cannot, because `cpu.stat` keeps the CPU of processes that left.
+//! Making a cgroup needs a writable cgroup2 mount (the oracle as root, as in CI); elsewhere
+//! there is no account and the reading falls back to the `/proc` tree.
+
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// The cgroup of one engine process, removed (its processes killed first) when dropped.
+#[derive(Debug)]
+pub struct CpuAccount {
+    dir: PathBuf,
+    entry: AccountEntry,
+}
+
+/// What the engine's first process needs to enter its account between fork and exec.
+#[derive(Debug, Clone)]
+pub struct AccountEntry {
+    /// The account's `cgroup.procs`, as a C path.
+    procs: CString,
+}
+
+/// Where the accounts live: `coherent-oracle/` in the cgroup2 mount, when the oracle may write
+/// there; decided once per process.
+fn accounts_root() -> Option<&'static Path> {
+    static ROOT: OnceLock<Option<PathBuf>> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+        let mount = cgroup2_mount(&mountinfo)?;
+        let root = mount.join("coherent-oracle");
+        std::fs::create_dir_all(&root).ok()?;
+        Some(root)
+    })
+    .as_deref()
+}
+
+/// The mount point of the cgroup2 file system in a `/proc/self/mountinfo` text.
+fn cgroup2_mount(mountinfo: &str) -> Option<PathBuf> {
+    mountinfo.lines().find_map(|line| {
+        let (fields, filesystem) = line.split_once(" - ")?;
+        (filesystem.split(' ').next() == Some("cgroup2"))
+            .then(|| fields.split(' ').nth(4).map(PathBuf::from))
+            .flatten()
+    })
+}
+
+impl CpuAccount {
+    /// Whether this machine lets the oracle open accounts (a writable cgroup2 mount): one is
+    /// opened and removed again.
+    #[must_use]
+    pub fn available() -> bool {
+        CpuAccount::open().is_some()
+    }
+
+    /// A fresh, empty account, or `None` where this machine lets the oracle make none.
+    #[must_use]
+    pub fn open() -> Option<CpuAccount> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let name = format!(
+            "{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let dir = accounts_root()?.join(name);
+        std::fs::create_dir(&dir).ok()?;
+        let procs = CString::new(dir.join("cgroup.procs").as_os_str().as_bytes()).ok()?;
+        Some(CpuAccount {
+            dir,
+            entry: AccountEntry { procs },
+        })
+    }
+
+    /// The handle the engine's first process enters the account with.
+    #[must_use]
+    pub fn entry(&self) -> AccountEntry {
+        self.entry.clone()
+    }
+
+    /// The CPU (user and system) used so far by every process that was ever in the account.
+    #[must_use]
+    pub fn cpu_time(&self) -> Option<Duration> {
+        let stat = std::fs::read_to_string(self.dir.join("cpu.stat")).ok()?;
+        let usec = stat
+            .lines()
+            .find_map(|line| line.strip_prefix("usage_usec "))?
+            .trim()
+            .parse()
+            .ok()?;
+        Some(Duration::from_micros(usec))
+    }
+}
+
+impl AccountEntry {
+    /// Moves the calling process into the account. Called between fork and exec, so it only
+    /// opens, writes and closes (all async-signal-safe).
+    pub fn enter(&self) -> std::io::Result<()> {
+        // SAFETY: `procs` is a valid NUL-terminated path; the buffer outlives the write.
+        unsafe {
+            let fd = libc::open(self.procs.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+            if fd < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // "0" is the writing process itself.
+            let written = libc::write(fd, b"0".as_ptr().cast(), 1);
+            let error = std::io::Error::last_os_error();
+            libc::close(fd);
+            if written != 1 {
+                return Err(error);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for CpuAccount {
+    fn drop(&mut self) {
+        // A cgroup is removable only once empty: kill what the engine left behind, then give
+        // the kernel a moment to release it.
+        let _ = std::fs::write(self.dir.join("cgroup.kill"), "1");
+        for _ in 0..50 {
+            if std::fs::remove_dir(&self.dir).is_ok() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+
+    use super::*;
+
+    #[test]
+    fn the_cgroup2_mount_is_found_among_the_mounts() {
+        let mountinfo = "\
+25 1 0:22 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu
+41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw
+";
+        assert_eq!(
+            cgroup2_mount(mountinfo),
+            Some(PathBuf::from("/sys/fs/cgroup/unified"))
+        );
+        assert_eq!(
+            cgroup2_mount("25 1 0:22 / /x rw - ext4 /dev/sda rw\n"),
+            None
+        );
+    }
+
+    /// A child that ignores `SIGCHLD` and starts a spinner that exits on its own leaves nothing
+    /// in `/proc`; the account still holds the spinner's CPU.
+    #[test]
+    fn an_unreaped_child_that_exited_still_counts() {
+        let Some(account) = CpuAccount::open() else {
+            eprintln!("no writable cgroup2 mount here (not root?): nothing to test");
+            return;
+        };
+        let entry = account.entry();
+        let mut command = Command::new("sh");
+        command
+            .args([
+                "-c",
+                "trap '' CHLD; timeout 1 sh -c 'while :; do :; done' & sleep 1.5",
+            ])
+            .stdin(Stdio::null());
+        // SAFETY: the closure only opens, writes and closes (CpuAccount::enter).
+        unsafe {
+            command.pre_exec(move || entry.enter());
+        }
+        let status = command.status().unwrap();
+        assert!(status.success());
+        let cpu = account.cpu_time().expect("cpu.stat reads");
+        assert!(cpu > Duration::from_millis(500), "{cpu:?}");
+    }
+}
