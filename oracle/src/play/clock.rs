@@ -2,8 +2,10 @@
 //!
 //! Only the interval from writing `go` to reading `bestmove` is charged (the driver measures
 //! it on the monotonic clock). Each side starts with base + increment; a move that leaves the
-//! clock below −margin loses on time, a smaller overrun is clamped to 0, then the increment is
-//! added. Every search has a read deadline, also in node, depth and movetime games, so a hung
+//! clock below −margin loses on time. A smaller overrun is not forgiven but owed: the engine is
+//! told 0 and the debt is paid from its next increments, so the margin tolerates late answers
+//! over the whole game rather than once per move (forgiven per move, a 100 ms margin at
+//! 1+0.01 would give an engine ten times its increment every move). Every search has a read deadline, also in node, depth and movetime games, so a hung
 //! engine can never hang the match.
 
 use std::fmt;
@@ -158,7 +160,8 @@ pub struct ClockRules {
     /// in files written before per-engine time controls existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub second_engine_tc: Option<TimeControl>,
-    /// An overrun up to this much is forgiven (clamped to 0); more loses on time.
+    /// How far a clock may stand below zero (an overrun owed, not forgiven); further loses on
+    /// time.
     pub margin: Duration,
     /// Extra wait beyond the allowed time before the read deadline fires (`stop` is sent).
     pub slack: Duration,
@@ -249,6 +252,9 @@ pub struct GameClock {
     rules: ClockRules,
     time_controls: [TimeControl; 2],
     remaining: [Duration; 2],
+    /// Overrun still owed by each side: its clock stands this far below zero (`remaining` is
+    /// then 0).
+    debt: [Duration; 2],
     moves_made: [u32; 2],
 }
 
@@ -265,6 +271,7 @@ impl GameClock {
             rules,
             time_controls,
             remaining: time_controls.map(start),
+            debt: [Duration::ZERO; 2],
             moves_made: [0; 2],
         }
     }
@@ -303,7 +310,9 @@ impl GameClock {
     pub fn read_deadline(&self, side: usize) -> Duration {
         match self.time_controls[side] {
             TimeControl::Clock { .. } => {
-                self.remaining[side] + self.rules.margin + self.rules.slack
+                self.remaining[side]
+                    + self.rules.margin.saturating_sub(self.debt[side])
+                    + self.rules.slack
             }
             TimeControl::Movetime(t) => t + self.rules.margin + self.rules.slack,
             TimeControl::Nodes(_) | TimeControl::Depth(_) => self.rules.move_timeout,
@@ -318,7 +327,9 @@ impl GameClock {
             TimeControl::Movetime(t) => t,
             TimeControl::Nodes(_) | TimeControl::Depth(_) => self.rules.move_timeout,
         };
-        if elapsed > allowed + self.rules.margin {
+        // What the move cost the clock: its time and what the side already owed.
+        let spent = elapsed + self.debt[side];
+        if spent > allowed + self.rules.margin {
             return Charge::Forfeit;
         }
         if let TimeControl::Clock {
@@ -327,7 +338,9 @@ impl GameClock {
             moves,
         } = tc
         {
-            self.remaining[side] = allowed.saturating_sub(elapsed) + increment;
+            let owed = spent.saturating_sub(allowed);
+            self.remaining[side] = allowed.saturating_sub(spent) + increment.saturating_sub(owed);
+            self.debt[side] = owed.saturating_sub(increment);
             self.moves_made[side] += 1;
             if moves.is_some_and(|m| self.moves_made[side].is_multiple_of(m)) {
                 self.remaining[side] += base;
@@ -437,11 +450,30 @@ mod tests {
         assert_eq!(clock.read_deadline(0), ms(1160));
         assert_eq!(clock.charge(0, ms(300)), Charge::InTime);
         assert_eq!(clock.remaining(0), ms(720));
-        // 80 ms over the clock but within the 100 ms margin: clamped to zero, then the increment.
+        // 80 ms over the clock but within the 100 ms margin: owed, and the increment pays 10 ms.
         assert_eq!(clock.charge(0, ms(800)), Charge::InTime);
-        assert_eq!(clock.remaining(0), ms(10));
-        assert_eq!(clock.charge(0, ms(111)), Charge::Forfeit);
+        assert_eq!(clock.remaining(0), ms(0));
+        assert_eq!(
+            clock.limits(0).command(),
+            "go wtime 0 btime 1010 winc 10 binc 10"
+        );
+        // Still 70 ms in debt: a move of 31 ms puts the clock 101 ms below zero.
+        assert_eq!(clock.clone().charge(0, ms(31)), Charge::Forfeit);
+        assert_eq!(clock.charge(0, ms(30)), Charge::InTime);
+        assert_eq!(clock.remaining(0), ms(0));
+        // An instant move pays 10 ms of the remaining 90.
+        assert_eq!(clock.charge(0, ms(0)), Charge::InTime);
+        assert_eq!(clock.remaining(0), ms(0));
+        assert_eq!(clock.charge(0, ms(21)), Charge::Forfeit);
         assert_eq!(clock.remaining(1), ms(1010));
+    }
+
+    #[test]
+    fn a_margin_forgiven_per_move_cannot_be_farmed() {
+        // Overrunning by 80 ms every move, as if the margin were free time: lost on the second.
+        let mut clock = game_clock("1+0.01");
+        assert_eq!(clock.charge(0, ms(1090)), Charge::InTime);
+        assert_eq!(clock.charge(0, ms(80)), Charge::Forfeit);
     }
 
     #[test]

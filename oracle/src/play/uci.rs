@@ -39,6 +39,10 @@ use crate::build::sandbox::engine::{EngineIsolation, EngineLimits};
 /// How long the driver waits for `bestmove` after sending `stop` on an expired deadline.
 pub const STOP_DRAIN: Duration = Duration::from_millis(1000);
 
+/// Lines read ahead of the driver at most; a UCI search prints a few per iteration, so this
+/// only ever binds an engine that floods its output.
+const LINE_BACKLOG: usize = 4096;
+
 /// How an engine is started and configured: the `--engine cmd=…,name=…,option.X=V` of a match.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EngineConfig {
@@ -415,7 +419,10 @@ impl Engine {
             None => None,
         };
         let reader_log = log.clone();
-        let (sender, lines) = mpsc::channel();
+        // Bounded: an engine that floods its output outside its turn blocks on its own pipe
+        // instead of keeping the oracle's reader busy (and its memory growing) in the
+        // opponent's turn.
+        let (sender, lines) = mpsc::sync_channel(LINE_BACKLOG);
         let reader = thread::Builder::new()
             .name(format!("uci-{}", config.name))
             .spawn(move || {
@@ -568,6 +575,9 @@ impl Engine {
     /// that must follow, so the engine is in a known state; the error says whether it came
     /// (`recovered`). Either way the search counts as not answered in time.
     pub fn go(&mut self, limits: &GoLimits, deadline: Duration) -> Result<SearchOutcome, UciError> {
+        // Lines written before this search (late `info`, or a `bestmove` sent ahead of time to
+        // be charged nothing) are no answer to it.
+        while self.lines.try_recv().is_ok() {}
         self.send(&limits.command(), "sending go")?;
         let started = Instant::now();
         let mut last_scored: Option<String> = None;

@@ -337,7 +337,13 @@ fn play_local(plan: &StagePlan, reporter: &StepReporter) -> Result<StageOutcome,
     }
     let decision = sprt.sequential().decision();
     let state = match decision {
-        _ if sprt.indistinguishable() && report.stopped_early => StageState::Indistinguishable,
+        // The flag is the last look's; pairs a resume added after it must repeat too.
+        _ if sprt.indistinguishable()
+            && report.stopped_early
+            && report.tally.all_pairs_identical() =>
+        {
+            StageState::Indistinguishable
+        }
         SprtDecision::AcceptH1 if report.stopped_early => StageState::AcceptH1,
         SprtDecision::AcceptH0 if report.stopped_early => StageState::AcceptH0,
         _ if report.tally.pairs >= plan.max_pairs => StageState::Undecided,
