@@ -58,19 +58,21 @@ fn official_profile_has_the_seed_stages_and_bounds() {
 }
 
 #[test]
-fn workstation_is_fixed_nodes_and_smoke_never_binds() {
+fn workstation_is_fixed_nodes_then_a_clock_and_smoke_never_binds() {
     let constitution = repository_constitution();
     let workstation = constitution.profile("workstation").unwrap();
     assert!(
         workstation.binding,
         "the project has no fleet and declares workstation binding"
     );
-    assert!(
-        workstation
-            .stages
-            .iter()
-            .all(|s| matches!(s.tc, TimeControl::Nodes(_)))
+    // Article 2.5: node stages first, then the stage at a clock that sees time and speed.
+    let (clock, nodes) = workstation.stages.split_last().unwrap();
+    assert!(nodes.iter().all(|s| matches!(s.tc, TimeControl::Nodes(_))));
+    assert_eq!(
+        (clock.name.as_str(), clock.tc.to_string()),
+        ("clock", "1+0.01".to_string())
     );
+    assert_eq!(clock.book_sha256, nodes[0].book_sha256, "book A");
     let smoke = constitution.profile("smoke").unwrap();
     assert!(!smoke.binding);
     assert!(
