@@ -72,7 +72,9 @@ impl Run<'_> {
             return Err(StepFailure::error(
                 step,
                 format!(
-                    "profile `{}` is binding and plays at a clock, which needs a CPU account                      (cgroup) per engine, but no cgroup2 mount is writable here; run the oracle                      as root on a machine with cgroup2 (nothing was built)",
+                    "profile `{}` is binding and plays at a clock, which needs a CPU account \
+                     (cgroup) per engine, but no cgroup2 mount is writable here; run the oracle \
+                     as root on a machine with cgroup2 (nothing was built)",
                     self.request.profile
                 ),
             ));
