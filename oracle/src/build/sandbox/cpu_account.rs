@@ -59,22 +59,34 @@ impl CpuAccount {
     /// opened and removed again.
     #[must_use]
     pub fn available() -> bool {
-        CpuAccount::open().is_some()
+        matches!(CpuAccount::open(), Ok(Some(_)))
     }
 
-    /// A fresh, empty account, or `None` where this machine lets the oracle make none.
-    #[must_use]
-    pub fn open() -> Option<CpuAccount> {
+    /// A fresh, empty account; `Ok(None)` where this machine lets the oracle make none at all.
+    /// Where it does, failing to make this one is an error, not a quiet fall-back to the
+    /// `/proc` reading, which a candidate's unreaped children escape.
+    pub fn open() -> std::io::Result<Option<CpuAccount>> {
+        accounts_root().map(CpuAccount::open_in).transpose()
+    }
+
+    /// A fresh, empty account under the accounts' directory `root`.
+    fn open_in(root: &Path) -> std::io::Result<CpuAccount> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let name = format!(
             "{}-{}",
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         );
-        let dir = accounts_root()?.join(name);
-        std::fs::create_dir(&dir).ok()?;
-        let procs = CString::new(dir.join("cgroup.procs").as_os_str().as_bytes()).ok()?;
-        Some(CpuAccount {
+        let dir = root.join(name);
+        std::fs::create_dir(&dir).map_err(|error| {
+            std::io::Error::new(
+                error.kind(),
+                format!("cannot make the CPU account {}: {error}", dir.display()),
+            )
+        })?;
+        let procs = CString::new(dir.join("cgroup.procs").as_os_str().as_bytes())
+            .map_err(std::io::Error::other)?;
+        Ok(CpuAccount {
             dir,
             entry: AccountEntry { procs },
         })
@@ -159,11 +171,22 @@ mod tests {
         );
     }
 
+    #[test]
+    fn an_account_that_cannot_be_made_is_an_error_naming_it() {
+        let gone = tempfile::tempdir().unwrap().path().join("no-such-mount");
+        let error = CpuAccount::open_in(&gone).unwrap_err();
+        assert!(
+            error.to_string().contains("cannot make the CPU account")
+                && error.to_string().contains("no-such-mount"),
+            "{error}"
+        );
+    }
+
     /// A child that ignores `SIGCHLD` and starts a spinner that exits on its own leaves nothing
     /// in `/proc`; the account still holds the spinner's CPU.
     #[test]
     fn an_unreaped_child_that_exited_still_counts() {
-        let Some(account) = CpuAccount::open() else {
+        let Ok(Some(account)) = CpuAccount::open() else {
             eprintln!("no writable cgroup2 mount here (not root?): nothing to test");
             return;
         };

@@ -196,7 +196,7 @@ impl EngineIsolation {
             .env_clear()
             .env("PATH", "/usr/bin:/bin")
             .process_group(0);
-        let account = CpuAccount::open();
+        let account = CpuAccount::open()?;
         let entry = account.as_ref().map(CpuAccount::entry);
         // SAFETY: the closure runs between fork and exec and only calls setrlimit and the
         // account's open/write/close, which are async-signal-safe; it touches no memory shared
