@@ -202,7 +202,7 @@ tunables! {
     /// History malus in percent of the bonus.
     hist_malus_pct: 100, 25, 200, 12.0, 0.002;
     /// Time: expected moves to go when the GUI gives none.
-    tm_moves_to_go: 30, 10, 60, 3.0, 0.002;
+    tm_moves_to_go: 22, 10, 60, 3.0, 0.002;
     /// Time: share of the increment added to the base budget, percent.
     tm_inc_pct: 75, 0, 100, 8.0, 0.002;
     /// Time: soft limit in percent of the base budget.
