@@ -45,11 +45,18 @@ fn main() {
         dirty.map_or("", |dirty| if dirty { "true" } else { "false" })
     );
     // A new commit or a staged change must rerun this script: watch HEAD, its branch and the index.
-    for name in ["HEAD", "index", "packed-refs"] {
-        watch_git_path(name);
-    }
-    if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
-        watch_git_path(&branch);
+    if head.is_some() {
+        for name in ["HEAD", "index", "packed-refs"] {
+            watch_git_path(name);
+        }
+        if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
+            watch_git_path(&branch);
+        }
+    } else if Path::new("../.git").exists() {
+        // git failed in a git work tree (not installed, or the tree is someone else's and git
+        // refuses it as unsafe): without a watch on it, this `unknown` would stick to every
+        // later build, commits included. Any change under .git reruns the script.
+        println!("cargo:rerun-if-changed=../.git");
     }
 }
 
