@@ -110,7 +110,7 @@ pub fn decide(evidence: &Evidence<'_>) -> Decision {
                 claimed_gain_nelo: evidence.final_stage_nelo,
                 loss_booked: 0.0,
                 loss_used_after: used,
-                reason: "every stage accepted H1 of the gain bounds".into(),
+                reason: gain_reason(evidence.stages),
             },
             Err(why) => reject(why),
         },
@@ -139,6 +139,28 @@ pub fn decide(evidence: &Evidence<'_>) -> Decision {
                 reason: "proof fail→pass, non-regression accepted, loss within tolerance".into(),
             }
         }
+    }
+}
+
+/// Why a Standard candidate won: every stage accepted H1, or every stage but those that could
+/// not tell the engines apart, which the reason names.
+fn gain_reason(stages: &[StageState]) -> String {
+    let alike: Vec<String> = (1..)
+        .zip(stages)
+        .filter(|(_, state)| **state == StageState::Indistinguishable)
+        .map(|(number, _)| number.to_string())
+        .collect();
+    match alike.as_slice() {
+        [] => "every stage accepted H1 of the gain bounds".into(),
+        [one] => format!(
+            "stage {one} played its predecessor's games (Article 2.5); every other stage \
+             accepted H1 of the gain bounds"
+        ),
+        many => format!(
+            "stages {} played their predecessor's games (Article 2.5); every other stage \
+             accepted H1 of the gain bounds",
+            many.join(" and ")
+        ),
     }
 }
 
@@ -188,6 +210,12 @@ mod tests {
             (timed.verdict, timed.claimed_gain_nelo),
             (Verdict::Gewinn, 12.5)
         );
+        assert_eq!(
+            timed.reason,
+            "stages 1 and 2 played their predecessor's games (Article 2.5); every other stage \
+             accepted H1 of the gain bounds"
+        );
+        assert_eq!(won.reason, "every stage accepted H1 of the gain bounds");
         for stages in [
             &[AcceptH1, Undecided][..],
             &[AcceptH0, NotRun],
