@@ -205,8 +205,16 @@ tunables! {
     tm_moves_to_go: 22, 10, 60, 3.0, 0.002;
     /// Time: share of the increment added to the base budget, percent.
     tm_inc_pct: 75, 0, 100, 8.0, 0.002;
-    /// Time: soft limit in percent of the base budget.
-    tm_soft_pct: 60, 20, 150, 8.0, 0.002;
+    /// Time: soft limit in percent of the base budget, before stability and node share scale it.
+    tm_soft_pct: 75, 20, 150, 8.0, 0.002;
+    /// Time: soft limit scale in percent when the best move just changed.
+    tm_unstable_pct: 140, 100, 250, 10.0, 0.002;
+    /// Time: percent taken off that scale per iteration the best move held (up to eight).
+    tm_stable_step_pct: 7, 0, 15, 1.0, 0.002;
+    /// Time: node-share scale is (this − best move's share of the nodes in percent) × mult.
+    tm_node_base_pct: 150, 100, 250, 10.0, 0.002;
+    /// Time: multiplier of the node-share scale, percent.
+    tm_node_mult_pct: 135, 50, 250, 10.0, 0.002;
     /// Time: hard limit in percent of the base budget.
     tm_hard_pct: 300, 100, 600, 30.0, 0.002;
     /// Time: hard limit never above this percent of the remaining clock.
@@ -236,6 +244,19 @@ impl Tunables {
         self.nmp_base
             + depth / self.nmp_depth_div
             + (eval_over_beta / self.nmp_eval_div).min(self.nmp_eval_max)
+    }
+
+    /// How far, in percent, to stretch the soft time limit after an iteration: further when the
+    /// best move just changed or took a small share of the nodes (the search is still deciding),
+    /// less when it has held for several iterations and took most of them.
+    #[must_use]
+    pub fn soft_limit_scale_pct(&self, stable_iterations: u32, best_nodes: u64, nodes: u64) -> u64 {
+        let held = stable_iterations.min(8) as i32;
+        let stability = (self.tm_unstable_pct - self.tm_stable_step_pct * held).max(10) as u64;
+        let best_share = (best_nodes * 100 / nodes.max(1)).min(100) as i32;
+        let node_share =
+            ((self.tm_node_base_pct - best_share) * self.tm_node_mult_pct / 100).max(10) as u64;
+        stability * node_share / 100
     }
 
     /// Quiet moves searched before late-move pruning skips the rest (halved when not improving).
@@ -321,5 +342,23 @@ mod tests {
             Tunables::default().asp_delta
         );
         assert!(t.spsa_lines().starts_with(&first));
+    }
+
+    #[test]
+    fn the_soft_limit_stretches_while_the_search_is_undecided() {
+        let t = Tunables::default();
+        let settled = t.soft_limit_scale_pct(8, 90, 100);
+        let just_changed = t.soft_limit_scale_pct(0, 90, 100);
+        let contested = t.soft_limit_scale_pct(8, 30, 100);
+        assert!(settled < 100, "a settled search stops early: {settled}%");
+        assert!(just_changed > settled && contested > settled);
+        assert!(
+            t.soft_limit_scale_pct(0, 0, 100) > 200,
+            "both: more than twice the budget"
+        );
+        assert!(
+            t.soft_limit_scale_pct(0, 0, 0) > 0,
+            "no nodes yet is not a division by zero"
+        );
     }
 }

@@ -21,7 +21,7 @@ use crate::eval::network::{Accumulators, Network};
 use crate::eval::{embedded_network, evaluate_accumulated};
 use crate::tune::Tunables;
 use history::{History, PieceTo};
-use time::{Limits, TimeManager};
+use time::{BestMoveStability, Limits, TimeManager};
 use tt::TranspositionTable;
 
 /// Deepest ply the search reaches.
@@ -97,6 +97,9 @@ pub struct Searcher {
     pub(crate) pv_len: [usize; MAX_PLY + 1],
     network: &'static Network,
     accumulators: Accumulators,
+    /// Nodes spent below each root move this search, by `from * 64 + to`: how much of the
+    /// search the best move took, which the time manager reads.
+    pub(crate) root_move_nodes: Vec<u64>,
 }
 
 impl Searcher {
@@ -130,6 +133,7 @@ impl Searcher {
             pv_len: [0; MAX_PLY + 1],
             network: embedded_network(),
             accumulators: Accumulators::new(embedded_network(), MAX_PLY + 2),
+            root_move_nodes: vec![0; 64 * 64],
         }
     }
 
@@ -205,6 +209,7 @@ impl Searcher {
         self.time = TimeManager::new(limits, pos.side, &self.params, self.move_overhead);
         self.node_limit = limits.nodes;
         self.frames.iter_mut().for_each(|f| *f = Frame::default());
+        self.root_move_nodes.fill(0);
         self.accumulators.refresh(self.network, 0, pos);
 
         let root_moves = legal_moves(pos);
@@ -223,6 +228,7 @@ impl Searcher {
             .clamp(1, MAX_PLY as i32 - 4);
         let timed = self.time.soft.is_some() && limits.movetime.is_none();
         let mut score: i32 = 0;
+        let mut stability = BestMoveStability::default();
         for depth in 1..=max_depth {
             self.seldepth = 0;
             let mut delta = self.params.asp_delta;
@@ -260,7 +266,15 @@ impl Searcher {
             if report {
                 self.report_iteration(&result);
             }
-            if self.time.soft_expired() || (timed && root_moves.len() == 1) {
+            let stable_iterations = stability.observe(result.best);
+            let soft_scale_pct = if timed {
+                let best_nodes = self.root_move_nodes[result.best.from() * 64 + result.best.to()];
+                self.params
+                    .soft_limit_scale_pct(stable_iterations, best_nodes, self.nodes)
+            } else {
+                100
+            };
+            if self.time.soft_expired_scaled(soft_scale_pct) || (timed && root_moves.len() == 1) {
                 break;
             }
             if self.node_limit.is_some_and(|n| self.nodes >= n) {

@@ -330,6 +330,7 @@ impl Searcher {
                 n_quiets += 1;
             }
 
+            let nodes_before = self.nodes;
             let mut score;
             if moves_searched == 1 {
                 score = -self.negamax(&child, -beta, -alpha, new_depth, ply + 1, false);
@@ -375,6 +376,9 @@ impl Searcher {
                 }
             }
             self.hashes.pop();
+            if root {
+                self.root_move_nodes[m.from() * 64 + m.to()] += self.nodes - nodes_before;
+            }
             if self.stopped {
                 return 0;
             }

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::chess::types::Color;
+use crate::chess::types::{Color, Move};
 use crate::tune::Tunables;
 
 /// What `go` asked for.
@@ -93,10 +93,35 @@ impl TimeManager {
         self.hard.is_some_and(|h| self.elapsed() >= h)
     }
 
-    /// True when the soft limit has passed.
+    /// True when the soft limit, stretched or shrunk to `scale_pct` percent, has passed; never
+    /// later than the hard limit, which still aborts a search that overruns.
     #[must_use]
-    pub fn soft_expired(&self) -> bool {
-        self.soft.is_some_and(|s| self.elapsed() >= s)
+    pub fn soft_expired_scaled(&self, scale_pct: u64) -> bool {
+        self.soft.is_some_and(|s| {
+            let scaled = s * scale_pct as u32 / 100;
+            self.elapsed() >= self.hard.map_or(scaled, |h| scaled.min(h))
+        })
+    }
+}
+
+/// How many iterations in a row the search has kept its best move.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BestMoveStability {
+    best: Option<Move>,
+    iterations: u32,
+}
+
+impl BestMoveStability {
+    /// Records the best move of a finished iteration; returns how many earlier iterations in a
+    /// row chose it too (0 when it just changed).
+    pub fn observe(&mut self, best: Move) -> u32 {
+        if self.best == Some(best) {
+            self.iterations += 1;
+        } else {
+            self.best = Some(best);
+            self.iterations = 0;
+        }
+        self.iterations
     }
 }
 
@@ -127,5 +152,32 @@ mod tests {
             TimeManager::new(&l, Color::White, &p, 10).hard,
             Some(Duration::from_millis(90))
         );
+    }
+
+    #[test]
+    fn a_scaled_soft_limit_stretches_but_never_past_the_hard_limit() {
+        let tm = TimeManager {
+            start: Instant::now() - Duration::from_millis(150),
+            soft: Some(Duration::from_millis(100)),
+            hard: Some(Duration::from_millis(1000)),
+        };
+        assert!(tm.soft_expired_scaled(100));
+        assert!(!tm.soft_expired_scaled(200));
+        let capped = TimeManager {
+            hard: Some(Duration::from_millis(120)),
+            ..tm
+        };
+        assert!(capped.soft_expired_scaled(900));
+    }
+
+    #[test]
+    fn stability_counts_iterations_that_kept_the_best_move() {
+        let (a, b) = (Move(1), Move(2));
+        let mut stability = BestMoveStability::default();
+        assert_eq!(stability.observe(a), 0);
+        assert_eq!(stability.observe(a), 1);
+        assert_eq!(stability.observe(a), 2);
+        assert_eq!(stability.observe(b), 0);
+        assert_eq!(stability.observe(b), 1);
     }
 }
