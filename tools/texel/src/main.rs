@@ -107,6 +107,9 @@ mod tests {
         assert!(parse("gen --nodes 5000 --seconds 2100 --seed 1 --out data/selfplay.txt").is_ok());
         assert!(parse("openings --count 600 --seed 12345 --out data/openings.epd").is_ok());
         assert!(parse("nnue --data data/selfplay.txt --out data/coherent.nnue").is_ok());
+        assert!(
+            parse("nnue --init ../../engine/src/eval/coherent.nnue --epochs 4 --lr 0.0003").is_ok()
+        );
     }
 
     #[test]

@@ -51,6 +51,11 @@ pub struct NnueOptions {
     /// Seed of the initial weights and the order of the positions.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Start from this network file (for example the engine's `engine/src/eval/coherent.nnue`)
+    /// instead of random weights, and go on training it on the data: what earlier data taught
+    /// it is kept without that data. Its size must be `--hidden` by `--buckets`.
+    #[arg(long)]
+    pub init: Option<PathBuf>,
 }
 
 /// The training positions, flat: White's view inputs of position `i` are
@@ -264,6 +269,11 @@ pub fn run(o: &NnueOptions) -> Result<(), String> {
     // A path that cannot be written is found now, not after the training.
     write_whole(&o.out, b"")?;
     std::fs::remove_file(&o.out).map_err(|e| format!("{}: {e}", o.out.display()))?;
+    let start = o
+        .init
+        .as_deref()
+        .map(|path| starting_network(path, o))
+        .transpose()?;
     let lambda = o.lambda as f32;
     let mut positions = Positions::new();
     crate::data::load(&o.data, 10, "training", |l| {
@@ -290,7 +300,10 @@ pub fn run(o: &NnueOptions) -> Result<(), String> {
         (0..positions.len()).partition(|i| !(i / block).is_multiple_of(10));
     let mut rng = Rng::new(o.seed);
     let mut uniform = || (rng.next() >> 40) as f32 / (1u64 << 24) as f32;
-    let mut net = Network::random(o.hidden as usize, o.buckets as usize, &mut uniform);
+    let mut net = match start {
+        Some(net) => net,
+        None => Network::random(o.hidden as usize, o.buckets as usize, &mut uniform),
+    };
     let mut adam =
         Adam::new(net.w1.len() + net.factors.len() + net.b1.len() + net.w2.len() + net.b2.len());
     eprintln!(
@@ -376,6 +389,24 @@ pub fn run(o: &NnueOptions) -> Result<(), String> {
         eprintln!("  {name}: {:+} cp", written.evaluate(&position));
     }
     Ok(())
+}
+
+/// The network of `--init`, which must have the size that `--hidden` and `--buckets` ask for.
+fn starting_network(path: &std::path::Path, o: &NnueOptions) -> Result<Network, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("--init {}: {e}", path.display()))?;
+    let quantized = network::Network::from_bytes(&bytes)
+        .map_err(|e| format!("--init {}: {e}", path.display()))?;
+    if (quantized.hidden, quantized.buckets) != (o.hidden as usize, o.buckets as usize) {
+        return Err(format!(
+            "--init {}: a network of {} neurons and {} buckets, but --hidden {} --buckets {}",
+            path.display(),
+            quantized.hidden,
+            quantized.buckets,
+            o.hidden,
+            o.buckets
+        ));
+    }
+    Ok(Network::from_quantized(&quantized))
 }
 
 /// Positions whose evaluation the command prints after training: a network that has learnt
@@ -496,6 +527,44 @@ mod tests {
         }
     }
 
+    /// `--init` refuses a file that is not a network, or one of another size than asked for,
+    /// naming the argument, before reading any data, and writes nothing.
+    #[test]
+    fn a_bad_starting_network_is_refused_before_the_data_is_read() {
+        let dir = std::env::temp_dir().join(format!("texel-test-{}-init", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let not_a_network = dir.join("not.nnue");
+        std::fs::write(&not_a_network, b"hello").unwrap();
+        let engine = PathBuf::from("../../engine/src/eval/coherent.nnue");
+        for (init, hidden, expected) in [
+            (not_a_network, 256, "not a Coherent network file"),
+            (dir.join("missing.nnue"), 256, "missing.nnue"),
+            (
+                engine,
+                128,
+                "a network of 256 neurons and 8 buckets, but --hidden 128",
+            ),
+        ] {
+            let options = NnueOptions {
+                data: dir.join("no-data.txt"),
+                out: dir.join("out.nnue"),
+                hidden,
+                buckets: 8,
+                epochs: 1,
+                batch: 32,
+                lr: 0.001,
+                lambda: 0.0,
+                no_mirror: false,
+                seed: 1,
+                init: Some(init),
+            };
+            let e = run(&options).unwrap_err();
+            assert!(e.starts_with("--init ") && e.contains(expected), "{e}");
+            assert!(!dir.join("out.nnue").exists());
+        }
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
     /// A position whose first White-view input is a white pawn on d4 (the one the checks nudge).
     fn positions_fen_pawns() -> coherent::chess::position::Position {
         coherent::chess::position::Position::from_fen("8/8/4k3/3p4/3P4/4K3/8/8 w - - 0 1").unwrap()
@@ -538,6 +607,7 @@ mod tests {
             lambda: 0.0,
             no_mirror: false,
             seed: 3,
+            init: None,
         };
         run(&options).unwrap();
         let net = network::Network::from_bytes(&std::fs::read(&out).unwrap()).unwrap();

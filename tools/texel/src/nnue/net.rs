@@ -64,6 +64,28 @@ impl Network {
         }
     }
 
+    /// The network a quantized file holds, back in `f32` (factor rows zero, since the file has
+    /// them folded in): the starting point of a run that goes on from an earlier network.
+    /// Quantizing it again gives the same integers.
+    #[must_use]
+    pub fn from_quantized(q: &nnue::Network) -> Network {
+        let scaled = |values: &[i16], scale: i32| -> Vec<f32> {
+            values
+                .iter()
+                .map(|&v| f32::from(v) / scale as f32)
+                .collect()
+        };
+        Network {
+            hidden: q.hidden,
+            w1: scaled(&q.w1, QA),
+            factors: vec![0.0; FACTORS * q.hidden],
+            b1: scaled(&q.b1, QA),
+            buckets: q.buckets,
+            w2: scaled(&q.w2, QB),
+            b2: q.b2.iter().map(|&b| b as f32 / (QA * QB) as f32).collect(),
+        }
+    }
+
     /// The output weights of `bucket`.
     #[must_use]
     pub fn output_weights(&self, bucket: usize) -> &[f32] {
@@ -183,5 +205,15 @@ mod tests {
         }
         let bytes = quantized.to_bytes();
         assert_eq!(nnue::Network::from_bytes(&bytes).unwrap(), quantized);
+    }
+
+    /// A network read back from its integers quantizes to the same integers, the engine's own
+    /// network included (its accumulator weights reach the ±505 bound).
+    #[test]
+    fn a_quantized_network_read_back_quantizes_to_itself() {
+        let engine =
+            nnue::Network::from_bytes(include_bytes!("../../../../engine/src/eval/coherent.nnue"))
+                .unwrap();
+        assert_eq!(Network::from_quantized(&engine).quantize(), engine);
     }
 }
