@@ -5,9 +5,8 @@
 //!
 //! Each side's view of the board is 768 inputs (own and enemy pieces, six kinds, 64 squares;
 //! Black's view flipped vertically). One accumulator of `hidden` neurons per view, shared
-//! weights, squared clipped ReLU (`clamp(x, 0, 1)²`); both halves (side to move first) into the
-//! output of the bucket the piece count chooses; the output times [`SCALE`] / ([`QA`]·[`QB`]) is
-//! the evaluation in cp.
+//! weights, clipped ReLU; both halves (side to move first) into the output of the bucket the
+//! piece count chooses; the output times [`SCALE`] / ([`QA`]·[`QB`]) is the evaluation in cp.
 
 use crate::chess::bitboard::Squares;
 use crate::chess::position::Position;
@@ -17,12 +16,12 @@ use crate::chess::types::{Color, KING, NO_PIECE, PAWN, Square};
 pub const INPUTS: usize = 768;
 /// The evaluation in cp is the trained output times this.
 pub const SCALE: i32 = 400;
-/// Quantization of the accumulator weights and of the activation's 1.0.
+/// Quantization of the accumulator weights and of the clipped ReLU's 1.0.
 pub const QA: i32 = 255;
 /// Quantization of the output weights.
 pub const QB: i32 = 256;
-/// The first bytes of a network file (2: the squared activation).
-pub const MAGIC: &[u8; 8] = b"COHNNUE2";
+/// The first bytes of a network file.
+pub const MAGIC: &[u8; 8] = b"COHNNUE1";
 
 /// The input of a piece of `piece` colour and `kind` on `square`, seen from `view`'s side.
 #[must_use]
@@ -76,15 +75,8 @@ pub fn bucket(pieces: usize, buckets: usize) -> usize {
     (pieces.saturating_sub(2) * buckets / 31).min(buckets - 1)
 }
 
-/// The most neurons per view a file may have.
+/// The most neurons per view a file may have: each half of the output then sums within `i32`.
 pub const MAX_HIDDEN: usize = 256;
-
-/// The largest output weight a file may hold: the trainer's bound 1.98 times [`QB`], so that
-/// [`OUTPUT_CHUNK`] neurons sum within `i32` (64 × 255² × 507 < 2³¹).
-pub const MAX_OUTPUT_WEIGHT: i16 = 507;
-
-/// Neurons whose output terms are summed in `i32` before the sum widens to `i64`.
-const OUTPUT_CHUNK: usize = 64;
 
 /// The most output buckets a file may have: every bucket keeps piece counts of its own.
 pub const MAX_BUCKETS: usize = 16;
@@ -134,7 +126,8 @@ impl Network {
     }
 
     /// The output in cp of the bucket `bucket` for the side to move's accumulator `own` and the
-    /// other side's `other`.
+    /// other side's `other`. Each half's sum fits `i32`: at most [`MAX_HIDDEN`] neurons of
+    /// [`QA`] times an `i16` weight.
     #[must_use]
     #[inline(always)]
     pub fn output(&self, own: &[i16], other: &[i16], bucket: usize) -> i32 {
@@ -158,26 +151,15 @@ impl Network {
     fn output_portable(&self, own: &[i16], other: &[i16], bucket: usize) -> i32 {
         let weights = &self.w2[bucket * 2 * self.hidden..][..2 * self.hidden];
         let (own_weights, other_weights) = weights.split_at(self.hidden);
-        // clamp(a)² · w in units of QA²·QB, summed in i32 by chunks (which vectorizes), then
-        // in i64; divided by QA once both halves are summed.
-        let half = |sums: &[i16], weights: &[i16]| -> i64 {
-            sums.chunks(OUTPUT_CHUNK)
-                .zip(weights.chunks(OUTPUT_CHUNK))
-                .map(|(sums, weights)| {
-                    let chunk: i32 = sums
-                        .iter()
-                        .zip(weights)
-                        .map(|(&a, &w)| {
-                            let a = i32::from(a).clamp(0, QA);
-                            a * i32::from(w) * a
-                        })
-                        .sum();
-                    i64::from(chunk)
-                })
+        let half = |sums: &[i16], weights: &[i16]| -> i32 {
+            sums.iter()
+                .zip(weights)
+                .map(|(&a, &w)| i32::from(a).clamp(0, QA) * i32::from(w))
                 .sum()
         };
-        let squares = half(own, own_weights) + half(other, other_weights);
-        let sum = i64::from(self.b2[bucket]) + squares / i64::from(QA);
+        let sum = i64::from(self.b2[bucket])
+            + i64::from(half(own, own_weights))
+            + i64::from(half(other, other_weights));
         (sum * i64::from(SCALE) / i64::from(QA * QB)) as i32
     }
 
@@ -270,9 +252,9 @@ impl Network {
     /// # Errors
     /// A message naming what does not fit: the magic, the sizes, the length.
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, String> {
-        let rest = bytes.strip_prefix(MAGIC.as_slice()).ok_or(
-            "not a Coherent network file of this engine (its first bytes are not COHNNUE2)",
-        )?;
+        let rest = bytes
+            .strip_prefix(MAGIC.as_slice())
+            .ok_or("not a Coherent network file (its first bytes are not COHNNUE1)")?;
         let Some((sizes, rest)) = rest.split_first_chunk::<8>() else {
             return Err("the file ends before its hidden size and bucket count".into());
         };
@@ -310,22 +292,12 @@ impl Network {
                  overflow the engine's 16-bit sums"
             ));
         }
-        let w2 = take(buckets * 2 * hidden);
-        if let Some(w) = w2
-            .iter()
-            .find(|w| w.unsigned_abs() > MAX_OUTPUT_WEIGHT.unsigned_abs())
-        {
-            return Err(format!(
-                "an output weight of {w} is beyond ±{MAX_OUTPUT_WEIGHT}: the engine's 32-bit sums \
-                 of the output could overflow"
-            ));
-        }
         Ok(Network {
             hidden,
             w1,
             b1,
             buckets,
-            w2,
+            w2: take(buckets * 2 * hidden),
             b2: biases
                 .chunks_exact(4)
                 .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -539,8 +511,8 @@ mod tests {
         let short = Network::from_bytes(&bytes[..bytes.len() - 1]).unwrap_err();
         assert!(short.contains("4 hidden neurons and 2 buckets"), "{short}");
         let foreign = Network::from_bytes(b"GIF89a..").unwrap_err();
-        assert!(foreign.contains("COHNNUE2"), "{foreign}");
-        let truncated = Network::from_bytes(b"COHNNUE2\x04\x00").unwrap_err();
+        assert!(foreign.contains("COHNNUE1"), "{foreign}");
+        let truncated = Network::from_bytes(b"COHNNUE1\x04\x00").unwrap_err();
         assert!(truncated.contains("ends before"), "{truncated}");
         let mut huge = MAGIC.to_vec();
         huge.extend_from_slice(&u32::MAX.to_le_bytes());
@@ -554,9 +526,5 @@ mod tests {
         loud.b1[0] = MAX_ACCUMULATOR_WEIGHT + 1;
         let overflow = Network::from_bytes(&loud.to_bytes()).unwrap_err();
         assert!(overflow.contains("beyond ±505"), "{overflow}");
-        let mut loud = net.clone();
-        loud.w2[3] = -MAX_OUTPUT_WEIGHT - 1;
-        let overflow = Network::from_bytes(&loud.to_bytes()).unwrap_err();
-        assert!(overflow.contains("output weight of -508"), "{overflow}");
     }
 }
