@@ -1,9 +1,8 @@
 //! `texel nnue` (this module): trains the evaluation network on `texel gen` data and writes the
 //! quantized file the engine embeds. The loss is the squared error between `sigmoid(output)` and
 //! a label blending game result and `sigmoid(score / SCALE)` (both from the side to move); Adam,
-//! with every weight but the output biases kept within [`net::CLIP`]. Every tenth position is
-//! held out, and the quantized network is checked against the trained one on it before the file
-//! is written.
+//! with the accumulator weights kept within [`net::CLIP`]. Every tenth position is held out, and
+//! the quantized network is checked against the trained one on it before the file is written.
 
 pub mod net;
 
@@ -165,10 +164,9 @@ fn gradient(net: &Network, positions: &Positions, indices: &[usize]) -> Gradient
             let delta = &mut deltas[half];
             for j in 0..hidden {
                 let a = acc[j];
-                let clamped = a.clamp(0.0, 1.0);
-                w2_grad[j] += d_out * clamped * clamped;
+                w2_grad[j] += d_out * a.clamp(0.0, 1.0);
                 delta[j] = if a > 0.0 && a < 1.0 {
-                    2.0 * d_out * weights[j] * a
+                    d_out * weights[j]
                 } else {
                     0.0
                 };
@@ -206,14 +204,14 @@ impl Adam {
     }
 
     /// One step over the weights (in the order w1, factors, b1, w2, b2) with the mean gradient;
-    /// all but the output biases stay within [`net::CLIP`].
+    /// the accumulator's weights, factors and biases stay within [`net::CLIP`].
     fn step(&mut self, net: &mut Network, g: &Gradient, n: usize, lr: f32) {
         const B1: f32 = 0.9;
         const B2: f32 = 0.999;
         self.steps += 1;
         let (c1, c2) = (1.0 - B1.powi(self.steps), 1.0 - B2.powi(self.steps));
         let scale = 1.0 / n as f32;
-        let clipped = net.w1.len() + net.factors.len() + net.b1.len() + net.w2.len();
+        let clipped = net.w1.len() + net.factors.len() + net.b1.len();
         let weights = net
             .w1
             .iter_mut()
@@ -487,7 +485,7 @@ mod tests {
         }
         let mut rng = Rng::new(11);
         let mut net = Network::random(6, 2, || (rng.next() >> 40) as f32 / (1u64 << 24) as f32);
-        // Biases that put some neurons on each side of the activation's corners.
+        // Biases that put some neurons on each side of the clipped ReLU's corners.
         net.b1 = vec![-0.3, 0.2, 0.5, 0.9, 1.3, -0.05];
         let all = [0, 1, 2];
         let analytic = gradient(&net, &positions, &all);

@@ -1,7 +1,6 @@
 //! The network: each side's view of the board as 768 inputs (own and enemy pieces, six kinds,
 //! 64 squares; Black's view flipped vertically), one accumulator of `hidden` neurons per view
-//! with shared weights, squared clipped ReLU (`clamp(x, 0, 1)²`), both halves (side to move
-//! first) into one output whose
+//! with shared weights, clipped ReLU, both halves (side to move first) into one output whose
 //! value times [`SCALE`] is the evaluation in cp. The output layer has one set of weights per
 //! bucket of material (the number of pieces on the board, kings included, see [`bucket`]).
 //! Trained in `f32`, shipped quantized.
@@ -10,8 +9,7 @@ use coherent::eval::network::{self as nnue, INPUTS, QA, QB, bucket};
 
 /// The evaluation in cp is the output times this.
 pub const SCALE: f32 = nnue::SCALE as f32;
-/// Bound of the accumulator weights and biases (32 pieces at most keep a quantized sum in `i16`)
-/// and of the output weights (a quantized half of the output stays in `i32`).
+/// Bound of the accumulator weights and biases: 32 pieces at most keep a quantized sum in `i16`.
 pub const CLIP: f32 = 1.98;
 /// Factor rows: one per side and kind of piece (each input's row index divided by 64).
 pub const FACTORS: usize = INPUTS / 64;
@@ -40,7 +38,7 @@ pub struct Network {
 
 /// One forward pass's intermediate values, kept for the backward pass.
 pub struct Activations {
-    /// The side to move's accumulator, then the other side's (before the activation).
+    /// The side to move's accumulator, then the other side's (before the clipped ReLU).
     pub accumulators: [Vec<f32>; 2],
     /// The output (times [`SCALE`] in cp).
     pub output: f32,
@@ -125,8 +123,7 @@ impl Network {
         for (half, acc) in accumulators.iter().enumerate() {
             let weights = &self.output_weights(bucket)[half * self.hidden..][..self.hidden];
             for (a, w) in acc.iter().zip(weights) {
-                let a = a.clamp(0.0, 1.0);
-                output += a * a * w;
+                output += a.clamp(0.0, 1.0) * w;
             }
         }
         Activations {
@@ -154,11 +151,7 @@ impl Network {
                 .collect(),
             b1: self.b1.iter().map(|&b| q(b, QA)).collect(),
             buckets: self.buckets,
-            w2: self
-                .w2
-                .iter()
-                .map(|&w| q(w.clamp(-CLIP, CLIP), QB))
-                .collect(),
+            w2: self.w2.iter().map(|&w| q(w, QB)).collect(),
             b2: self
                 .b2
                 .iter()
