@@ -173,11 +173,6 @@ tunables! {
     se_tt_depth_margin: 3, 1, 6, 1.0, 0.002;
     /// Singular extensions: the other moves must stay this far below the table score, cp per depth.
     se_margin: 2, 1, 8, 0.5, 0.002;
-    /// Singular extensions: a non-PV table move whose rivals fall this far (cp) below the singular
-    /// beta is extended by two plies.
-    se_double_margin: 16, 0, 80, 4.0, 0.002;
-    /// Singular extensions: the most double extensions on one line.
-    se_double_max: 6, 0, 16, 1.0, 0.002;
     /// Minimum depth for internal iterative reduction.
     iir_depth: 4, 2, 10, 1.0, 0.002;
     /// LMR table base, in hundredths of a ply.
@@ -196,11 +191,6 @@ tunables! {
     lmr_cut_node: 1024, 0, 2048, 128.0, 0.002;
     /// Less reduction for killers and the countermove, 1024ths of a ply.
     lmr_refutation: 1024, 0, 2048, 128.0, 0.002;
-    /// Extra reduction of quiet moves when the table move is a capture, 1024ths of a ply.
-    lmr_tt_noisy: 1024, 0, 2048, 128.0, 0.002;
-    /// Re-search one ply deeper when a reduced search beats the best score by this (cp) plus two
-    /// per ply of depth.
-    lmr_deeper_margin: 43, 0, 200, 8.0, 0.002;
     /// History divisor for reductions: history / this = plies (in 1024ths scaled).
     lmr_history_div: 7924, 2048, 32768, 1024.0, 0.002;
     /// History bonus per depth squared.

@@ -51,10 +51,6 @@ pub(crate) struct Frame {
     pub killers: [Move; 2],
     /// The move a singular-extension search at this ply leaves out (`NONE` otherwise).
     pub excluded: Move,
-    /// Plies the move from this ply was extended by (negative when reduced for not being singular).
-    pub extension: i32,
-    /// Double extensions on the path from the root to this ply.
-    pub double_extensions: i32,
 }
 
 impl Frame {
@@ -168,10 +164,7 @@ impl Searcher {
     /// The static evaluation of `pos`, the position at `ply` of the current path.
     #[inline]
     pub(crate) fn evaluate(&self, pos: &Position, ply: usize) -> i32 {
-        // The network does not see the fifty-move counter: shrink its score as the counter grows
-        // (to half at 100 plies), so that a search ahead prefers the line that makes progress.
-        let halfmove = pos.halfmove.min(100) as i32;
-        evaluate_accumulated(pos, &self.accumulators, ply) * (200 - halfmove) / 200
+        evaluate_accumulated(pos, &self.accumulators, ply)
     }
 
     /// Brings the accumulators of `ply + 1` to `child`, made from `pos` at `ply`.

@@ -112,12 +112,6 @@ impl Searcher {
             }
         }
 
-        self.frames[ply].double_extensions = if root {
-            0
-        } else {
-            let parent = self.frames[ply - 1];
-            parent.double_extensions + i32::from(parent.extension >= 2)
-        };
         let excluded = self.frames[ply].excluded;
         let singular_search = excluded != Move::NONE;
         let entry = self.tt.probe(pos.hash);
@@ -188,7 +182,6 @@ impl Searcher {
                 self.make_accumulators(ply, pos, &null);
                 self.frames[ply].mv = Move::NONE;
                 self.frames[ply].piece = NO_PIECE;
-                self.frames[ply].extension = 0;
                 self.hashes.push(pos.hash);
                 let v = -self.negamax(&null, -beta, -beta + 1, depth - r, ply + 1, !cut_node);
                 self.hashes.pop();
@@ -244,7 +237,6 @@ impl Searcher {
         let mut n_quiets = 0;
         let mut skip_quiets = false;
         let original_alpha = alpha;
-        let tt_move_noisy = tt_move != Move::NONE && tt_move.is_noisy();
 
         while let Some((m, order)) = picker.next_move() {
             if m == excluded {
@@ -282,8 +274,7 @@ impl Searcher {
                 }
             }
 
-            // Plies the singular-extension search adds to (or takes from) the table move.
-            let mut singular_extension = 0;
+            let mut singular = false;
             if m == tt_move
                 && !root
                 && !singular_search
@@ -311,19 +302,10 @@ impl Searcher {
                         return 0;
                     }
                     if v < singular_beta {
-                        // Far below: the table move is the only move here, worth two plies,
-                        // rationed per line so that the search still ends.
-                        let double = !pv_node
-                            && v < singular_beta - self.params.se_double_margin
-                            && self.frames[ply].double_extensions < self.params.se_double_max;
-                        singular_extension = if double { 2 } else { 1 };
+                        singular = true;
                     } else if singular_beta >= beta {
                         // Multi-cut: another move also beats beta, so this node fails high anyway.
                         return singular_beta;
-                    } else if tt_score >= beta {
-                        // Not singular, and the table expects a cutoff that other moves may also
-                        // give: the table move need not be searched to full depth.
-                        singular_extension = -1;
                     }
                 }
             }
@@ -331,8 +313,8 @@ impl Searcher {
             let child = pos.make_move(m);
             self.make_accumulators(ply, pos, &child);
             let gives_check = child.in_check();
-            let ext = if singular_extension != 0 {
-                singular_extension
+            let ext = if singular {
+                1
             } else if gives_check {
                 self.params.check_ext
             } else {
@@ -341,7 +323,6 @@ impl Searcher {
             let new_depth = depth - 1 + ext;
             self.frames[ply].mv = m;
             self.frames[ply].piece = pos.board[m.from()];
-            self.frames[ply].extension = ext;
             self.hashes.push(pos.hash);
             moves_searched += 1;
             if quiet && n_quiets < quiets_tried.len() {
@@ -373,10 +354,6 @@ impl Searcher {
                     if refutation {
                         r1024 -= self.params.lmr_refutation;
                     }
-                    if quiet && tt_move_noisy {
-                        // The table's best move here is a capture: quiet moves rarely do better.
-                        r1024 += self.params.lmr_tt_noisy;
-                    }
                     if gives_check {
                         r1024 -= 1024;
                     }
@@ -391,19 +368,8 @@ impl Searcher {
                 }
                 score = -self.negamax(&child, -alpha - 1, -alpha, new_depth - r, ply + 1, true);
                 if score > alpha && r > 0 {
-                    // The reduced search failed high: search deeper than planned when it beat
-                    // the best score by a wide margin, shallower when it barely did.
-                    let deeper = score > best_score + self.params.lmr_deeper_margin + 2 * new_depth;
-                    let shallower = score < best_score + new_depth;
-                    let research_depth = new_depth + i32::from(deeper) - i32::from(shallower);
-                    score = -self.negamax(
-                        &child,
-                        -alpha - 1,
-                        -alpha,
-                        research_depth,
-                        ply + 1,
-                        !cut_node,
-                    );
+                    score =
+                        -self.negamax(&child, -alpha - 1, -alpha, new_depth, ply + 1, !cut_node);
                 }
                 if score > alpha && score < beta {
                     score = -self.negamax(&child, -beta, -alpha, new_depth, ply + 1, false);
