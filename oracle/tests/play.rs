@@ -594,12 +594,15 @@ fn cpu_burnt_by_unreaped_children_loses_a_timed_game() {
         eprintln!("SKIPPED: no writable cgroup2 mount here (not root?): no CPU accounts");
         return;
     }
-    // The spinners also starve the burner's own search: on a busy machine it may lose a game on
-    // time first. It must lose both, and at least one must be caught as CPU outside its turn
-    // (with the `/proc` tree alone none is: the spinners leave no trace there).
+    // The spinner runs from each of the burner's answers to its next `go`, in the opponent's
+    // turns; at time odds those are six times longer than its own, so it shows in both games
+    // even when other work leaves it little of the machine.
     let (json, output) = match_json(
         [
-            &fault_spec("burner", "burn-unreaped", 2, ""),
+            &format!(
+                "{},tc=0.5+0.005",
+                fault_spec("burner", "burn-unreaped", 2, "")
+            ),
             &coherent_spec("good"),
         ],
         &["--pairs", "1", "--concurrency", "1", "--tc", "3+0.03"],
@@ -610,14 +613,11 @@ fn cpu_burnt_by_unreaped_children_loses_a_timed_game() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert_eq!(
-        (&json["losses"], &json["faults"]["first"]),
+        (
+            &json["losses"],
+            &json["faults_by_kind"]["first"]["cpu_outside_turn"]
+        ),
         (&serde_json::json!(2), &serde_json::json!(2)),
-        "{json}"
-    );
-    assert!(
-        json["faults_by_kind"]["first"]["cpu_outside_turn"]
-            .as_u64()
-            .is_some_and(|caught| caught >= 1),
         "{json}"
     );
 }
