@@ -190,11 +190,13 @@ mod tests {
             for m in legal_moves(&root).as_slice() {
                 let child = root.make_move(*m);
                 updated.update(network, 0, &root, &child);
+                updated.compute(network, 1);
                 refreshed.refresh(network, 1, &child);
                 assert_eq!(updated.views(1), refreshed.views(1), "{fen} {m:?}");
                 for reply in legal_moves(&child).as_slice() {
                     let grandchild = child.make_move(*reply);
                     updated.update(network, 1, &child, &grandchild);
+                    updated.compute(network, 2);
                     refreshed.refresh(network, 2, &grandchild);
                     assert_eq!(
                         updated.views(2),
@@ -205,11 +207,40 @@ mod tests {
             }
             let null = root.make_null();
             updated.update(network, 0, &root, &null);
+            updated.compute(network, 1);
             assert_eq!(
                 updated.views(1),
                 updated.views(0),
                 "{fen}: a null move moves nothing"
             );
+        }
+    }
+
+    /// Moves recorded over two plies and computed only at the second (as when the first ply
+    /// returns without evaluating) give the refreshed accumulators too.
+    #[test]
+    fn accumulators_computed_late_equal_refreshed_ones() {
+        let network = embedded_network();
+        let mut updated = Accumulators::new(network, 3);
+        let mut refreshed = Accumulators::new(network, 3);
+        for fen in POSITIONS {
+            let root = Position::from_fen(fen).unwrap();
+            updated.refresh(network, 0, &root);
+            for m in legal_moves(&root).as_slice() {
+                let child = root.make_move(*m);
+                updated.update(network, 0, &root, &child);
+                for reply in legal_moves(&child).as_slice().iter().take(3) {
+                    let grandchild = child.make_move(*reply);
+                    updated.update(network, 1, &child, &grandchild);
+                    updated.compute(network, 2);
+                    refreshed.refresh(network, 2, &grandchild);
+                    assert_eq!(
+                        updated.views(2),
+                        refreshed.views(2),
+                        "{fen} {m:?} {reply:?}"
+                    );
+                }
+            }
         }
     }
 
@@ -224,6 +255,7 @@ mod tests {
         let mut refreshed = Accumulators::new(network, 2);
         updated.refresh(network, 0, &start);
         updated.update(network, 0, &start, &ending);
+        updated.compute(network, 1);
         refreshed.refresh(network, 1, &ending);
         assert_eq!(updated.views(1), refreshed.views(1));
     }

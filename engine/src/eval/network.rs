@@ -308,10 +308,25 @@ impl Network {
 
 /// The accumulators of every ply of a search, White's view then Black's, each ply's made from its
 /// parent's by the squares the move changed, so that a move costs a few rows, not 32.
+///
+/// A move only records what it changed; the rows are added when an evaluation at that ply or
+/// below asks for them ([`Accumulators::compute`]). Nodes that return without evaluating (a
+/// table cutoff, a repetition, a stored evaluation with children that do the same) cost no rows.
 #[derive(Debug, Clone)]
 pub struct Accumulators {
     hidden: usize,
     sums: Vec<i16>,
+    /// Per ply: the inputs the move into it changed, while its sums are still to be computed.
+    pending: Vec<Option<MoveInputs>>,
+}
+
+/// The inputs of White's view that one move removes and adds (at most four of each).
+#[derive(Debug, Clone, Copy, Default)]
+struct MoveInputs {
+    removed: [u16; 4],
+    added: [u16; 4],
+    n_removed: u8,
+    n_added: u8,
 }
 
 impl Accumulators {
@@ -321,10 +336,11 @@ impl Accumulators {
         Accumulators {
             hidden: network.hidden,
             sums: vec![0; plies * 2 * network.hidden],
+            pending: vec![None; plies],
         }
     }
 
-    /// Ply `ply`'s accumulators: White's view, then Black's.
+    /// Ply `ply`'s accumulators: White's view, then Black's (computed: see [`Accumulators::compute`]).
     #[must_use]
     #[inline(always)]
     pub fn views(&self, ply: usize) -> (&[i16], &[i16]) {
@@ -334,6 +350,7 @@ impl Accumulators {
     /// Computes ply `ply`'s accumulators for `position` from its pieces.
     pub fn refresh(&mut self, network: &Network, ply: usize, position: &Position) {
         let hidden = self.hidden;
+        self.pending[ply] = None;
         let (white, black) = self.sums[ply * 2 * hidden..][..2 * hidden].split_at_mut(hidden);
         white.copy_from_slice(&network.b1);
         black.copy_from_slice(&network.b1);
@@ -343,48 +360,67 @@ impl Accumulators {
         }
     }
 
-    /// Makes ply `ply + 1`'s accumulators, for `child`, from ply `ply`'s, for `parent`: every
-    /// square whose piece differs loses the old piece's inputs and gains the new one's. This
-    /// covers every kind of move (castling, en passant, promotion) and the null move alike.
+    /// Records the move from `parent` at ply `ply` to `child` at `ply + 1`: every square whose
+    /// piece differs loses the old piece's inputs and gains the new one's. This covers every kind
+    /// of move (castling, en passant, promotion) and the null move alike. Two positions no move
+    /// connects (more than four inputs change) are refreshed at once.
     #[inline]
     pub fn update(&mut self, network: &Network, ply: usize, parent: &Position, child: &Position) {
-        // A move changes at most four inputs of a view (castling: two leave, two arrive).
-        let mut removed = [0u16; 4];
-        let mut added = [0u16; 4];
-        let (mut n_removed, mut n_added) = (0, 0);
+        let mut inputs = MoveInputs::default();
         for (chunk, (old, new)) in parent
             .board
             .chunks_exact(8)
             .zip(child.board.chunks_exact(8))
             .enumerate()
         {
-            if old == new {
-                continue;
-            }
-            for (offset, (&was, &is)) in old.iter().zip(new).enumerate() {
-                if was == is {
-                    continue;
-                }
+            // Eight squares at a time: a move changes at most four, in one or two words.
+            let word = |bytes: &[u8]| u64::from_le_bytes(bytes.try_into().unwrap_or([0; 8]));
+            let mut changed = word(old) ^ word(new);
+            while changed != 0 {
+                let offset = changed.trailing_zeros() as usize / 8;
+                changed &= !(0xff << (offset * 8));
+                let (was, is) = (old[offset], new[offset]);
                 let square = chunk * 8 + offset;
                 if was != NO_PIECE {
-                    if n_removed == removed.len() {
+                    let Some(slot) = inputs.removed.get_mut(usize::from(inputs.n_removed)) else {
                         return self.refresh(network, ply + 1, child);
-                    }
-                    removed[n_removed] = piece_feature(was, square);
-                    n_removed += 1;
+                    };
+                    *slot = piece_feature(was, square);
+                    inputs.n_removed += 1;
                 }
                 if is != NO_PIECE {
-                    if n_added == added.len() {
+                    let Some(slot) = inputs.added.get_mut(usize::from(inputs.n_added)) else {
                         return self.refresh(network, ply + 1, child);
-                    }
-                    added[n_added] = piece_feature(is, square);
-                    n_added += 1;
+                    };
+                    *slot = piece_feature(is, square);
+                    inputs.n_added += 1;
                 }
             }
         }
-        let (removed, added) = (&removed[..n_removed], &added[..n_added]);
+        self.pending[ply + 1] = Some(inputs);
+    }
+
+    /// Computes ply `ply`'s sums, and those of the plies above it on the current path that are
+    /// still pending, each from its parent's. Ply 0 must have been refreshed.
+    #[inline]
+    pub fn compute(&mut self, network: &Network, ply: usize) {
+        let mut first = ply;
+        while first > 0 && self.pending[first].is_some() {
+            first -= 1;
+        }
+        for child_ply in first + 1..=ply {
+            if let Some(inputs) = self.pending[child_ply].take() {
+                self.apply(network, child_ply, &inputs);
+            }
+        }
+    }
+
+    /// Makes ply `ply`'s sums from ply `ply - 1`'s and the inputs the move between them changed.
+    fn apply(&mut self, network: &Network, ply: usize, inputs: &MoveInputs) {
+        let removed = &inputs.removed[..usize::from(inputs.n_removed)];
+        let added = &inputs.added[..usize::from(inputs.n_added)];
         let size = 2 * self.hidden;
-        let (before, after) = self.sums[ply * size..][..2 * size].split_at_mut(size);
+        let (before, after) = self.sums[(ply - 1) * size..][..2 * size].split_at_mut(size);
         let (white_before, black_before) = before.split_at(self.hidden);
         let (white, black) = after.split_at_mut(self.hidden);
         network.apply(white_before, white, removed, added);
@@ -399,8 +435,8 @@ impl Accumulators {
         network.apply(
             black_before,
             black,
-            &removed_black[..n_removed],
-            &added_black[..n_added],
+            &removed_black[..removed.len()],
+            &added_black[..added.len()],
         );
     }
 }

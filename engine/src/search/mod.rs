@@ -163,11 +163,12 @@ impl Searcher {
 
     /// The static evaluation of `pos`, the position at `ply` of the current path.
     #[inline]
-    pub(crate) fn evaluate(&self, pos: &Position, ply: usize) -> i32 {
+    pub(crate) fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
+        self.accumulators.compute(self.network, ply);
         evaluate_accumulated(pos, &self.accumulators, ply)
     }
 
-    /// Brings the accumulators of `ply + 1` to `child`, made from `pos` at `ply`.
+    /// Records the move from `pos` at `ply` to `child` for the accumulators of `ply + 1`.
     #[inline]
     pub(crate) fn make_accumulators(&mut self, ply: usize, pos: &Position, child: &Position) {
         self.accumulators.update(self.network, ply, pos, child);

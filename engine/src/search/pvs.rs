@@ -1,7 +1,7 @@
 //! The principal variation search with its pruning, reductions and extensions.
 
 use super::history::Continuations;
-use super::movepick::{MovePicker, Refutations, is_bad_noisy};
+use super::movepick::{MovePicker, Refutations, is_bad_noisy, see_ge_ordered};
 use super::see::see_ge;
 use super::tt::Bound;
 use super::{Frame, INF, MATE, MATE_BOUND, MAX_PLY, Searcher};
@@ -268,7 +268,7 @@ impl Searcher {
                         continue;
                     }
                 } else if depth <= self.params.see_noisy_depth
-                    && !see_ge(pos, m, self.params.see_noisy_threshold(depth))
+                    && !see_ge_ordered(pos, m, order, self.params.see_noisy_threshold(depth))
                 {
                     continue;
                 }

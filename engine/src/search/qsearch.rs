@@ -2,9 +2,9 @@
 //! delta pruning; all evasions when in check.
 
 use super::history::Continuations;
-use super::movepick::{MovePicker, Refutations};
+use super::movepick::{MovePicker, Refutations, see_ge_ordered};
 use super::pvs::{bound_allows, score_from_tt, score_to_tt};
-use super::see::{capture_value, see_ge};
+use super::see::capture_value;
 use super::tt::Bound;
 use super::{INF, MATE, MAX_PLY, Searcher};
 use crate::chess::movegen::GenMode;
@@ -64,9 +64,9 @@ impl Searcher {
         );
         let mut best_move = Move::NONE;
         let original_alpha = alpha;
-        while let Some((m, _)) = picker.next_move() {
+        while let Some((m, order)) = picker.next_move() {
             if !in_check {
-                if !see_ge(pos, m, self.params.qs_see_margin) {
+                if !see_ge_ordered(pos, m, order, self.params.qs_see_margin) {
                     continue;
                 }
                 if m.promotion().is_none()
