@@ -179,6 +179,7 @@ impl Searcher {
             {
                 let r = self.params.null_move_reduction(depth, eval - beta);
                 let null = pos.make_null();
+                self.tt.prefetch(null.hash);
                 self.make_accumulators(ply, pos, &null);
                 self.frames[ply].mv = Move::NONE;
                 self.frames[ply].piece = NO_PIECE;
@@ -311,6 +312,7 @@ impl Searcher {
             }
 
             let child = pos.make_move(m);
+            self.tt.prefetch(child.hash);
             self.make_accumulators(ply, pos, &child);
             let gives_check = child.in_check();
             let ext = if singular {

@@ -76,6 +76,7 @@ impl Searcher {
                 }
             }
             let child = pos.make_move(m);
+            self.tt.prefetch(child.hash);
             self.make_accumulators(ply, pos, &child);
             let score = -self.qsearch(&child, -beta, -alpha, ply + 1);
             if self.stopped {
