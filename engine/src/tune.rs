@@ -215,13 +215,6 @@ tunables! {
     tm_node_base_pct: 150, 100, 250, 10.0, 0.002;
     /// Time: multiplier of the node-share scale, percent.
     tm_node_mult_pct: 135, 50, 250, 10.0, 0.002;
-    /// Time: percent added to the soft limit's scale per 10 cp the score fell below the mean of
-    /// the iterations before (taken off when it rose).
-    tm_fall_pct: 10, 0, 40, 2.0, 0.002;
-    /// Time: the score trend never scales the soft limit below this percent.
-    tm_fall_min_pct: 75, 40, 100, 5.0, 0.002;
-    /// Time: the score trend never scales the soft limit above this percent.
-    tm_fall_max_pct: 150, 100, 250, 10.0, 0.002;
     /// Time: hard limit in percent of the base budget.
     tm_hard_pct: 300, 100, 600, 30.0, 0.002;
     /// Time: hard limit never above this percent of the remaining clock.
@@ -257,23 +250,13 @@ impl Tunables {
     /// best move just changed or took a small share of the nodes (the search is still deciding),
     /// less when it has held for several iterations and took most of them.
     #[must_use]
-    pub fn soft_limit_scale_pct(
-        &self,
-        stable_iterations: u32,
-        best_nodes: u64,
-        nodes: u64,
-        score_fall: i32,
-    ) -> u64 {
+    pub fn soft_limit_scale_pct(&self, stable_iterations: u32, best_nodes: u64, nodes: u64) -> u64 {
         let held = stable_iterations.min(8) as i32;
         let stability = (self.tm_unstable_pct - self.tm_stable_step_pct * held).max(10) as u64;
         let best_share = (best_nodes * 100 / nodes.max(1)).min(100) as i32;
         let node_share =
             ((self.tm_node_base_pct - best_share) * self.tm_node_mult_pct / 100).max(10) as u64;
-        let trend = (100 + score_fall.clamp(-1000, 1000) * self.tm_fall_pct / 10).clamp(
-            self.tm_fall_min_pct,
-            self.tm_fall_max_pct.max(self.tm_fall_min_pct),
-        ) as u64;
-        stability * node_share / 100 * trend / 100
+        stability * node_share / 100
     }
 
     /// Quiet moves searched before late-move pruning skips the rest (halved when not improving).
@@ -364,35 +347,18 @@ mod tests {
     #[test]
     fn the_soft_limit_stretches_while_the_search_is_undecided() {
         let t = Tunables::default();
-        let settled = t.soft_limit_scale_pct(8, 90, 100, 0);
-        let just_changed = t.soft_limit_scale_pct(0, 90, 100, 0);
-        let contested = t.soft_limit_scale_pct(8, 30, 100, 0);
+        let settled = t.soft_limit_scale_pct(8, 90, 100);
+        let just_changed = t.soft_limit_scale_pct(0, 90, 100);
+        let contested = t.soft_limit_scale_pct(8, 30, 100);
         assert!(settled < 100, "a settled search stops early: {settled}%");
         assert!(just_changed > settled && contested > settled);
         assert!(
-            t.soft_limit_scale_pct(0, 0, 100, 0) > 200,
+            t.soft_limit_scale_pct(0, 0, 100) > 200,
             "both: more than twice the budget"
         );
         assert!(
-            t.soft_limit_scale_pct(0, 0, 0, 0) > 0,
+            t.soft_limit_scale_pct(0, 0, 0) > 0,
             "no nodes yet is not a division by zero"
-        );
-    }
-
-    #[test]
-    fn a_falling_score_stretches_the_soft_limit_and_a_rising_one_shrinks_it_within_bounds() {
-        let t = Tunables::default();
-        let level = t.soft_limit_scale_pct(4, 60, 100, 0);
-        let fell = t.soft_limit_scale_pct(4, 60, 100, 30);
-        let rose = t.soft_limit_scale_pct(4, 60, 100, -30);
-        assert!(rose < level && level < fell, "{rose} {level} {fell}");
-        assert_eq!(
-            t.soft_limit_scale_pct(4, 60, 100, 10_000),
-            level * t.tm_fall_max_pct as u64 / 100
-        );
-        assert_eq!(
-            t.soft_limit_scale_pct(4, 60, 100, -10_000),
-            level * t.tm_fall_min_pct as u64 / 100
         );
     }
 }

@@ -21,7 +21,7 @@ use crate::eval::network::{Accumulators, Network};
 use crate::eval::{embedded_network, evaluate_accumulated};
 use crate::tune::Tunables;
 use history::{History, PieceTo};
-use time::{BestMoveStability, Limits, ScoreTrend, TimeManager};
+use time::{BestMoveStability, Limits, TimeManager};
 use tt::TranspositionTable;
 
 /// Deepest ply the search reaches.
@@ -230,7 +230,6 @@ impl Searcher {
         let timed = self.time.soft.is_some() && limits.movetime.is_none();
         let mut score: i32 = 0;
         let mut stability = BestMoveStability::default();
-        let mut trend = ScoreTrend::default();
         for depth in 1..=max_depth {
             self.seldepth = 0;
             let mut delta = self.params.asp_delta;
@@ -269,15 +268,10 @@ impl Searcher {
                 self.report_iteration(&result);
             }
             let stable_iterations = stability.observe(result.best);
-            let score_fall = trend.fall(score, MATE_BOUND);
             let soft_scale_pct = if timed {
                 let best_nodes = self.root_move_nodes[result.best.from() * 64 + result.best.to()];
-                self.params.soft_limit_scale_pct(
-                    stable_iterations,
-                    best_nodes,
-                    self.nodes,
-                    score_fall,
-                )
+                self.params
+                    .soft_limit_scale_pct(stable_iterations, best_nodes, self.nodes)
             } else {
                 100
             };

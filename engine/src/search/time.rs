@@ -125,39 +125,6 @@ impl BestMoveStability {
     }
 }
 
-/// The scores of the iterations so far, for how far the latest fell below the ones before.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ScoreTrend {
-    /// The last four iterations' scores, oldest first once full.
-    recent: [i32; 4],
-    /// How many of them are set (up to four).
-    len: usize,
-}
-
-impl ScoreTrend {
-    /// Records a finished iteration's `score`; returns how many centipawns it lies below the
-    /// mean of the (up to four) iterations before it: positive when the position looks worse
-    /// than it did, 0 for the first iteration and for mate scores (`mate_bound` and beyond),
-    /// whose distances say nothing about a trend.
-    pub fn fall(&mut self, score: i32, mate_bound: i32) -> i32 {
-        let earlier = &self.recent[..self.len];
-        let fall = if earlier.is_empty() || score.abs() >= mate_bound {
-            0
-        } else {
-            earlier.iter().sum::<i32>() / earlier.len() as i32 - score
-        };
-        if score.abs() < mate_bound {
-            if self.len == self.recent.len() {
-                self.recent.rotate_left(1);
-                self.len -= 1;
-            }
-            self.recent[self.len] = score;
-            self.len += 1;
-        }
-        fall
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,21 +168,6 @@ mod tests {
             ..tm
         };
         assert!(capped.soft_expired_scaled(900));
-    }
-
-    #[test]
-    fn the_fall_is_measured_against_the_mean_of_up_to_four_earlier_iterations() {
-        let mut trend = ScoreTrend::default();
-        assert_eq!(trend.fall(40, 30_000), 0);
-        assert_eq!(trend.fall(20, 30_000), 20);
-        assert_eq!(trend.fall(30, 30_000), 0);
-        assert_eq!(trend.fall(-10, 30_000), 40);
-        // Now four are kept: 20, 30, -10 and 50 after this one; the 40 has dropped out.
-        assert_eq!(trend.fall(50, 30_000), -30);
-        assert_eq!(trend.fall(0, 30_000), 22);
-        // A mate score neither falls nor counts for later iterations.
-        assert_eq!(trend.fall(30_000, 30_000), 0);
-        assert_eq!(trend.fall(0, 30_000), 17);
     }
 
     #[test]
