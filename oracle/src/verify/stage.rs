@@ -555,6 +555,15 @@ fn llr_path(
     Ok(path)
 }
 
+/// `path` with the final LLR as its last point: a stage that stops at its maximum between two
+/// looks counted pairs no look recorded, and its report must show the LLR its record holds.
+fn ending_at(mut path: Vec<(u64, f64)>, pairs: u64, llr: f64) -> Vec<(u64, f64)> {
+    if path.last().is_none_or(|&(n, _)| n != pairs) {
+        path.push((pairs, llr));
+    }
+    path
+}
+
 #[allow(clippy::too_many_arguments)]
 fn finish(
     plan: &StagePlan,
@@ -576,6 +585,7 @@ fn finish(
         counts.0[pair.bucket()] += 1;
     }
     let status = sprt_status(&counts, &plan.params).map_err(fail)?;
+    let llr_path = ending_at(llr_path, counts.pairs(), status.llr);
     let pgn_sha256 = pgn_sha256
         .map(|digest| Sha256Hex::try_from(digest).map_err(fail))
         .transpose()?;
@@ -745,4 +755,25 @@ pub fn not_run(
         faults: None,
         adopted: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ending_at;
+
+    #[test]
+    fn a_path_ends_at_the_final_pairs_and_llr() {
+        let looks = vec![(0, 0.0), (8, 0.5), (2496, 2.15)];
+        assert_eq!(
+            ending_at(looks.clone(), 2500, 2.28),
+            vec![(0, 0.0), (8, 0.5), (2496, 2.15), (2500, 2.28)],
+            "undecided at 2,500 pairs, four after the last look"
+        );
+        assert_eq!(
+            ending_at(looks.clone(), 2496, 2.15),
+            looks,
+            "a look at the end"
+        );
+        assert_eq!(ending_at(Vec::new(), 0, 0.0), vec![(0, 0.0)]);
+    }
 }
