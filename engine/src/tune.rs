@@ -201,11 +201,6 @@ tunables! {
     hist_bonus_max: 1600, 400, 4000, 150.0, 0.002;
     /// History malus in percent of the bonus.
     hist_malus_pct: 100, 25, 200, 12.0, 0.002;
-    /// Correction: the largest weight, in 256ths, one search result gets in its pawn structure's
-    /// evaluation correction (depth + 1 below that).
-    corr_weight_max: 16, 4, 64, 2.0, 0.002;
-    /// Correction: the largest correction of a static evaluation, cp.
-    corr_limit: 64, 16, 200, 8.0, 0.002;
     /// Time: expected moves to go when the GUI gives none.
     tm_moves_to_go: 22, 10, 60, 3.0, 0.002;
     /// Time: share of the increment added to the base budget, percent.

@@ -6,7 +6,7 @@ use super::types::{
     BISHOP, CAPTURE, CASTLE, Color, DOUBLE_PUSH, EN_PASSANT, KING, KNIGHT, Move, NO_PIECE, PAWN,
     QUEEN, ROOK, Square, make_piece, piece_color, piece_kind,
 };
-use super::zobrist::{KEYS, mix};
+use super::zobrist::KEYS;
 
 /// Castling right: white king side.
 pub const WHITE_OO: u8 = 1;
@@ -84,14 +84,6 @@ impl Position {
     #[inline(always)]
     pub fn pieces(&self, color: Color, kind: usize) -> Bitboard {
         self.colors[color as usize] & self.kinds[kind]
-    }
-
-    /// A hash of where the pawns of each colour stand, nothing else: the key positions with the
-    /// same pawn structure share.
-    #[must_use]
-    #[inline(always)]
-    pub fn pawn_key(&self) -> u64 {
-        mix(self.pieces(Color::White, PAWN) ^ mix(self.pieces(Color::Black, PAWN)))
     }
 
     /// Pieces of one colour.

@@ -2,17 +2,10 @@
 
 const fn splitmix(state: u64) -> (u64, u64) {
     let s = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    (s, mix(s))
-}
-
-/// SplitMix64's finaliser: every input bit moves about half the output bits, so any slice of
-/// the result indexes a table evenly.
-#[must_use]
-#[inline(always)]
-pub const fn mix(mut z: u64) -> u64 {
+    let mut z = s;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    (s, z ^ (z >> 31))
 }
 
 /// All keys: 12 pieces × 64 squares, 16 castling-right sets, 8 en-passant files, side to move.

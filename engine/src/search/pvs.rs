@@ -126,16 +126,10 @@ impl Searcher {
                 return s;
             }
         }
-        // The table keeps the network's own evaluation; the correction is applied on top.
-        let raw_eval = if in_check {
-            -INF
-        } else {
-            entry.map_or_else(|| self.evaluate(pos, ply), |e| e.eval as i32)
-        };
         let static_eval = if in_check {
             -INF
         } else {
-            self.corrected_eval(pos, raw_eval)
+            entry.map_or_else(|| self.evaluate(pos, ply), |e| e.eval as i32)
         };
         // The table score is a better estimate than the static eval when its bound points the right way.
         let eval = match entry {
@@ -424,7 +418,7 @@ impl Searcher {
         } else {
             Bound::Upper
         };
-        let store_eval = if in_check { 0 } else { raw_eval };
+        let store_eval = if in_check { 0 } else { static_eval };
         self.tt.store(
             pos.hash,
             best_move,
@@ -433,21 +427,6 @@ impl Searcher {
             depth,
             bound,
         );
-        // The result says how wrong the evaluation was only where its bound points away from the
-        // static eval, and not when a capture decided it (the evaluation cannot see captures).
-        if !in_check
-            && (best_move == Move::NONE || !best_move.is_noisy())
-            && best_score.abs() < MATE_BOUND
-            && !(bound == Bound::Lower && best_score <= static_eval)
-            && !(bound == Bound::Upper && best_score >= static_eval)
-        {
-            self.correction.update(
-                pos,
-                best_score - raw_eval,
-                (depth + 1).min(self.params.corr_weight_max),
-                self.params.corr_limit,
-            );
-        }
         best_score
     }
 
