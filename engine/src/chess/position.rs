@@ -152,6 +152,18 @@ impl Position {
         }
     }
 
+    /// The kind of piece the move `m` takes (a pawn for en passant); `None` for a move onto an
+    /// empty square.
+    #[must_use]
+    #[inline(always)]
+    pub fn captured_kind(&self, m: Move) -> Option<usize> {
+        if m.flags() == EN_PASSANT {
+            Some(PAWN)
+        } else {
+            self.kind_at(m.to())
+        }
+    }
+
     /// Place a piece (used by FEN parsing and move making); updates the hash.
     #[inline(always)]
     pub fn put(&mut self, piece: u8, sq: Square) {

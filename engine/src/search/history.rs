@@ -1,4 +1,5 @@
-//! Move-ordering memory: butterfly and continuation history, and countermoves.
+//! Move-ordering memory: butterfly and continuation history and countermoves for quiet moves,
+//! capture history for noisy ones.
 
 use crate::chess::types::{Color, Move, NO_PIECE};
 
@@ -7,6 +8,10 @@ pub const HISTORY_LIMIT: i32 = 16384;
 
 /// Coloured pieces times squares: the rows and columns of a continuation table.
 const PIECE_TO: usize = NO_PIECE as usize * 64;
+
+/// Columns of the capture table: the six kinds a move can take, then a promotion onto an empty
+/// square, which takes nothing.
+const VICTIMS: usize = 7;
 
 /// A coloured piece arriving on a square: how continuation history names a move.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -38,6 +43,16 @@ pub struct History {
     /// is a `PieceTo` of that earlier move, each column the `PieceTo` of the quiet reply.
     continuation: [Vec<[i16; PIECE_TO]>; 2],
     counter: [[Move; 64]; 12],
+    /// Noisy-move statistics: the row is the `PieceTo` of the capture or promotion, the column
+    /// the kind it takes (`VICTIMS - 1` for none).
+    capture: Vec<[i16; VICTIMS]>,
+}
+
+/// The capture table's row and column for the noisy move `m` by the coloured `piece` taking a
+/// piece of kind `victim`.
+#[inline(always)]
+fn capture_index(piece: u8, m: Move, victim: Option<usize>) -> Option<(usize, usize)> {
+    PieceTo::of(piece, m).map(|row| (row.index(), victim.unwrap_or(VICTIMS - 1)))
 }
 
 impl Default for History {
@@ -46,6 +61,7 @@ impl Default for History {
             butterfly: vec![[[0; 64]; 64]; 2],
             continuation: [vec![[0; PIECE_TO]; PIECE_TO], vec![[0; PIECE_TO]; PIECE_TO]],
             counter: [[Move::NONE; 64]; 12],
+            capture: vec![[0; VICTIMS]; PIECE_TO],
         }
     }
 }
@@ -102,6 +118,24 @@ impl History {
         }
     }
 
+    /// The capture-history score of the noisy move `m`, made by the coloured `piece` and taking
+    /// a piece of kind `victim` (`None` for a promotion onto an empty square).
+    #[must_use]
+    #[inline(always)]
+    pub fn noisy_score(&self, piece: u8, m: Move, victim: Option<usize>) -> i32 {
+        capture_index(piece, m, victim).map_or(0, |(row, col)| i32::from(self.capture[row][col]))
+    }
+
+    /// Apply a bonus (or malus if negative) to the statistic `noisy_score` reads.
+    #[inline]
+    pub fn update_noisy(&mut self, piece: u8, m: Move, victim: Option<usize>, bonus: i32) {
+        if let Some((row, col)) = capture_index(piece, m, victim) {
+            let h = &mut self.capture[row][col];
+            // Gravity bounds the value by HISTORY_LIMIT, which fits an i16.
+            *h = apply_gravity(i32::from(*h), bonus) as i16;
+        }
+    }
+
     /// The countermove that last refuted `prev` (which moved `piece`).
     #[must_use]
     #[inline(always)]
@@ -155,6 +189,26 @@ mod tests {
             h.quiet_score(Color::White, knight, m, &cont),
             -3 * HISTORY_LIMIT
         );
+    }
+
+    #[test]
+    fn capture_scores_are_kept_per_piece_square_and_victim() {
+        let mut h = History::default();
+        let knight = make_piece(Color::White, crate::chess::types::KNIGHT);
+        let rook = make_piece(Color::White, crate::chess::types::ROOK);
+        let takes = Move::new(21, 36, crate::chess::types::CAPTURE);
+        let pawn = Some(crate::chess::types::PAWN);
+        let queen = Some(crate::chess::types::QUEEN);
+        for _ in 0..1000 {
+            h.update_noisy(knight, takes, pawn, 5000);
+        }
+        assert_eq!(h.noisy_score(knight, takes, pawn), HISTORY_LIMIT);
+        assert_eq!(h.noisy_score(knight, takes, queen), 0);
+        assert_eq!(h.noisy_score(rook, takes, pawn), 0);
+        assert_eq!(h.noisy_score(knight, takes, None), 0);
+        h.update_noisy(knight, takes, None, -700);
+        assert_eq!(h.noisy_score(knight, takes, None), -700);
+        assert_eq!(h.noisy_score(NO_PIECE, takes, pawn), 0, "no piece, no row");
     }
 
     #[test]

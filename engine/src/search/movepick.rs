@@ -1,5 +1,5 @@
-//! Move ordering: TT move, good captures (MVV-LVA, SEE ≥ 0), killers, countermove, quiets by
-//! butterfly plus continuation history, bad captures. All moves are generated legal up front, then picked best-first.
+//! Move ordering: TT move, good captures (MVV-LVA with capture history, SEE ≥ 0), killers,
+//! countermove, quiets by butterfly plus continuation history, bad captures. All moves are generated legal up front, then picked best-first.
 
 use std::mem::MaybeUninit;
 
@@ -7,15 +7,20 @@ use super::history::{Continuations, History};
 use super::see::{SEE_VALUE, see_ge};
 use crate::chess::movegen::{GenMode, MAX_MOVES, MoveList, generate};
 use crate::chess::position::Position;
-use crate::chess::types::{EN_PASSANT, Move, PAWN};
+use crate::chess::types::{Move, PAWN};
 
-// The classes' ranges do not overlap: a capture's MVV-LVA is below 2^14, a quiet's history
-// within ±3 × HISTORY_LIMIT (±49,152). All fit 23 bits, so a score and an index share an i32.
+// The classes' ranges do not overlap: a capture's MVV-LVA with history is within ±2^15, a
+// quiet's history within ±3 × HISTORY_LIMIT (±49,152). All fit 23 bits, so a score and an index
+// share an i32.
 const TT_MOVE: i32 = 1 << 22;
 const GOOD_NOISY: i32 = 1 << 21;
 const KILLER: i32 = 1 << 20;
 const COUNTER: i32 = (1 << 20) - 1000;
 const BAD_NOISY: i32 = -(1 << 21);
+/// Capture history is divided by this before it joins MVV-LVA: at most ±4,096, about two and a
+/// half pawns of victim value (1,600 each), so history reorders captures of near-equal victims
+/// but a queen still comes before a pawn.
+const CAPTURE_HISTORY_DIV: i32 = 4;
 
 /// Best-first iterator over the legal moves of a position.
 pub struct MovePicker {
@@ -61,18 +66,15 @@ impl MovePicker {
             let score = if m == tt_move {
                 TT_MOVE
             } else if m.is_noisy() {
-                let victim = if m.flags() == EN_PASSANT {
-                    PAWN
-                } else {
-                    pos.kind_at(m.to()).unwrap_or(PAWN)
-                };
+                let victim = pos.captured_kind(m);
                 let attacker = pos.kind_at(m.from()).unwrap_or(PAWN);
-                let mvv_lva = SEE_VALUE[victim] * 16 - attacker as i32
-                    + m.promotion().map_or(0, |p| SEE_VALUE[p]);
+                let order = SEE_VALUE[victim.unwrap_or(PAWN)] * 16 - attacker as i32
+                    + m.promotion().map_or(0, |p| SEE_VALUE[p])
+                    + history.noisy_score(pos.board[m.from()], m, victim) / CAPTURE_HISTORY_DIV;
                 if see_ge(pos, m, 0) {
-                    GOOD_NOISY + mvv_lva
+                    GOOD_NOISY + order
                 } else {
-                    BAD_NOISY + mvv_lva
+                    BAD_NOISY + order
                 }
             } else if m == refs.killers[0] {
                 KILLER

@@ -236,6 +236,8 @@ impl Searcher {
         let mut moves_searched: usize = 0;
         let mut quiets_tried: [Move; 64] = [Move::NONE; 64];
         let mut n_quiets = 0;
+        let mut noisy_tried: [Move; 32] = [Move::NONE; 32];
+        let mut n_noisy = 0;
         let mut skip_quiets = false;
         let original_alpha = alpha;
 
@@ -330,6 +332,9 @@ impl Searcher {
             if quiet && n_quiets < quiets_tried.len() {
                 quiets_tried[n_quiets] = m;
                 n_quiets += 1;
+            } else if !quiet && n_noisy < noisy_tried.len() {
+                noisy_tried[n_noisy] = m;
+                n_noisy += 1;
             }
 
             let nodes_before = self.nodes;
@@ -397,6 +402,7 @@ impl Searcher {
                         if quiet {
                             self.reward_quiet(pos, ply, depth, m, &quiets_tried[..n_quiets], &cont);
                         }
+                        self.reward_noisy(pos, depth, m, &noisy_tried[..n_noisy]);
                         break;
                     }
                 }
@@ -428,6 +434,20 @@ impl Searcher {
             bound,
         );
         best_score
+    }
+
+    /// Any move caused a cutoff: capture-history malus to the noisy moves tried before it, and
+    /// a bonus to `m` if it is noisy itself.
+    fn reward_noisy(&mut self, pos: &Position, depth: i32, m: Move, tried: &[Move]) {
+        let (bonus, malus) = (
+            self.params.history_bonus(depth),
+            self.params.history_malus(depth),
+        );
+        for &n in tried {
+            let change = if n == m { bonus } else { -malus };
+            self.history
+                .update_noisy(pos.board[n.from()], n, pos.captured_kind(n), change);
+        }
     }
 
     /// A quiet move caused a cutoff: killers, countermove, history bonus (butterfly and

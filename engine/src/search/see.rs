@@ -12,11 +12,7 @@ pub const SEE_VALUE: [i32; 6] = [100, 300, 300, 500, 900, 20000];
 #[must_use]
 #[inline]
 pub fn capture_value(pos: &Position, m: Move) -> i32 {
-    let mut v = if m.flags() == EN_PASSANT {
-        SEE_VALUE[PAWN]
-    } else {
-        pos.kind_at(m.to()).map_or(0, |k| SEE_VALUE[k])
-    };
+    let mut v = pos.captured_kind(m).map_or(0, |k| SEE_VALUE[k]);
     if let Some(p) = m.promotion() {
         v += SEE_VALUE[p] - SEE_VALUE[PAWN];
     }
