@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# Issue 12's attacks as regression tests, shown to bite: every test below must pass with this
-# tree's oracle and fail with an oracle from before the hardening (cfd0192).
+# The attacks of each adversarial review as regression tests, shown to bite: every test of a
+# round must pass with this tree's oracle and fail with an oracle from before that round's
+# hardening.
 #   scripts/attack-regression.sh OLD_ORACLE_BINARY [OLD_TREE] [TEST…]
+#   ROUND=2 …   issue 12's attacks; the old oracle from before cfd0192
+#   ROUND=3 …   issue 46's (the default); the old oracle from eab8ae5, e.g.
+#               git worktree add /tmp/old eab8ae5 && cargo build --manifest-path /tmp/old/Cargo.toml -p oracle
+#               scripts/attack-regression.sh /tmp/old/target/debug/oracle
 # The tests are compiled from this tree; for the second run a private mount namespace puts
 # OLD_ORACLE_BINARY where the tests find the oracle (cargo's CARGO_BIN_EXE_oracle) and, with
 # OLD_TREE, that tree's .github/ where the workflow policy test reads the workflows. Nothing
@@ -31,7 +36,7 @@ root=$(git rev-parse --show-toplevel)
 cd "$root"
 
 # FILE::TEST for each attack of issue 12 (and the hostile inputs that used to panic).
-default_tests=(
+round_2=(
   play::a_candidate_cannot_kill_stop_or_overwrite_its_opponent
   play::merge_refuses_forged_shards_naming_file_and_field
   verify::a_poisoned_build_cache_is_detected_and_never_used
@@ -49,8 +54,29 @@ default_tests=(
   workflows::tokens_are_read_only_except_in_the_named_write_jobs_on_main
   workflows::no_credentials_persist_and_no_secret_reaches_a_step
 )
+# Issue 46's: memory across a pair, thinking off the clock, searching more than told, a void
+# stage instead of Abgelehnt, host files compiled in (and the runner-parity case of issue 45:
+# an engine that reserves a stack per search lost on time). Pondering in the slack is shown by
+# the library test `build::sandbox::cpu_account::tests::a_frozen_account_runs_nothing_until_thawed`.
+round_3=(
+  play::an_engine_that_never_joins_its_search_threads_plays_its_games_out
+  play::no_engine_remembers_a_game_in_the_next_one
+  play::thinking_in_a_ping_is_charged
+  verify::a_candidate_that_faults_past_the_limit_is_abgelehnt_not_void
+  verify::a_candidate_that_searches_more_than_told_is_faulted
+  build::a_build_cannot_compile_a_host_file_into_the_binary
+)
 tests=("$@")
-[[ ${#tests[@]} -gt 0 ]] || tests=("${default_tests[@]}")
+if [[ ${#tests[@]} -eq 0 ]]; then
+  case ${ROUND:-3} in
+    2) tests=("${round_2[@]}") ;;
+    3) tests=("${round_3[@]}") ;;
+    *)
+      echo "attack-regression: ROUND must be 2 or 3, got '${ROUND}'" >&2
+      exit 2
+      ;;
+  esac
+fi
 
 files=$(printf '%s\n' "${tests[@]}" | sed 's/::.*//' | sort -u)
 test_args=()

@@ -193,6 +193,32 @@ fn a_build_script_cannot_write_outside_its_build_dirs() {
     }
 }
 
+/// Issue 46: the build sandbox showed the host's `/` read-only, so a candidate could compile a
+/// world-readable host file into the binary that the run copies to `--out` and CI publishes.
+#[test]
+fn a_build_cannot_compile_a_host_file_into_the_binary() {
+    let repo = FixtureRepo::new();
+    let secret = std::env::temp_dir().join(format!("coherent-host-file-{}", std::process::id()));
+    std::fs::write(&secret, "host data").unwrap();
+    let main = format!(
+        "const HOST: &str = include_str!(\"{}\");\nfn main() {{\n    println!(\"{{HOST}}\");\n}}\n",
+        secret.display()
+    );
+    let commit = repo.commit_crate(&main, None, "include a host file");
+    let run = quick_build(&repo, &commit.to_string());
+    let _ = std::fs::remove_file(&secret);
+    if Isolation::detect().confines_writes() {
+        assert_eq!(run.code, 1, "{run:?}");
+        assert!(run.stderr.contains("build failed"), "{run:?}");
+        assert!(
+            run.stderr.contains("coherent-host-file"),
+            "the log names the file it could not read: {run:?}"
+        );
+    } else {
+        assert!(run.stderr.contains("bubblewrap is not usable"), "{run:?}");
+    }
+}
+
 #[test]
 fn refused_trees_and_bad_revisions() {
     let repo = FixtureRepo::new();

@@ -337,13 +337,17 @@ fn refused_match(first: &str, extra: &[&str]) -> (Option<i32>, String) {
 
 #[test]
 fn an_engine_without_a_handshake_is_refused_before_the_first_game() {
-    // `cat` echoes `uci` but never says `uciok`; `true` exits at once.
+    // `cat` repeats `uci` and would never say `uciok`: refused at once, not after the
+    // start-up deadline (issue 49); `true` exits at once.
+    let started = std::time::Instant::now();
     let (code, stderr) = refused_match("cmd=/bin/cat", &["--pairs", "1"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
-        stderr.contains("start-up check failed: engine `cat` did not send `uciok`"),
+        stderr.contains("start-up check failed: engine `cat` sent a malformed line")
+            && stderr.contains("not a UCI engine"),
         "{stderr}"
     );
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
     let (code, stderr) = refused_match("cmd=/bin/true", &["--pairs", "1"]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
@@ -612,12 +616,145 @@ fn cpu_burnt_by_unreaped_children_loses_a_timed_game() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    // Where the account can be frozen, the spinner is frozen with its engine in the opponent's
+    // turn and takes nothing from it: the burner wins nothing and only starves itself (its
+    // processes may pile up frozen until it can start no search thread, a fault of its own).
+    // Elsewhere the account catches the CPU its unreaped children used.
+    if oracle::build::sandbox::cpu_account::CpuAccount::freezer_available() {
+        assert_eq!(
+            (&json["wins"], &json["faults"]["second"]),
+            (&serde_json::json!(0), &serde_json::json!(0)),
+            "{json}"
+        );
+    } else {
+        assert_eq!(
+            (
+                &json["losses"],
+                &json["faults_by_kind"]["first"]["cpu_outside_turn"]
+            ),
+            (&serde_json::json!(2), &serde_json::json!(2)),
+            "{json}"
+        );
+    }
+}
+
+/// The leaky engine of `tests/fixtures/play/leaky_engine.rs`, compiled once.
+fn leaky_engine() -> &'static Path {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| compile_fixture_engine("leaky_engine"))
+}
+
+/// Issue 45: an engine that reserves a search thread's stack at every `go` and never releases
+/// it (Ethereal 12) reserves gigabytes of address space in one game while its resident memory
+/// stays small. Under the address-space limit it lost on time once a thread could no longer
+/// be made; with memory bounded by what is resident, it plays every game to its end.
+#[test]
+fn an_engine_that_never_joins_its_search_threads_plays_its_games_out() {
+    let leaky = format!(
+        "cmd={},name=leaky,bind={coherent},arg={coherent}",
+        leaky_engine().display(),
+        coherent = coherent().display()
+    );
+    let (json, output) = match_json(
+        [&leaky, &coherent_spec("good")],
+        &["--tc", "2+0.02", "--pairs", "2", "--concurrency", "1"],
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(json["games_counted"], 4, "{json}");
     assert_eq!(
-        (
-            &json["losses"],
-            &json["faults_by_kind"]["first"]["cpu_outside_turn"]
-        ),
-        (&serde_json::json!(2), &serde_json::json!(2)),
+        (&json["faults"]["first"], &json["faults"]["second"]),
+        (&serde_json::json!(0), &serde_json::json!(0)),
+        "{json}"
+    );
+}
+
+/// Issue 46, memory across a pair: an engine that plays its second game in a process unlike
+/// its first (here it searches four times the nodes) could replay a lost game and deviate from
+/// a won one. With a fresh process for every game it never has a second game, so at a node
+/// limit each pair repeats its first game, as two copies of the same engine must.
+#[test]
+fn no_engine_remembers_a_game_in_the_next_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("games.pgn");
+    let (json, output) = match_json(
+        [
+            &fault_spec("rememberer", "remember", 4, ""),
+            &coherent_spec("good"),
+        ],
+        &[
+            "--nodes",
+            "2000",
+            "--pairs",
+            "3",
+            "--concurrency",
+            "1",
+            "--book-order",
+            "sequential",
+            "--pgn-out",
+            pgn.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(json["games_counted"], 6, "{json}");
+    // The move text of each game (tags and comments aside), in file order: pair by pair.
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    let games: Vec<String> = text
+        .split("\n\n[Event ")
+        .map(|game| {
+            let moves = game.split("\n\n").nth(1).unwrap_or_default();
+            let mut plain = String::new();
+            let mut depth = 0;
+            for c in moves.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    _ if depth == 0 => plain.push(c),
+                    _ => {}
+                }
+            }
+            plain.split_whitespace().collect::<Vec<_>>().join(" ")
+        })
+        .collect();
+    assert_eq!(games.len(), 6, "{text}");
+    for pair in games.chunks(2) {
+        assert_eq!(
+            pair[0], pair[1],
+            "a pair's second game deviates from its first"
+        );
+    }
+}
+
+/// Issue 46, thinking before `readyok`: the runner's pings before `go` are off the clock, so an
+/// engine that thinks there, knowing the position, must pay for it: where the engine can be
+/// frozen its CPU in the pings is charged to its clock (it loses on time), elsewhere it is CPU
+/// outside its turn.
+#[test]
+fn thinking_in_a_ping_is_charged() {
+    let (json, output) = match_json(
+        [
+            &fault_spec("thinker", "think", 150, ""),
+            &coherent_spec("good"),
+        ],
+        &["--tc", "1+0.01", "--pairs", "1", "--concurrency", "1"],
+    );
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(json["faults"]["first"], 2, "{json}");
+    let kinds = &json["faults_by_kind"]["first"];
+    assert_eq!(
+        kinds["time_forfeit"].as_u64().unwrap() + kinds["cpu_outside_turn"].as_u64().unwrap(),
+        2,
         "{json}"
     );
 }

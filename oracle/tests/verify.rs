@@ -1017,11 +1017,21 @@ fn a_readme_only_commit_is_not_an_engine_change() {
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(stdout.contains("is not an engine change"), "{stdout}");
+    // An error goes to standard error as every command's does; standard output stays empty
+    // (issue 49: it went to standard output).
+    let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        !stdout.contains("report:"),
-        "a report that does not exist is named: {stdout}"
+        output.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+    assert!(
+        stderr.contains("error: ") && stderr.contains("is not an engine change"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("report:"),
+        "a report that does not exist is named: {stderr}"
     );
 }
 
@@ -1509,6 +1519,81 @@ fn a_predecessor_disconnect_voids_the_stage() {
         "{stage}"
     );
     assert_eq!(faults["candidate"]["disconnect"], 0, "{stage}");
+}
+
+/// Issue 46, void instead of Abgelehnt: a candidate that ends its own games (here it exits at its
+/// seventh search of every game, as one that quits when it is losing would) fails its stage and
+/// is Abgelehnt; before, its faults voided the stage and it could start over until lucky.
+#[test]
+fn a_candidate_that_faults_past_the_limit_is_abgelehnt_not_void() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    fixture.edit(
+        "engine/src/uci.rs",
+        "        let limits = parse_go(args);",
+        "        static GOES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);\n        \
+         if GOES.fetch_add(1, Ordering::Relaxed) == 6 {\n            std::process::exit(0);\n        }\n        \
+         let limits = parse_go(args);",
+    );
+    let (bench, _) = fixture.bench_of_worktree();
+    let candidate = fixture.commit(&format!(
+        "uci: quit at the seventh search\n\nBench: {bench}\n"
+    ));
+    let out = tempfile::tempdir().unwrap();
+    let (code, result, stderr) = fixture.verify(&candidate.to_string(), out.path());
+    assert_eq!(code, 1, "{stderr}\n{result:#}");
+    assert_eq!(result["verdict"], "abgelehnt", "{result:#}");
+    let reason = result["reason"].as_str().unwrap();
+    assert!(reason.contains("candidate_faulted"), "{reason}");
+    let stage: Value =
+        serde_json::from_slice(&fs::read(out.path().join("stage-1-short/stage.json")).unwrap())
+            .unwrap();
+    assert_eq!(stage["record"]["state"], "candidate_faulted", "{stage}");
+    assert!(
+        stage["record"]["faults"]["candidate"]["disconnect"]
+            .as_u64()
+            .unwrap()
+            > 0,
+        "{stage}"
+    );
+}
+
+/// Issue 46, searching more than told: a candidate that searches a hundred times the nodes of
+/// `go nodes N` (and says so in its `info`) is faulted by the CPU its own bench says those
+/// nodes cost, loses those games, and is Abgelehnt.
+#[test]
+fn a_candidate_that_searches_more_than_told_is_faulted() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    fixture.edit(
+        "engine/src/uci.rs",
+        "        let limits = parse_go(args);",
+        "        let mut limits = parse_go(args);\n        limits.nodes = limits.nodes.map(|n| n * 100);",
+    );
+    let (bench, _) = fixture.bench_of_worktree();
+    let candidate = fixture.commit(&format!("uci: search deeper than told\n\nBench: {bench}\n"));
+    let out = tempfile::tempdir().unwrap();
+    let (code, result, stderr) = fixture.verify(&candidate.to_string(), out.path());
+    assert_eq!(code, 1, "{stderr}\n{result:#}");
+    assert_eq!(result["verdict"], "abgelehnt", "{result:#}");
+    let stage: Value =
+        serde_json::from_slice(&fs::read(out.path().join("stage-1-short/stage.json")).unwrap())
+            .unwrap();
+    let faults = &stage["record"]["faults"];
+    assert!(
+        faults["candidate"]["cpu_over_node_limit"]
+            .as_u64()
+            .unwrap_or(0)
+            > 0,
+        "{stage}"
+    );
+    assert_eq!(
+        faults["predecessor"]["cpu_over_node_limit"]
+            .as_u64()
+            .unwrap_or(0),
+        0,
+        "{stage}"
+    );
 }
 
 /// Issue 12: a binding profile without a working sandbox stops before building, exit 2,

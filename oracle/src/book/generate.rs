@@ -85,10 +85,13 @@ impl Scorer for UciScorer {
     fn score(&mut self, epd: &str) -> Result<Option<i32>, UciError> {
         // A fresh game per position: hash contents must not depend on what was searched before.
         self.engine.new_game(SEARCH_DEADLINE)?;
-        self.engine.position(Some(&format!("{epd} 0 1")), &[])?;
-        let out = self
-            .engine
-            .go(&GoLimits::nodes(self.nodes), SEARCH_DEADLINE)?;
+        let out = self.engine.search(
+            Some(&format!("{epd} 0 1")),
+            &[],
+            &GoLimits::nodes(self.nodes),
+            SEARCH_DEADLINE,
+            SEARCH_DEADLINE,
+        )?;
         Ok(match out.info.score {
             Some(Score::Cp(cp)) => Some(cp),
             Some(Score::Mate(_)) | None => None,

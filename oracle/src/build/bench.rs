@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::sandbox::engine::{EngineIsolation, EngineLimits};
 use super::sandbox::{self, ProcessEnding, SandboxError};
+use crate::play::cpu_guard::NodePace;
 
 /// Wall-clock limit of one `bench` run (its CPU limit is [`EngineLimits::BENCH`]'s).
 const BENCH_WALL_TIME: std::time::Duration = std::time::Duration::from_secs(600);
@@ -20,6 +21,11 @@ pub struct BenchRun {
     pub nodes: u64,
     /// Nodes per second: a speed figure, expected to vary.
     pub nps: u64,
+    /// What the run cost as the oracle measured it, start-up included: its CPU where the
+    /// engine has an account, else its wall time (zero where only output was parsed). The
+    /// engine's pace, which its own `nps` does not prove.
+    #[serde(skip)]
+    pub spent: std::time::Duration,
 }
 
 /// Why the signature could not be measured or read.
@@ -100,6 +106,7 @@ pub fn parse_bench_output(output: &str) -> Result<BenchRun, BenchError> {
         return Ok(BenchRun {
             nodes: nodes.parse().map_err(|_| unparsable())?,
             nps: nps.parse().map_err(|_| unparsable())?,
+            spent: std::time::Duration::ZERO,
         });
     }
     let field = |key: &str| {
@@ -109,7 +116,11 @@ pub fn parse_bench_output(output: &str) -> Result<BenchRun, BenchError> {
         })
     };
     match (field("Nodes searched"), field("Nodes/second")) {
-        (Some(nodes), Some(nps)) => Ok(BenchRun { nodes, nps }),
+        (Some(nodes), Some(nps)) => Ok(BenchRun {
+            nodes,
+            nps,
+            spent: std::time::Duration::ZERO,
+        }),
         _ => Err(unparsable()),
     }
 }
@@ -129,7 +140,13 @@ pub fn measure(
             .map_err(BenchError::Scratch)?;
         confined.command.stdin(std::process::Stdio::null());
         let log = logs.path().join(format!("run-{index}.log"));
+        let started = std::time::Instant::now();
         let ending = sandbox::run_logged(&mut confined.command, &log, BENCH_WALL_TIME)?;
+        let spent = confined
+            .account
+            .as_ref()
+            .and_then(|account| account.cpu_time())
+            .unwrap_or_else(|| started.elapsed());
         let output = std::fs::read_to_string(&log).unwrap_or_default();
         if !matches!(ending, ProcessEnding::Exited(status) if status.success()) {
             let lines: Vec<&str> = output.lines().collect();
@@ -139,7 +156,10 @@ pub fn measure(
                 tail: lines[lines.len().saturating_sub(10)..].join("\n"),
             });
         }
-        results.push(parse_bench_output(&output)?);
+        results.push(BenchRun {
+            spent,
+            ..parse_bench_output(&output)?
+        });
     }
     let nodes = results.first().map_or(0, |run| run.nodes);
     if let Some(other) = results.iter().find(|run| run.nodes != nodes) {
@@ -152,6 +172,16 @@ pub fn measure(
         nodes,
         runs: results,
     })
+}
+
+impl BenchSignature {
+    /// The engine's CPU per node, from its cheapest run: what bounds its searches at a node
+    /// limit; `None` when no run was timed.
+    #[must_use]
+    pub fn node_pace(&self) -> Option<NodePace> {
+        let fastest = self.runs.iter().map(|run| run.spent).min()?;
+        NodePace::measured(self.nodes, fastest)
+    }
 }
 
 /// The commit's `Bench: N` trailer, if it has one (several must agree).
@@ -222,7 +252,8 @@ mod tests {
             parse_bench_output(output).unwrap(),
             BenchRun {
                 nodes: 4_567_890,
-                nps: 1_234_567
+                nps: 1_234_567,
+                spent: std::time::Duration::ZERO,
             }
         );
         assert!(matches!(
@@ -240,7 +271,8 @@ mod tests {
             parse_bench_output(output).unwrap(),
             BenchRun {
                 nodes: 2_353_693,
-                nps: 1_907_369
+                nps: 1_907_369,
+                spent: std::time::Duration::ZERO,
             }
         );
         assert!(parse_bench_output("Nodes searched  : 12\n").is_err());

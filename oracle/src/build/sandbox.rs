@@ -1,10 +1,11 @@
 //! Running untrusted code (a candidate's `build.rs`, proc-macros, the engine itself).
 //!
 //! Three levels, the strongest the machine offers is taken (docs/architecture.md):
-//! - `bubblewrap`: new network, PID, IPC and UTS namespaces, the whole file system read-only
-//!   except the directories the caller names, the user's home hidden, and — when the oracle runs
-//!   as root — the command itself runs as `nobody`, because the kernel never applies the
-//!   process-count limit to root;
+//! - `bubblewrap`: new network, PID, IPC and UTS namespaces; of the host's files only `/usr`
+//!   (read-only) and the directories the caller names (the toolchain and the exported tree
+//!   read-only, the build directories writable); and — when the oracle runs as root — the
+//!   command itself runs as `nobody`, because the kernel never applies the process-count limit
+//!   to root;
 //! - `unshare -n`: only the network is cut;
 //! - none: only the environment scrub and the limits below.
 //!
@@ -91,8 +92,8 @@ impl Isolation {
     pub fn describe(self) -> String {
         match self {
             Self::Bubblewrap => format!(
-                "{}: pid, ipc, uts, net namespaces; read-only root, home hidden, writes only to \
-                 the build directories; rlimits cpu, as, fsize, nproc",
+                "{}: pid, ipc, uts, net namespaces; only /usr, the toolchain and the tree \
+                 read-only, writes only to the build directories; rlimits cpu, as, fsize, nproc",
                 bubblewrap_version()
             ),
             Self::UnshareNet => "unshare -n (no sandbox): network cut only; rlimits".into(),
@@ -287,8 +288,33 @@ impl Sandbox {
     }
 }
 
-/// The bubblewrap mount plan: everything read-only, the caller's home hidden behind an empty
-/// tmpfs (credentials, SSH keys), then the writable and read-only directories of the job.
+/// The host a sandboxed process sees of the system: `/usr` read-only and the merged-/usr links
+/// through which the loader and the libraries are reached; nothing of `/etc`, `/home`, `/root`
+/// or any other host file. The engine and the build sandbox both start from it.
+pub(crate) fn system_mounts() -> Vec<OsString> {
+    let mut args: Vec<OsString> = ["--ro-bind", "/usr", "/usr"].map(OsString::from).to_vec();
+    for dir in ["bin", "lib", "lib32", "lib64", "sbin"] {
+        let host = Path::new("/").join(dir);
+        if let Ok(target) = std::fs::read_link(&host) {
+            args.extend([OsString::from("--symlink"), target.into_os_string()]);
+            args.push(host.into_os_string());
+        } else if host.is_dir() {
+            args.extend([OsString::from("--ro-bind"), host.clone().into_os_string()]);
+            args.push(host.into_os_string());
+        }
+    }
+    args.extend(["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"].map(OsString::from));
+    args
+}
+
+/// Where the system's compiler driver (`cc`, the linker rustc calls) is chosen on Debian:
+/// symbolic links only, no data.
+const COMPILER_ALTERNATIVES: &str = "/etc/alternatives";
+
+/// The bubblewrap mount plan: the system ([`system_mounts`]) and the compiler's alternatives,
+/// then the job's read-only directories (the toolchain, the exported tree) and its writable
+/// ones (its build directories). No other host file is there: a build cannot compile
+/// `include_str!("/some/host/file")` into the binary that the run then publishes.
 fn bubblewrap_args(job: &Job) -> Vec<OsString> {
     let mut args: Vec<OsString> = [
         "--die-with-parent",
@@ -297,36 +323,24 @@ fn bubblewrap_args(job: &Job) -> Vec<OsString> {
         "--unshare-ipc",
         "--unshare-uts",
         "--new-session",
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
     ]
     .into_iter()
     .map(OsString::from)
     .collect();
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .filter(|home| home.is_absolute() && home.parent().is_some());
-    if let Some(home) = &home {
-        args.extend([OsString::from("--tmpfs"), home.clone().into_os_string()]);
-    }
+    args.extend(system_mounts());
     let mut bind = |flag: &str, from: &OsStr, to: &Path| {
-        // bubblewrap creates missing mount points with mode 0700, which `nobody` cannot cross.
-        if let Some(home) = &home {
-            let mut ancestors: Vec<&Path> = to
-                .ancestors()
-                .skip(1)
-                .take_while(|dir| dir.starts_with(home) && *dir != home)
-                .collect();
-            ancestors.reverse();
-            for dir in ancestors {
-                args.extend(["--perms", "0755", "--dir"].map(OsString::from));
-                args.push(dir.as_os_str().to_owned());
-            }
+        // bubblewrap creates missing mount points with mode 0700, which `nobody` cannot cross:
+        // every directory on the way is made first, open to all.
+        let mut ancestors: Vec<&Path> = to
+            .ancestors()
+            .skip(1)
+            .take_while(|dir| dir.parent().is_some() && !dir.starts_with("/usr"))
+            .filter(|dir| *dir != Path::new("/tmp"))
+            .collect();
+        ancestors.reverse();
+        for dir in ancestors {
+            args.extend(["--perms", "0755", "--dir"].map(OsString::from));
+            args.push(dir.as_os_str().to_owned());
         }
         args.extend([
             OsString::from(flag),
@@ -334,6 +348,10 @@ fn bubblewrap_args(job: &Job) -> Vec<OsString> {
             to.as_os_str().to_owned(),
         ]);
     };
+    let alternatives = Path::new(COMPILER_ALTERNATIVES);
+    if alternatives.is_dir() {
+        bind("--ro-bind", alternatives.as_os_str(), alternatives);
+    }
     for (source, destination) in &job.read_only {
         if !job.writable.iter().any(|dir| destination.starts_with(dir)) {
             bind("--ro-bind", source.as_os_str(), destination);
@@ -561,8 +579,14 @@ mod tests {
             .collect();
         let at = |value: &str| args.iter().position(|arg| arg == value).unwrap();
         assert!(
-            at("/") < at("/w/src"),
-            "the root is mounted first: {args:?}"
+            at("/usr") < at("/w/src"),
+            "the system is mounted first: {args:?}"
+        );
+        assert!(
+            !args
+                .windows(2)
+                .any(|pair| pair[0] == "--ro-bind" && pair[1] == "/"),
+            "the host's root is never shown: {args:?}"
         );
         assert!(at("/w/src") < at("/w/cargo-home"), "{args:?}");
         assert!(at("/w/cargo-home") < at("/host/registry"), "{args:?}");

@@ -549,6 +549,8 @@ fn match_config(args: &MatchArgs) -> anyhow::Result<MatchConfig> {
         pgn_out: args.pgn_out.clone(),
         state: args.state.clone(),
         event: args.event.clone(),
+        // Only `verify` measures the engines' pace (their bench); a match checks no node budget.
+        node_pace: [None, None],
     })
 }
 

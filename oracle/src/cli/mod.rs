@@ -15,6 +15,7 @@ use output::outln;
 
 mod book;
 mod build_cmd;
+mod check_engine;
 mod constitution;
 mod match_cmd;
 mod output;
@@ -54,6 +55,8 @@ enum Command {
     Tune(tune::TuneArgs),
     /// Play a match between two UCI engines (game pairs, clocks, faults, PGN, live SPRT, shards).
     Match(Box<match_cmd::MatchArgs>),
+    /// UCI conformance check of one engine: handshake, options, pings, each limit kind, `stop`.
+    CheckEngine(check_engine::CheckEngineArgs),
     /// Combine shard results of `oracle match --shard` and apply the SPRT at round boundaries.
     Merge(match_cmd::MergeArgs),
     /// Build a commit twice in different directories; require equal sha256; cache the binary.
@@ -136,6 +139,7 @@ fn execute(command: Command) -> anyhow::Result<ExitCode> {
         Command::Book(args) => book::run(args),
         Command::Tune(args) => tune::run(args),
         Command::Match(args) => match_cmd::run_match_command(*args),
+        Command::CheckEngine(args) => check_engine::run(args),
         Command::Merge(args) => match_cmd::run_merge_command(args),
         Command::Build(args) => build_cmd::run_build(args),
         Command::Gate(args) => build_cmd::run_gate(args),

@@ -5,8 +5,10 @@ use std::process::ExitCode;
 
 use clap::Args;
 
+use super::EXIT_ERROR;
 use super::output::outln;
 use oracle::build::Cache;
+use oracle::errln;
 use oracle::play::shard::Shard;
 use oracle::verify::{self, Mode, Request, StepReporter};
 
@@ -83,8 +85,17 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     };
     let mut reporter = StepReporter::new();
     let result = verify::run(&request, &mut reporter);
+    // An error (exit 2) is reported as every command reports one (docs/cli.md, "Output"):
+    // under `--json` the object carries `error`; without it the message goes to standard error
+    // and standard output stays empty.
+    let failed = result.exit_code == EXIT_ERROR;
     if args.json {
         outln!("{}", serde_json::to_string(&result)?);
+    } else if failed {
+        errln!("error: {}", result.reason);
+        if let Some(report) = &result.report {
+            errln!("report: {}", report.markdown.display());
+        }
     } else {
         outln!("{}", result.reason);
         if let Some(entry) = &result.entry {

@@ -100,12 +100,14 @@ pub struct FaultLimits {
     /// turn too), per 1000 games.
     pub predecessor_per_mille: u32,
     /// All faults of the candidate, per 1000 games. They stay its lost games; more than this
-    /// voids the stage, because a candidate that faults that often is not measured.
+    /// fails the stage (version 6; it voided the stage before, which let a candidate that was
+    /// losing end its own run by faulting and start over).
     pub candidate_per_mille: u32,
 }
 
 impl FaultLimits {
-    /// Why a stage of `games` games with `faults` is void, or `None` when it is evidence.
+    /// Why a stage of `games` games with `faults` is void (the predecessor, a registered binary,
+    /// faulted past its limits: a sign of interference), or `None` when it is evidence.
     #[must_use]
     pub fn void_reason(&self, faults: &StageFaults, games: u64) -> Option<String> {
         let crashes = faults.predecessor.disconnect + faults.predecessor.stall;
@@ -116,24 +118,47 @@ impl FaultLimits {
                 faults.predecessor.disconnect, faults.predecessor.stall, self.predecessor_crashes
             ));
         }
-        let over = |count: u64, per_mille: u32| count * 1000 > u64::from(per_mille) * games;
-        let kinds = |f: &FaultCounts| format!("{} in {games} games: {}", f.total(), f.kinds_text());
-        if over(faults.predecessor.total(), self.predecessor_per_mille) {
+        if over_per_mille(
+            faults.predecessor.total(),
+            self.predecessor_per_mille,
+            games,
+        ) {
             return Some(format!(
                 "the predecessor faulted {} (the constitution allows {}‰)",
-                kinds(&faults.predecessor),
+                fault_text(&faults.predecessor, games),
                 self.predecessor_per_mille
-            ));
-        }
-        if over(faults.candidate.total(), self.candidate_per_mille) {
-            return Some(format!(
-                "the candidate faulted {} (the constitution allows {}‰)",
-                kinds(&faults.candidate),
-                self.candidate_per_mille
             ));
         }
         None
     }
+
+    /// Why the candidate of a stage of `games` games with `faults` failed it by faulting more
+    /// often than allowed (Article 6.6), or `None`: its faults are its own, and its lost games
+    /// a measurement of it, never a reason to measure again.
+    #[must_use]
+    pub fn candidate_failure(&self, faults: &StageFaults, games: u64) -> Option<String> {
+        over_per_mille(faults.candidate.total(), self.candidate_per_mille, games).then(|| {
+            format!(
+                "the candidate faulted {} (the constitution allows {}‰)",
+                fault_text(&faults.candidate, games),
+                self.candidate_per_mille
+            )
+        })
+    }
+}
+
+/// Whether `count` faults in `games` games are more than `per_mille` per 1000 games.
+fn over_per_mille(count: u64, per_mille: u32, games: u64) -> bool {
+    count * 1000 > u64::from(per_mille) * games
+}
+
+/// `N in G games: kinds…`.
+fn fault_text(faults: &FaultCounts, games: u64) -> String {
+    format!(
+        "{} in {games} games: {}",
+        faults.total(),
+        faults.kinds_text()
+    )
 }
 
 /// One SPRT stage of a profile.
@@ -559,13 +584,16 @@ mod tests {
         };
         let mut faults = StageFaults::default();
         faults.candidate.cpu_outside_turn = 1;
-        assert_eq!(limits.void_reason(&faults, 100), None);
+        assert_eq!(limits.candidate_failure(&faults, 100), None);
         faults.candidate.cpu_outside_turn = 2;
-        let reason = limits.void_reason(&faults, 100).unwrap();
+        // The candidate's faults fail its stage; they never void it (a void stage is run again).
+        assert_eq!(limits.void_reason(&faults, 100), None);
+        let reason = limits.candidate_failure(&faults, 100).unwrap();
         assert!(
             reason.starts_with("the candidate faulted 2 in 100 games: ")
-                && reason
-                    .ends_with("time forfeit 0, cpu outside turn 2 (the constitution allows 10‰)"),
+                && reason.ends_with(
+                    "cpu outside turn 2, cpu over node limit 0 (the constitution allows 10‰)"
+                ),
             "{reason}"
         );
         faults.candidate = FaultCounts::default();

@@ -378,6 +378,9 @@ pub enum StageState {
     /// second: the engines play alike there, so the stage cannot tell them apart (Article 2.5).
     /// Passed, but it finds no gain: a later stage must accept H1.
     Indistinguishable,
+    /// The candidate faulted more often than the profile's `fault_limits` allow (Article 6.6,
+    /// version 6): not passed, whatever the SPRT said; its faulted games are its losses.
+    CandidateFaulted,
 }
 
 impl StageState {
@@ -572,6 +575,7 @@ impl fmt::Display for StageState {
             Self::Undecided => "undecided",
             Self::NotRun => "not_run",
             Self::Indistinguishable => "indistinguishable",
+            Self::CandidateFaulted => "candidate_faulted",
         })
     }
 }

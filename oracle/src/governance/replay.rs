@@ -164,6 +164,10 @@ fn replay_stage(stage: &StageRecord, replayed: &mut StageRecord, checks: &mut Ve
     let all_middle = pairs > 0 && stage.pentanomial[2] == pairs;
     let follows = match (state, stage.state) {
         (_, StageState::Indistinguishable) => all_middle && !stage.tc.is_timed(),
+        // Decided by the faults, whatever the SPRT said; the limit is the constitution's.
+        (_, StageState::CandidateFaulted) => stage
+            .faults
+            .is_some_and(|faults| faults.candidate.total() > 0),
         (SprtDecision::AcceptH1, StageState::AcceptH1)
         | (SprtDecision::AcceptH0, StageState::AcceptH0) => true,
         (SprtDecision::Continue, StageState::Undecided) => stage.games >= stage.max_games,
@@ -204,6 +208,7 @@ fn replay_stage(stage: &StageRecord, replayed: &mut StageRecord, checks: &mut Ve
         _ if stage.state == StageState::Indistinguishable && follows => {
             StageState::Indistinguishable
         }
+        _ if stage.state == StageState::CandidateFaulted && follows => StageState::CandidateFaulted,
         SprtDecision::AcceptH1 => StageState::AcceptH1,
         SprtDecision::AcceptH0 => StageState::AcceptH0,
         SprtDecision::Continue => StageState::Undecided,

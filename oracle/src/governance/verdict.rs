@@ -66,11 +66,13 @@ pub fn decide(evidence: &Evidence<'_>) -> Decision {
             return Err("no stage was measured".into());
         }
         if let Some(index) = evidence.stages.iter().position(|state| !state.passed()) {
-            return Err(format!(
-                "stage {} ended {}",
-                index + 1,
-                evidence.stages[index]
-            ));
+            let state = evidence.stages[index];
+            let why = if state == StageState::CandidateFaulted {
+                ": the candidate faulted more often than the constitution allows (Article 6.6)"
+            } else {
+                ""
+            };
+            return Err(format!("stage {} ended {state}{why}", index + 1));
         }
         // Indistinguishable stages pass but measure nothing (Article 2.5).
         if !evidence.stages.contains(&StageState::AcceptH1) {

@@ -8,9 +8,11 @@
 //! [`allowed_cpu`]'s slack; more is an engine fault that loses the game. Games at fixed nodes or
 //! depth are not checked: there the CPU an engine takes changes no result.
 //!
-//! Measured at 1+0.01 on a quiet 2-core machine (2026-12-03, 60 games of Stockfish, Glaurung,
-//! Ethereal and Coherent, one thread each): an honest engine used 93–99% of its turns' wall
-//! time, never more; the slack is well clear of that.
+//! Each game has engine processes of its own, so an engine's CPU is read from its start: the
+//! handshake is counted, and its wall time is the engine's own, as its turns are. Where the
+//! machine can freeze an engine outside its turn (`Engine::freeze`), this rule only catches
+//! what a frozen engine cannot do; elsewhere it is the whole enforcement. How the slack
+//! compares with what honest engines use is measured in docs/architecture.md.
 
 use std::time::Duration;
 
@@ -29,6 +31,47 @@ const TURN_SLACK_PERCENT: u32 = 10;
 #[must_use]
 pub fn allowed_cpu(turns: Duration) -> Duration {
     turns + turns * TURN_SLACK_PERCENT / 100 + FIXED_SLACK
+}
+
+/// How many times its measured pace an engine's search of a node limit may cost: positions
+/// differ from the bench's, and a short search pays its set-up on fewer nodes.
+const NODE_PACE_FACTOR: f64 = 3.0;
+
+/// Fixed allowance per node-limited search: setting up the position and the search.
+const NODE_SEARCH_SLACK: Duration = Duration::from_millis(5);
+
+/// An engine's CPU per node, measured by the oracle (its bench's wall time over its nodes, the
+/// best of its runs), never taken from what the engine reports: what a search of a node limit
+/// costs it. An engine that searches far more than it is told, and says so or not, spends far
+/// more than its pace allows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NodePace {
+    /// Seconds per node.
+    seconds_per_node: f64,
+}
+
+impl NodePace {
+    /// The pace of a bench that searched `nodes` in `wall`; `None` for an empty or instant one.
+    #[must_use]
+    pub fn measured(nodes: u64, wall: Duration) -> Option<NodePace> {
+        let seconds_per_node = wall.as_secs_f64() / nodes as f64;
+        (nodes > 0 && seconds_per_node.is_finite() && seconds_per_node > 0.0)
+            .then_some(NodePace { seconds_per_node })
+    }
+
+    /// The most CPU a search of `nodes` may use: its pace times [`NODE_PACE_FACTOR`] and a
+    /// fixed slack.
+    #[must_use]
+    pub fn allowance(&self, nodes: u64) -> Duration {
+        let seconds = nodes as f64 * self.seconds_per_node * NODE_PACE_FACTOR;
+        Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX) + NODE_SEARCH_SLACK
+    }
+
+    /// Nodes per second at this pace, for messages.
+    #[must_use]
+    pub fn nodes_per_second(&self) -> f64 {
+        1.0 / self.seconds_per_node
+    }
 }
 
 /// An engine's CPU over one game beyond what its turns allow.
@@ -50,26 +93,20 @@ impl Overuse {
     }
 }
 
-/// The CPU bookkeeping of one game: both engines' CPU at its start and their turns.
+/// The CPU bookkeeping of one game, whose engines are processes started for it: their turns.
 #[derive(Debug)]
 pub struct CpuGuard {
-    /// Each engine's CPU at the start of the game ([`crate::play::uci::Engine::cpu_time`]);
-    /// `None` where it could not be read, which leaves that engine unchecked in this game (a
-    /// process gone already faults the game anyway).
-    baseline: [Option<Duration>; 2],
-    /// Wall time of each engine's turns so far.
+    /// Wall time of each engine's own time so far: its setup, then its turns.
     turns: [Duration; 2],
 }
 
 impl CpuGuard {
-    /// Starts the game's bookkeeping from both engines' CPU `baseline` (read once both have
-    /// answered `ucinewgame`).
+    /// Starts the game's bookkeeping with each engine's `setup` wall time (handshake, options,
+    /// `ucinewgame`: [`crate::play::uci::Engine::setup_wall`]) counted as its own time, since its
+    /// CPU is counted from its process's start.
     #[must_use]
-    pub fn start(baseline: [Option<Duration>; 2]) -> CpuGuard {
-        CpuGuard {
-            baseline,
-            turns: [Duration::ZERO; 2],
-        }
+    pub fn start(setup: [Duration; 2]) -> CpuGuard {
+        CpuGuard { turns: setup }
     }
 
     /// Adds one turn of engine `index` that took `wall` (from `position` to its answer).
@@ -79,14 +116,14 @@ impl CpuGuard {
         }
     }
 
-    /// Given both engines' CPU `now`, at the end of the game: the engine that used more CPU
-    /// than its turns allow, the one with the larger excess if both did; `None` when neither
-    /// did or could not be read.
+    /// Given both engines' CPU since their start, at the end of the game: the engine that used
+    /// more CPU than its own time allows, the one with the larger excess if both did; `None`
+    /// when neither did or could not be read (a process gone already faults the game anyway).
     #[must_use]
     pub fn finish(&self, now: [Option<Duration>; 2]) -> Option<Overuse> {
         (0..2)
             .filter_map(|index| {
-                let cpu = now[index]?.saturating_sub(self.baseline[index]?);
+                let cpu = now[index]?;
                 Some(Overuse {
                     index,
                     cpu,
@@ -153,7 +190,7 @@ mod tests {
         let spinner = shell("sh -c 'while :; do :; done' & wait");
         let idle = shell("sleep 30");
         let pids = [spinner.id(), idle.id()];
-        let mut guard = CpuGuard::start(readings(pids));
+        let mut guard = CpuGuard::start([Duration::ZERO; 2]);
         // Long enough that a busy 2-core machine still gives the spinner more than the slack.
         std::thread::sleep(Duration::from_millis(2000));
         let caught = guard.finish(readings(pids));
@@ -172,8 +209,25 @@ mod tests {
         let mut gone = shell("exit 0");
         let pid = gone.id();
         let _ = gone.wait();
-        let guard = CpuGuard::start(readings([pid, pid]));
-        assert_eq!(guard.baseline, [None, None]);
+        let guard = CpuGuard::start([Duration::ZERO; 2]);
         assert_eq!(guard.finish(readings([pid, pid])), None);
+    }
+
+    #[test]
+    fn a_node_pace_allows_three_times_its_cost_and_a_slack() {
+        let pace = NodePace::measured(1_000_000, Duration::from_millis(500)).unwrap();
+        assert_eq!(pace.allowance(10_000), Duration::from_millis(20));
+        assert!((pace.nodes_per_second() - 2_000_000.0).abs() < 1e-6);
+        assert_eq!(NodePace::measured(0, Duration::from_secs(1)), None);
+        assert_eq!(NodePace::measured(10, Duration::ZERO), None);
+    }
+
+    #[test]
+    fn the_setup_counts_as_the_engines_own_time() {
+        let guard = CpuGuard::start([Duration::from_secs(1), Duration::ZERO]);
+        let used = [Some(Duration::from_millis(1150)), None];
+        assert_eq!(guard.finish(used), None);
+        let over = [Some(Duration::from_millis(1300)), None];
+        assert_eq!(guard.finish(over).map(|o| o.index), Some(0));
     }
 }

@@ -16,7 +16,7 @@ use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
 use super::book::{Opening, fen_of, play_uci_moves};
 use super::clock::{Charge, ClockRules, GameClock, TimeControl};
-use super::cpu_guard::{CpuGuard, Overuse, allowed_cpu};
+use super::cpu_guard::{CpuGuard, NodePace, Overuse, allowed_cpu};
 use super::uci::{Engine, Score, UciError};
 
 /// How a game ended; the serde names are the keys of the report's `terminations`.
@@ -37,11 +37,14 @@ pub enum Termination {
     Stall,
     /// In a timed game, an engine's processes used more CPU than its own turns on one core.
     CpuOutsideTurn,
+    /// At a node limit, an engine's processes used more CPU than its own measured pace allows
+    /// for the nodes it was given: it searched more than it was told.
+    CpuOverNodeLimit,
 }
 
 impl Termination {
     /// All kinds, in report order.
-    pub const ALL: [Termination; 7] = [
+    pub const ALL: [Termination; 8] = [
         Termination::Normal,
         Termination::Adjudication,
         Termination::TimeForfeit,
@@ -49,6 +52,7 @@ impl Termination {
         Termination::Disconnect,
         Termination::Stall,
         Termination::CpuOutsideTurn,
+        Termination::CpuOverNodeLimit,
     ];
 
     /// The value of the PGN `Termination` tag.
@@ -61,6 +65,7 @@ impl Termination {
             Termination::Disconnect => "disconnect",
             Termination::Stall => "stall",
             Termination::CpuOutsideTurn => "cpu outside turn",
+            Termination::CpuOverNodeLimit => "cpu over node limit",
         }
     }
 
@@ -74,6 +79,7 @@ impl Termination {
             Termination::Disconnect => "disconnect",
             Termination::Stall => "stall",
             Termination::CpuOutsideTurn => "cpu_outside_turn",
+            Termination::CpuOverNodeLimit => "cpu_over_node_limit",
         }
     }
 
@@ -213,29 +219,33 @@ pub struct GameRecord {
     pub termination: Termination,
     /// A human explanation (`Black mates`, `White loses on time`, …).
     pub reason: String,
-    /// The side whose engine faulted and must be restarted.
+    /// The side whose engine faulted.
     pub faulted: Option<Color>,
 }
 
 impl GameRecord {
-    /// The sides whose engines are restarted before their next game: the one that faulted, and
-    /// after a loss for CPU outside the turn its opponent too, which was starved and may have
-    /// been cut off in a search (a fault of its own that the loss replaced).
-    pub fn restarts(&self) -> Vec<Color> {
-        match (self.termination, self.faulted) {
-            (Termination::CpuOutsideTurn, Some(side)) => vec![side, !side],
-            (_, faulted) => faulted.into_iter().collect(),
-        }
-    }
-
-    /// The game lost by the engine of `overuse` (named `name`) for the CPU it used outside its
-    /// turns: it was not played fairly, so this replaces however it ended.
-    fn lost_for_cpu(self, overuse: &Overuse, name: &str) -> GameRecord {
+    /// The game lost by the engine of `overuse` (named `name`) for the CPU it used beyond its
+    /// own time: outside its turns at a clock, or beyond its pace at a node limit. It was not
+    /// played fairly, so this replaces however it ended.
+    fn lost_for_cpu(self, overuse: &Overuse, name: &str, at_node_limit: bool) -> GameRecord {
         let side = color_of(overuse.index);
         let seconds = |d: Duration| d.as_secs_f64();
+        let (termination, what, allowance) = if at_node_limit {
+            (
+                Termination::CpuOverNodeLimit,
+                "searched more than its node limit",
+                "its measured pace allows for the nodes it was given",
+            )
+        } else {
+            (
+                Termination::CpuOutsideTurn,
+                "used CPU outside its turn",
+                "of its own turns",
+            )
+        };
         let mut reason = format!(
-            "{side:?} ({name}) used CPU outside its turn: {:.2} s of CPU in {:.2} s of its own \
-             turns (at most {:.2} s allowed)",
+            "{side:?} ({name}) {what}: {:.2} s of CPU in {:.2} s {allowance} (at most {:.2} s \
+             allowed)",
             seconds(overuse.cpu),
             seconds(overuse.turns),
             seconds(allowed_cpu(overuse.turns))
@@ -243,7 +253,7 @@ impl GameRecord {
         reason.push_str(&format!("; the game had ended: {}", self.reason));
         GameRecord {
             result: GameResult::loss_for(side),
-            termination: Termination::CpuOutsideTurn,
+            termination,
             reason,
             faulted: Some(side),
             ..self
@@ -260,8 +270,11 @@ pub struct GameSettings {
     pub time_controls: [TimeControl; 2],
     /// Adjudication rules.
     pub adjudication: Adjudication,
-    /// Deadline for `readyok` after `ucinewgame`.
+    /// Deadline for `readyok` (the ping) after `ucinewgame` and before each `position` and `go`.
     pub ready_timeout: Duration,
+    /// White's and Black's CPU per node where the oracle measured it: at a node limit, an
+    /// engine with a pace may use at most what its pace allows for its nodes.
+    pub node_pace: [Option<NodePace>; 2],
 }
 
 /// The adjudication bound used for a mate score.
@@ -296,17 +309,40 @@ pub fn play_game(
             return Some(game.fault(color_of(index), &error));
         }
     }
-    if !settings.time_controls.iter().any(TimeControl::is_timed) {
+    // Until its first turn an engine waits frozen where the machine can freeze it.
+    for engine in &engines {
+        engine.freeze();
+    }
+    // At a clock every engine's CPU is checked against its turns, at a node limit an engine's
+    // against its pace where it has one; elsewhere nothing is checked.
+    let checked: [bool; 2] = std::array::from_fn(|index| {
+        settings.time_controls[index].is_timed() || node_allowance(settings, index).is_some()
+    });
+    if !checked.contains(&true) {
         return play_moves(&mut engines, game, settings, abort, None);
     }
-    let mut guard = CpuGuard::start(engines.each_ref().map(|engine| engine.cpu_time()));
+    // Each game has fresh processes, so an engine's CPU since its start is its CPU in this game,
+    // the handshake included; the setup waits are its own time, as its turns are.
+    let mut guard = CpuGuard::start(engines.each_ref().map(|engine| engine.setup_wall()));
     let record = play_moves(&mut engines, game, settings, abort, Some(&mut guard))?;
-    Some(
-        match guard.finish(engines.each_ref().map(|engine| engine.cpu_time())) {
-            Some(overuse) => record.lost_for_cpu(&overuse, engines[overuse.index].name()),
-            None => record,
-        },
-    )
+    let used: [Option<Duration>; 2] =
+        std::array::from_fn(|index| checked[index].then(|| engines[index].cpu_time()).flatten());
+    Some(match guard.finish(used) {
+        Some(overuse) => {
+            let at_node_limit = !settings.time_controls[overuse.index].is_timed();
+            record.lost_for_cpu(&overuse, engines[overuse.index].name(), at_node_limit)
+        }
+        None => record,
+    })
+}
+
+/// The CPU the engine of `index` may use for a search of its node limit, when it plays at one
+/// and its pace is known.
+fn node_allowance(settings: &GameSettings, index: usize) -> Option<Duration> {
+    match (settings.time_controls[index], settings.node_pace[index]) {
+        (TimeControl::Nodes(nodes), Some(pace)) => Some(pace.allowance(nodes.get())),
+        _ => None,
+    }
 }
 
 /// Plays the moves of a started game to its end; `guard` (timed games) is told each turn.
@@ -335,22 +371,33 @@ fn play_moves(
         let index = side as usize ^ 1; // shakmaty: Black = 0, White = 1.
         let engine = &mut engines[index];
         let turn_started = Instant::now();
-        let search = engine
-            .position(fen.as_deref(), &history)
-            .and_then(|()| engine.go(&clock.limits(index), clock.read_deadline(index)));
-        if let Some(guard) = guard.as_deref_mut() {
-            // Failed searches are turns too: an engine that overran searched all along.
-            guard.add_turn(index, turn_started.elapsed());
-        }
+        let search = engine.search(
+            fen.as_deref(),
+            &history,
+            &clock.limits(index),
+            clock.read_deadline(index),
+            settings.ready_timeout,
+        );
         let search = match search {
             Ok(search) => search,
-            Err(error) => return Some(game.fault(side, &error)),
+            Err(error) => {
+                if let Some(guard) = guard.as_deref_mut() {
+                    // A failed search is a turn too: an engine that overran searched all along.
+                    guard.add_turn(index, turn_started.elapsed());
+                }
+                return Some(game.fault(side, &error));
+            }
         };
-        if clock.charge(index, search.elapsed) == Charge::Forfeit {
-            let reason = format!(
-                "{side:?} loses on time ({:.3} s)",
-                search.elapsed.as_secs_f64()
-            );
+        if let Some(guard) = guard.as_deref_mut() {
+            // At a clock the turn is `go` to `bestmove` (the pings before it are the runner's
+            // time); at a node limit it is what the engine's pace allows for its nodes.
+            let own = node_allowance(settings, index).unwrap_or(search.elapsed);
+            guard.add_turn(index, own);
+        }
+        // What the engine used of the machine in its pings, it used of its clock.
+        let charged = search.elapsed + search.synchronisation_cpu;
+        if clock.charge(index, charged) == Charge::Forfeit {
+            let reason = format!("{side:?} loses on time ({:.3} s)", charged.as_secs_f64());
             return Some(game.time_forfeit(side, &pos, reason));
         }
         let Some(m) = UciMove::from_ascii(search.bestmove.as_bytes())
@@ -732,8 +779,7 @@ mod tests {
         );
     }
 
-    /// The burner's loss replaces the time forfeit it caused, and both engines are restarted:
-    /// the starved one may have been cut off in a search.
+    /// The burner's loss replaces the time forfeit it caused.
     #[test]
     fn cpu_outside_the_turn_replaces_the_opponents_time_forfeit() {
         let pos = Chess::default();
@@ -742,13 +788,12 @@ mod tests {
             moves: Vec::new(),
         });
         let forfeit = game.time_forfeit(Color::White, &pos, "White loses on time".into());
-        assert_eq!(forfeit.restarts(), [Color::White]);
         let overuse = Overuse {
             index: 1,
             cpu: Duration::from_millis(2500),
             turns: Duration::from_millis(1000),
         };
-        let record = forfeit.lost_for_cpu(&overuse, "burner");
+        let record = forfeit.lost_for_cpu(&overuse, "burner", false);
         assert_eq!(
             (record.result, record.termination, record.faulted),
             (
@@ -762,7 +807,6 @@ mod tests {
             "Black (burner) used CPU outside its turn: 2.50 s of CPU in 1.00 s of its own turns \
              (at most 1.20 s allowed); the game had ended: White loses on time"
         );
-        assert_eq!(record.restarts(), [Color::Black, Color::White]);
     }
 
     #[test]

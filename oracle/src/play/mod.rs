@@ -3,7 +3,8 @@
 
 pub mod book;
 pub mod clock;
-mod cpu_guard;
+pub mod compliance;
+pub mod cpu_guard;
 pub mod cpus;
 pub mod fingerprint;
 pub mod game;

@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use super::book::{Book, BookFormat, BookOrder, Schedule};
 use super::clock::ClockRules;
+use super::cpu_guard::NodePace;
 use super::fingerprint::Fingerprint;
 use super::game::Adjudication;
 use super::interrupt;
@@ -72,6 +73,9 @@ pub struct MatchConfig {
     pub state: Option<PathBuf>,
     /// PGN `Event` tag.
     pub event: String,
+    /// Each engine's CPU per node where the oracle measured it (its bench): at a node limit
+    /// it bounds the CPU of every search; `None` leaves that engine's node searches unchecked.
+    pub node_pace: [Option<NodePace>; 2],
 }
 
 /// Why a match could not be run (the runner's own failures, never an engine's).

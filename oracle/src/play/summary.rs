@@ -42,6 +42,7 @@ pub fn summary_json(
         "games_played": games_played,
         "games_counted": 2 * tally.pairs,
         "pairs_counted": tally.pairs,
+        "identical_pairs": tally.identical_pairs,
         "wins": tally.wins,
         "draws": tally.draws,
         "losses": tally.losses,
@@ -131,14 +132,15 @@ pub fn summary_block(
         );
     }
     out += &format!(
-        "Played {games_played} games, counted {games}; terminations: normal {}, adjudication {}, time forfeit {}, illegal move {}, disconnect {}, stall {}, cpu outside turn {}\n",
+        "Played {games_played} games, counted {games}; terminations: normal {}, adjudication {}, time forfeit {}, illegal move {}, disconnect {}, stall {}, cpu outside turn {}, cpu over node limit {}\n",
         t.normal,
         t.adjudication,
         t.time_forfeit,
         t.illegal_move,
         t.disconnect,
         t.stall,
-        t.cpu_outside_turn
+        t.cpu_outside_turn,
+        t.cpu_over_node_limit
     );
     let faults = |f: &FaultCounts| format!("{} ({})", f.total(), f.kinds_text());
     out += &format!(

@@ -83,6 +83,10 @@ pub struct TerminationCounts {
     /// CPU used outside the engine's turn in a timed game (absent in older shard files).
     #[serde(default)]
     pub cpu_outside_turn: u64,
+    /// At a node limit, more CPU than the engine's own pace allows for the nodes it was given
+    /// (absent in older files).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cpu_over_node_limit: u64,
 }
 
 impl TerminationCounts {
@@ -96,13 +100,19 @@ impl TerminationCounts {
             Termination::Disconnect => &mut self.disconnect,
             Termination::Stall => &mut self.stall,
             Termination::CpuOutsideTurn => &mut self.cpu_outside_turn,
+            Termination::CpuOverNodeLimit => &mut self.cpu_over_node_limit,
         };
         *slot += 1;
     }
 
     /// The number of engine faults (everything but normal ends and adjudications).
     pub fn faults(&self) -> u64 {
-        self.time_forfeit + self.illegal_move + self.disconnect + self.stall + self.cpu_outside_turn
+        self.time_forfeit
+            + self.illegal_move
+            + self.disconnect
+            + self.stall
+            + self.cpu_outside_turn
+            + self.cpu_over_node_limit
     }
 }
 
@@ -123,6 +133,9 @@ pub struct FaultCounts {
     /// before the rule keep their bytes.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub cpu_outside_turn: u64,
+    /// More CPU at a node limit than its own pace allows for its nodes; left out when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cpu_over_node_limit: u64,
 }
 
 /// Serde's test for a count left out when 0.
@@ -141,17 +154,19 @@ impl FaultCounts {
             Termination::IllegalMove => self.illegal_move += 1,
             Termination::TimeForfeit => self.time_forfeit += 1,
             Termination::CpuOutsideTurn => self.cpu_outside_turn += 1,
+            Termination::CpuOverNodeLimit => self.cpu_over_node_limit += 1,
         }
     }
 
     /// Each kind's human name (`time forfeit`, …) and count, in report order.
-    pub fn kinds(&self) -> [(&'static str, u64); 5] {
+    pub fn kinds(&self) -> [(&'static str, u64); 6] {
         [
             ("disconnect", self.disconnect),
             ("stall", self.stall),
             ("illegal move", self.illegal_move),
             ("time forfeit", self.time_forfeit),
             ("cpu outside turn", self.cpu_outside_turn),
+            ("cpu over node limit", self.cpu_over_node_limit),
         ]
     }
 
@@ -163,7 +178,7 @@ impl FaultCounts {
 
     /// All faults of the engine.
     pub fn total(&self) -> u64 {
-        self.disconnect + self.stall + self.illegal_move + self.time_forfeit + self.cpu_outside_turn
+        self.kinds().iter().map(|(_, count)| count).sum()
     }
 }
 

@@ -15,8 +15,8 @@
 //! let config = EngineConfig::new("/usr/games/stockfish").with_option("Threads", "1");
 //! let mut engine = Engine::start(&config, Duration::from_secs(10))?;
 //! engine.new_game(Duration::from_secs(10))?;
-//! engine.position(None, &["e2e4".to_string()])?;
-//! let search = engine.go(&GoLimits::nodes(5000), Duration::from_secs(10))?;
+//! let second = Duration::from_secs(10);
+//! let search = engine.search(None, &["e2e4".to_string()], &GoLimits::nodes(5000), second, second)?;
 //! println!("{} {:?}", search.bestmove, search.info.score);
 //! engine.quit(Duration::from_secs(1));
 //! # Ok::<(), oracle::play::uci::UciError>(())
@@ -181,6 +181,8 @@ pub struct GoLimits {
     pub depth: Option<u32>,
     /// Fixed time per move.
     pub movetime: Option<Duration>,
+    /// Search until `stop`.
+    pub infinite: bool,
 }
 
 impl GoLimits {
@@ -234,6 +236,9 @@ impl GoLimits {
         }
         if let Some(t) = self.movetime {
             let _ = write!(line, " movetime {}", ms(t));
+        }
+        if self.infinite {
+            line.push_str(" infinite");
         }
         line
     }
@@ -308,6 +313,10 @@ pub struct SearchOutcome {
     pub info: SearchInfo,
     /// Wall time from writing `go` to reading `bestmove` (monotonic clock): what the clock charges.
     pub elapsed: Duration,
+    /// CPU the engine used while the runner waited for its `readyok`s before `go`, where its
+    /// account can be read: work done off the clock about the game, which the clock charges
+    /// too (an honest engine answers a ping in microseconds).
+    pub synchronisation_cpu: Duration,
 }
 
 /// The UCI traffic of one engine process, as cutechess's debug output: `>` for lines sent,
@@ -366,6 +375,9 @@ pub struct Engine {
     log: Option<TrafficLog>,
     id_name: Option<String>,
     declared: Vec<OptionDeclaration>,
+    /// Wall time the runner waited for the engine before any position was known: the
+    /// handshake, the options and `ucinewgame`. Its CPU there is its own.
+    setup: Duration,
 }
 
 impl Engine {
@@ -464,6 +476,7 @@ impl Engine {
             log,
             id_name: None,
             declared: Vec::new(),
+            setup: Duration::ZERO,
         };
         engine.send("uci", "sending uci")?;
         let started = Instant::now();
@@ -472,24 +485,57 @@ impl Engine {
             if line == "uciok" {
                 break;
             }
+            // A program that repeats its input (`cat`) is no engine: say so now rather than
+            // after the whole start-up deadline.
+            if line == "uci" {
+                return Err(UciError::Malformed {
+                    engine: engine.name.clone(),
+                    line: "uci (it repeats its input: not a UCI engine)".to_string(),
+                });
+            }
             if let Some(name) = line.strip_prefix("id name ") {
                 engine.id_name = Some(name.trim().to_string());
             } else if let Some(declaration) = OptionDeclaration::parse(&line) {
                 engine.declared.push(declaration);
             }
         }
+        engine.setup += started.elapsed();
         Ok(engine)
     }
 
     /// Sends the options of `config` (`Threads` first) and waits for `readyok` within `deadline`.
     pub fn configure(&mut self, config: &EngineConfig, deadline: Duration) -> Result<(), UciError> {
+        let started = Instant::now();
         for (name, value) in config.ordered_options() {
             self.send(
                 &format!("setoption name {name} value {value}"),
                 "sending options",
             )?;
         }
-        self.is_ready(deadline)
+        self.is_ready(deadline)?;
+        self.setup += started.elapsed();
+        Ok(())
+    }
+
+    /// The wall time the runner has waited for this engine before it knew any position
+    /// (handshake, options, `ucinewgame`): time in which its CPU is its own.
+    pub fn setup_wall(&self) -> Duration {
+        self.setup
+    }
+
+    /// Freezes the engine's processes (`cgroup.freeze`) until its next search, where its account
+    /// has the freezer: outside its turn it then cannot think, nor take CPU from the game
+    /// beside. Returns whether it is frozen.
+    pub fn freeze(&self) -> bool {
+        self.set_frozen(true)
+    }
+
+    /// Freezes or thaws the account; false where there is no freezer or the write failed.
+    fn set_frozen(&self, frozen: bool) -> bool {
+        self.account
+            .as_ref()
+            .filter(|account| account.can_freeze())
+            .is_some_and(|account| account.set_frozen(frozen).is_ok())
     }
 
     /// The options the engine declared in its handshake (`option name … type …`).
@@ -549,12 +595,61 @@ impl Engine {
 
     /// Sends `ucinewgame` then `isready`, and waits for `readyok` within `deadline`.
     pub fn new_game(&mut self, deadline: Duration) -> Result<(), UciError> {
+        let started = Instant::now();
+        self.set_frozen(false);
         self.send("ucinewgame", "sending ucinewgame")?;
-        self.is_ready(deadline)
+        self.is_ready(deadline)?;
+        self.setup += started.elapsed();
+        Ok(())
+    }
+
+    /// One search, synchronised as fastchess and cutechess do: `isready` before `position` and
+    /// again before `go`, each answered within `ping` and off the clock, then `go` with `limits`
+    /// and `bestmove` within `deadline` after its write. An engine that finished its previous
+    /// search late, or is slow to set up a position, is waited for before its clock starts;
+    /// one that does not answer a ping is stalled (a `readyok` deadline), not out of time.
+    /// A frozen engine is thawed first and frozen again after its answer, and the CPU it used
+    /// in the pings, where it may think about the game off the clock, is reported for the
+    /// clock to charge.
+    pub fn search(
+        &mut self,
+        fen: Option<&str>,
+        moves: &[String],
+        limits: &GoLimits,
+        deadline: Duration,
+        ping: Duration,
+    ) -> Result<SearchOutcome, UciError> {
+        let frozen = self.set_frozen(false);
+        let result = self.synchronised_search(fen, moves, limits, deadline, ping);
+        if frozen {
+            self.set_frozen(true);
+        }
+        result
+    }
+
+    /// [`Engine::search`] without the freezer.
+    fn synchronised_search(
+        &mut self,
+        fen: Option<&str>,
+        moves: &[String],
+        limits: &GoLimits,
+        deadline: Duration,
+        ping: Duration,
+    ) -> Result<SearchOutcome, UciError> {
+        let before = self.account.as_ref().and_then(CpuAccount::cpu_time);
+        self.is_ready(ping)?;
+        self.position(fen, moves)?;
+        self.is_ready(ping)?;
+        let after = self.account.as_ref().and_then(CpuAccount::cpu_time);
+        let mut outcome = self.go(limits, deadline)?;
+        if let (Some(before), Some(after)) = (before, after) {
+            outcome.synchronisation_cpu = after.saturating_sub(before);
+        }
+        Ok(outcome)
     }
 
     /// Sends `position startpos|fen FEN [moves …]`.
-    pub fn position(&mut self, fen: Option<&str>, moves: &[String]) -> Result<(), UciError> {
+    fn position(&mut self, fen: Option<&str>, moves: &[String]) -> Result<(), UciError> {
         let mut line = match fen {
             Some(fen) => format!("position fen {fen}"),
             None => String::from("position startpos"),
@@ -574,7 +669,7 @@ impl Engine {
     /// On expiry the driver sends `stop` and waits up to [`STOP_DRAIN`] for the `bestmove`
     /// that must follow, so the engine is in a known state; the error says whether it came
     /// (`recovered`). Either way the search counts as not answered in time.
-    pub fn go(&mut self, limits: &GoLimits, deadline: Duration) -> Result<SearchOutcome, UciError> {
+    fn go(&mut self, limits: &GoLimits, deadline: Duration) -> Result<SearchOutcome, UciError> {
         // Lines written before this search (late `info`, or a `bestmove` sent ahead of time to
         // be charged nothing) are no answer to it.
         while self.lines.try_recv().is_ok() {}
@@ -614,6 +709,7 @@ impl Engine {
                     ponder,
                     info,
                     elapsed: read_at.saturating_duration_since(started),
+                    synchronisation_cpu: Duration::ZERO,
                 });
             }
             // Parsing waits for `bestmove`: only the lines are kept while the engine searches.
@@ -630,6 +726,7 @@ impl Engine {
 
     /// Sends `quit`, waits up to `grace` for the process to exit, then kills it.
     pub fn quit(mut self, grace: Duration) {
+        self.set_frozen(false);
         let _ = self.send("quit", "sending quit");
         let until = Instant::now() + grace;
         while Instant::now() < until {
@@ -778,6 +875,15 @@ mod tests {
             Some(Score::Mate(-2))
         );
         assert_eq!(SearchInfo::parse("info string depth 9").depth, None);
+    }
+
+    #[test]
+    fn a_program_that_repeats_its_input_is_refused_at_once() {
+        let config = EngineConfig::new("/bin/cat");
+        let started = Instant::now();
+        let error = Engine::start(&config, Duration::from_secs(30)).unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(5), "{error}");
+        assert!(error.to_string().contains("not a UCI engine"), "{error}");
     }
 
     #[test]

@@ -47,9 +47,7 @@ impl EnginePlayer {
             self.new_game()?;
             return self.search(fen, moves);
         };
-        let result = engine
-            .position(Some(fen), moves)
-            .and_then(|()| engine.go(&self.limits, DEADLINE));
+        let result = engine.search(Some(fen), moves, &self.limits, DEADLINE, DEADLINE);
         if result.is_err()
             && let Some(engine) = self.engine.take()
         {

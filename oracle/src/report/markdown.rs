@@ -185,6 +185,7 @@ pub(super) fn state_text(state: &str) -> &str {
         "accept_h0" => "H0 accepted",
         "undecided" => "undecided (not passed)",
         "indistinguishable" => "indistinguishable: the engines played alike (passed, no gain)",
+        "candidate_faulted" => "the candidate faulted past the constitution's limit (not passed)",
         other => other,
     }
 }

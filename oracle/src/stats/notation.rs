@@ -43,9 +43,16 @@ pub enum NotationError {
     /// An outcome left out.
     #[error("'{0}=' is missing")]
     Missing(&'static str),
-    /// Fishtest text without counts.
-    #[error("no 'Ptnml(0-2): …' line and no 'W: … L: … D: …' counts in the Fishtest text")]
-    NoCounts,
+    /// Fishtest text without the W/L/D counts that every result block has; `missing` names the
+    /// labels not found.
+    #[error(
+        "the Fishtest text has no {missing} count: paste the whole block, with its 'Total: … W: … \
+         L: … D: …' line (a 'Ptnml(0-2): …' line alone is not enough)"
+    )]
+    NoCounts {
+        /// The labels not found, e.g. `'W:', 'L:', 'D:'`.
+        missing: String,
+    },
     /// Fishtest text whose total disagrees with its own counts (a mangled paste).
     #[error("the Fishtest text says Total: {total} but W + L + D = {sum}")]
     Total {
@@ -277,7 +284,14 @@ impl FishtestResult {
             })
             .transpose()?;
         let (Some(wins), Some(losses), Some(draws)) = (wins, losses, draws) else {
-            return Err(NotationError::NoCounts);
+            let missing: Vec<String> = [("W:", wins), ("L:", losses), ("D:", draws)]
+                .iter()
+                .filter(|(_, count)| count.is_none())
+                .map(|(label, _)| format!("'{label}'"))
+                .collect();
+            return Err(NotationError::NoCounts {
+                missing: missing.join(", "),
+            });
         };
         let sum = wins + losses + draws;
         if let Some(total) = labelled_count(text, "Total:")?
@@ -462,9 +476,20 @@ mod tests {
 
     #[test]
     fn fishtest_errors_name_the_field() {
+        // Issue 49: the message said "no 'Ptnml(0-2): …' line" when that line was there.
+        let e = FishtestResult::parse("Ptnml(0-2): 1, 2, 3, 4, 5").unwrap_err();
         assert_eq!(
-            FishtestResult::parse("Ptnml(0-2): 1, 2, 3, 4, 5"),
-            Err(NotationError::NoCounts)
+            e,
+            NotationError::NoCounts {
+                missing: "'W:', 'L:', 'D:'".into()
+            }
+        );
+        assert!(!e.to_string().contains("no 'Ptnml"), "{e}");
+        assert!(
+            FishtestResult::parse("W: 3 L: 4")
+                .unwrap_err()
+                .to_string()
+                .contains("no 'D:' count"),
         );
         assert_eq!(
             FishtestResult::parse("Total: 11 W: 3 L: 4 D: 3"),

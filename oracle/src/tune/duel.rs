@@ -155,6 +155,7 @@ impl DuelPlayer for MatchDuels {
             pgn_out: None,
             state: None,
             event: format!("SPSA duel {}", duel.index),
+            node_pace: [None, None],
         };
         let report = run_match(config, None, &mut |_| {})?;
         Ok(DuelScore {

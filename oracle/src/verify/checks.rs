@@ -81,6 +81,7 @@ impl Run<'_> {
                 measure("candidate", &binding.candidate)?,
                 measure("predecessor", &binding.predecessor)?,
             );
+            self.node_pace = [candidate.node_pace(), predecessor.node_pace()];
             // The slower engine's best run: the plan's time estimate should not be optimistic.
             let nodes_per_second = [&candidate, &predecessor]
                 .iter()

@@ -49,7 +49,8 @@ impl Run<'_> {
                 &self.out,
                 source.as_ref(),
             )
-            .map_err(|e| StepFailure::error(step, e))?;
+            .map_err(|e| StepFailure::error(step, e))?
+            .with_node_pace(self.node_pace);
             self.reporter.begin(
                 step,
                 &format!(

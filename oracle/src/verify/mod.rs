@@ -51,6 +51,7 @@ use crate::governance::constitution::{Constitution, Profile};
 use crate::governance::entry::{BinaryRecord, PathKind, Verdict};
 use crate::governance::hash::Sha256Hex;
 use crate::integrity::write_atomically;
+use crate::play::cpu_guard::NodePace;
 use crate::play::shard::Shard;
 use crate::report::{self, RunReport};
 use binding::BindingRecord;
@@ -129,6 +130,10 @@ impl Status {
 /// The final object of a run (`--json`, and `result.json` in `--out`).
 #[derive(Debug, Clone, Serialize)]
 pub struct RunResult {
+    /// On an error (exit 2): its message, the key every command's JSON error has
+    /// (docs/cli.md, "Output"); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
     /// How it ended.
     pub status: Status,
     /// The process exit status.
@@ -191,6 +196,9 @@ struct Run<'a> {
     /// The binding came from an earlier invocation with the same `--out` (a resumed run).
     resumed: bool,
     plan: Vec<plan::StageForecast>,
+    /// The candidate's and the predecessor's CPU per node, measured on their benches (step 4):
+    /// the bound of their searches at a node limit.
+    node_pace: [Option<NodePace>; 2],
     stages: Vec<StageOutcome>,
     entry: Option<PathBuf>,
     appended: Option<String>,
@@ -251,6 +259,7 @@ pub fn run(request: &Request, reporter: &mut StepReporter) -> RunResult {
         confirmation: None,
         resumed: false,
         plan: Vec::new(),
+        node_pace: [None, None],
         stages: Vec::new(),
         entry: None,
         appended: None,
@@ -325,6 +334,7 @@ impl Run<'_> {
             errln!("warning: the job summary could not be written: {error}");
         }
         let result = RunResult {
+            error: (status == Status::Error).then(|| reason.clone()),
             status,
             exit_code: status.exit_code(),
             verdict,
@@ -358,6 +368,7 @@ fn failed_early(request: &Request, reporter: &mut StepReporter, failure: StepFai
     reporter.begin(failure.step, "prepare --out");
     reporter.fail(&failure);
     RunResult {
+        error: Some(failure.to_string()),
         status: Status::Error,
         exit_code: Status::Error.exit_code(),
         verdict: None,

@@ -30,6 +30,7 @@ use crate::governance::replay::replay_stage_record;
 use crate::integrity::write_atomically;
 use crate::play::book::{BookFormat, BookOrder};
 use crate::play::clock::ClockRules;
+use crate::play::cpu_guard::NodePace;
 use crate::play::cpus::Cpus;
 use crate::play::fingerprint::Fingerprint;
 use crate::play::game::Adjudication;
@@ -77,6 +78,9 @@ pub struct StagePlan {
     fault_limits: Option<FaultLimits>,
     /// An earlier run of the same match whose pairs of this stage are taken over (`--games-from`).
     source: Option<GamesSource>,
+    /// The candidate's and the predecessor's CPU per node (their benches), bounding their
+    /// searches at a node limit.
+    node_pace: [Option<NodePace>; 2],
 }
 
 /// A finished stage: the register's record and the report's figures.
@@ -217,6 +221,7 @@ impl StagePlan {
             concurrency: (stage.concurrency.get() as usize).clamp(1, cores),
             fault_limits: profile.fault_limits,
             source: source.cloned(),
+            node_pace: [None, None],
         })
     }
 
@@ -236,6 +241,14 @@ impl StagePlan {
     /// The directory of stage `index` named `name` in `out`.
     pub(super) fn dir_in(out: &OutDir, index: usize, name: &str) -> PathBuf {
         out.stage_dir(index, name)
+    }
+
+    /// The plan with each engine's measured CPU per node, which bounds its node-limited
+    /// searches (Article 6.9).
+    #[must_use]
+    pub fn with_node_pace(mut self, node_pace: [Option<NodePace>; 2]) -> StagePlan {
+        self.node_pace = node_pace;
+        self
     }
 
     pub(super) fn match_config(&self, shard: Shard, state: PathBuf, pgn: PathBuf) -> MatchConfig {
@@ -263,6 +276,7 @@ impl StagePlan {
             pgn_out: Some(pgn),
             state: Some(state),
             event: format!("oracle verify stage {} {}", self.index, self.stage.name),
+            node_pace: self.node_pace,
         }
     }
 
@@ -297,8 +311,9 @@ impl StagePlan {
     }
 }
 
-/// Plays (or merges) the stage as `mode` says; a finished stage whose faults exceed the
-/// constitution's limits is void, an error rather than evidence.
+/// Plays (or merges) the stage as `mode` says. A finished stage in which the predecessor
+/// faulted past the constitution's limits is void, an error rather than evidence; one in which
+/// the candidate did ends `candidate_faulted`, not passed (Article 6.6).
 pub fn run(
     plan: &StagePlan,
     mode: Mode,
@@ -584,6 +599,18 @@ fn finish(
     for pair in pairs {
         counts.0[pair.bucket()] += 1;
     }
+    // A candidate that faulted past the constitution's limit fails the stage, whatever the SPRT
+    // said (Article 6.6): its faulted games are its losses, never a reason to play again.
+    let candidate_failed = plan.fault_limits.is_some_and(|limits| {
+        limits
+            .candidate_failure(&faults, counts.pairs() * 2)
+            .is_some()
+    });
+    let state = if candidate_failed {
+        StageState::CandidateFaulted
+    } else {
+        state
+    };
     let status = sprt_status(&counts, &plan.params).map_err(fail)?;
     let llr_path = ending_at(llr_path, counts.pairs(), status.llr);
     let pgn_sha256 = pgn_sha256

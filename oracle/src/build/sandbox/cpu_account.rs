@@ -39,6 +39,9 @@ fn accounts_root() -> Option<&'static Path> {
         let mount = cgroup2_mount(&mountinfo)?;
         let root = mount.join("coherent-oracle");
         std::fs::create_dir_all(&root).ok()?;
+        // The accounts get the memory controller where the machine delegates it (a pure
+        // cgroup2 host); on a hybrid host it stays with cgroup v1 and this write fails.
+        let _ = std::fs::write(root.join("cgroup.subtree_control"), "+memory");
         Some(root)
     })
     .as_deref()
@@ -92,6 +95,51 @@ impl CpuAccount {
         })
     }
 
+    /// Whether accounts can bound resident memory (`memory.max`): one is opened and removed.
+    #[must_use]
+    pub fn memory_limit_available() -> bool {
+        matches!(CpuAccount::open(), Ok(Some(account)) if account.dir.join("memory.max").exists())
+    }
+
+    /// Bounds the resident memory of everything in the account to `bytes`, where the memory
+    /// controller is there (else nothing: address space is never the measure, see
+    /// `EngineLimits`); the kernel reclaims, then kills the engine, past the bound.
+    pub fn limit_memory(&self, bytes: u64) -> std::io::Result<()> {
+        let file = self.dir.join("memory.max");
+        if !file.exists() {
+            return Ok(());
+        }
+        std::fs::write(&file, bytes.to_string()).map_err(|error| {
+            std::io::Error::new(
+                error.kind(),
+                format!("cannot bound memory in {}: {error}", file.display()),
+            )
+        })
+    }
+
+    /// Whether accounts can be frozen (`cgroup.freeze`, cgroup2 on Linux 5.2 or later): one is
+    /// opened and removed.
+    #[must_use]
+    pub fn freezer_available() -> bool {
+        matches!(CpuAccount::open(), Ok(Some(account)) if account.can_freeze())
+    }
+
+    /// Whether this account has the freezer.
+    #[must_use]
+    pub fn can_freeze(&self) -> bool {
+        self.dir.join("cgroup.freeze").exists()
+    }
+
+    /// Freezes (`true`) or thaws every process in the account. The kernel stops each task at
+    /// its next return to user space, so a spinning thread is stopped too; nothing the engine
+    /// does can keep it running or see the freeze but as lost time.
+    pub fn set_frozen(&self, frozen: bool) -> std::io::Result<()> {
+        std::fs::write(
+            self.dir.join("cgroup.freeze"),
+            if frozen { "1" } else { "0" },
+        )
+    }
+
     /// The handle the engine's first process enters the account with.
     #[must_use]
     pub fn entry(&self) -> AccountEntry {
@@ -136,8 +184,8 @@ impl AccountEntry {
 
 impl Drop for CpuAccount {
     fn drop(&mut self) {
-        // A cgroup is removable only once empty: kill what the engine left behind, then give
-        // the kernel a moment to release it.
+        // A cgroup is removable only once empty: kill what the engine left behind (a frozen
+        // task dies of SIGKILL too), then give the kernel a moment to release it.
         let _ = std::fs::write(self.dir.join("cgroup.kill"), "1");
         for _ in 0..50 {
             if std::fs::remove_dir(&self.dir).is_ok() {
@@ -179,6 +227,51 @@ mod tests {
             error.to_string().contains("cannot make the CPU account")
                 && error.to_string().contains("no-such-mount"),
             "{error}"
+        );
+    }
+
+    /// Issue 46, pondering in the slack: an engine that keeps searching after its answer gets
+    /// nothing done while it is frozen, and carries on only once thawed (in its own next turn).
+    #[test]
+    fn a_frozen_account_runs_nothing_until_thawed() {
+        let Ok(Some(account)) = CpuAccount::open() else {
+            eprintln!("no writable cgroup2 mount here (not root?): nothing to test");
+            return;
+        };
+        if !account.can_freeze() {
+            eprintln!("no cgroup freezer here: nothing to test");
+            return;
+        }
+        let entry = account.entry();
+        // An engine that keeps searching after its answer: a spinner that never stops.
+        let mut command = Command::new("sh");
+        command
+            .args(["-c", "while :; do :; done"])
+            .stdin(Stdio::null());
+        // SAFETY: the closure only opens, writes and closes (CpuAccount::enter).
+        unsafe {
+            command.pre_exec(move || entry.enter());
+        }
+        let mut spinner = command.spawn().unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        account.set_frozen(true).unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        let frozen_at = account.cpu_time().unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+        let still = account.cpu_time().unwrap();
+        account.set_frozen(false).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        let thawed = account.cpu_time().unwrap();
+        let _ = spinner.kill();
+        let _ = spinner.wait();
+        assert!(
+            still.saturating_sub(frozen_at) < Duration::from_millis(20),
+            "frozen, it ran {:?}",
+            still.saturating_sub(frozen_at)
+        );
+        assert!(
+            thawed.saturating_sub(still) > Duration::from_millis(50),
+            "thawed, it runs again"
         );
     }
 

@@ -44,10 +44,16 @@ pub enum EngineIsolation {
 }
 
 /// Resource limits of one engine process (the core-file size is always 0).
+///
+/// Memory is bounded by what the engine keeps resident (its account's `memory.max`), never by
+/// address space: an engine that reserves without touching, as Ethereal 12 does with the stack
+/// of every search thread it never joins, runs out of address space within a few games, and
+/// its next `go` goes unanswered (docs/runner-parity.md tells the case).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct EngineLimits {
-    /// Virtual memory in bytes (`RLIMIT_AS`).
-    pub address_space_bytes: u64,
+    /// Resident memory in bytes (cgroup `memory.max`), where the machine has the memory
+    /// controller for the engine's account.
+    pub memory_bytes: u64,
     /// Largest file it may write, in bytes (`RLIMIT_FSIZE`; only its private `/tmp` is writable).
     pub file_size_bytes: u64,
     /// Processes and threads inside the sandbox, its init process included (`RLIMIT_NPROC`).
@@ -61,7 +67,7 @@ impl EngineLimits {
     /// for a wrapper process and stops a candidate from spawning threads by the hundred to
     /// starve its opponent's clock.
     pub const PLAY: EngineLimits = EngineLimits {
-        address_space_bytes: 4 << 30,
+        memory_bytes: 4 << 30,
         file_size_bytes: 64 << 20,
         processes: 16,
         cpu_seconds: None,
@@ -129,9 +135,18 @@ impl EngineIsolation {
     /// What this isolation does, for `binding.json`, the entry and the report.
     pub fn describe(self) -> String {
         let limits = EngineLimits::PLAY;
+        let memory = if CpuAccount::memory_limit_available() {
+            format!("resident memory {} MiB (cgroup)", limits.memory_bytes >> 20)
+        } else {
+            "resident memory unbounded (no cgroup memory controller)".to_string()
+        };
+        let turn = if CpuAccount::freezer_available() {
+            "frozen outside its turn (cgroup.freeze), CPU in pings charged to its clock"
+        } else {
+            "CPU outside its turn charged by the per-game CPU rule (no cgroup freezer)"
+        };
         let rlimits = format!(
-            "rlimits as {} MiB, fsize {} MiB, core 0",
-            limits.address_space_bytes >> 20,
+            "{turn}; {memory}; rlimits fsize {} MiB, core 0",
             limits.file_size_bytes >> 20
         );
         match self {
@@ -197,6 +212,9 @@ impl EngineIsolation {
             .env("PATH", "/usr/bin:/bin")
             .process_group(0);
         let account = CpuAccount::open()?;
+        if let Some(account) = &account {
+            account.limit_memory(limits.memory_bytes)?;
+        }
         let entry = account.as_ref().map(CpuAccount::entry);
         // SAFETY: the closure runs between fork and exec and only calls setrlimit and the
         // account's open/write/close, which are async-signal-safe; it touches no memory shared
@@ -234,25 +252,11 @@ fn bubblewrap_args(copy: &Path, mounts: &[(PathBuf, PathBuf)]) -> Vec<OsString> 
         "--unshare-uts",
         "--unshare-net",
         "--unshare-cgroup-try",
-        "--ro-bind",
-        "/usr",
-        "/usr",
     ]
     .into_iter()
     .map(OsString::from)
     .collect();
-    // Merged-/usr systems reach the loader and libraries through these links.
-    for dir in ["bin", "lib", "lib32", "lib64", "sbin"] {
-        let host = Path::new("/").join(dir);
-        if let Ok(target) = std::fs::read_link(&host) {
-            args.extend([OsString::from("--symlink"), target.into_os_string()]);
-            args.push(host.into_os_string());
-        } else if host.is_dir() {
-            args.extend([OsString::from("--ro-bind"), host.clone().into_os_string()]);
-            args.push(host.into_os_string());
-        }
-    }
-    args.extend(["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"].map(OsString::from));
+    args.extend(super::system_mounts());
     args.extend([
         OsString::from("--ro-bind"),
         copy.as_os_str().to_owned(),
@@ -346,7 +350,6 @@ fn read_only_mounts(
 
 fn apply_limits(limits: &EngineLimits) -> std::io::Result<()> {
     let mut pairs = vec![
-        (libc::RLIMIT_AS, limits.address_space_bytes),
         (libc::RLIMIT_FSIZE, limits.file_size_bytes),
         (libc::RLIMIT_CORE, 0),
     ];
