@@ -67,7 +67,10 @@ fn the_evidence_lands_beside_its_entry_with_its_games_but_without_binaries_or_bo
         .arg(dest.join("stage-1-short.pgn.gz"))
         .output()
         .unwrap();
-    assert_eq!(games.stdout, b"1. e4", "the stage's games.pgn, byte for byte");
+    assert_eq!(
+        games.stdout, b"1. e4",
+        "the stage's games.pgn, byte for byte"
+    );
     assert_eq!(
         fs::read_to_string(dest.join("stage-1-short.json")).unwrap(),
         "{\"stage\": 1}"

@@ -72,6 +72,9 @@ enum RegisterCommand {
         /// Seed of the choice of pairs [default: the entry's sha256].
         #[arg(long, requires = "games")]
         seed: Option<u64>,
+        /// Build cache directory [default: $XDG_CACHE_HOME/coherent-oracle or ~/.cache/coherent-oracle].
+        #[arg(long, value_name = "DIR")]
+        cache_dir: Option<PathBuf>,
         #[command(flatten)]
         repo: RepoArgs,
     },
@@ -135,16 +138,17 @@ pub fn run(args: RegisterArgs) -> anyhow::Result<ExitCode> {
         RegisterCommand::Replay {
             id,
             statistics_only,
-            games: Some(pairs),
+            games,
             seed,
+            cache_dir,
             repo,
-        } if !statistics_only => replay_games(&repo, &id, pairs, seed),
-        RegisterCommand::Replay {
-            id,
-            statistics_only,
-            repo,
-            ..
-        } => replay(&repo, &id, statistics_only),
+        } => {
+            let cache_dir = cache_dir.unwrap_or_else(oracle::build::Cache::default_root);
+            match games {
+                Some(pairs) => replay_games(&repo, &id, pairs, seed, &cache_dir),
+                None => replay(&repo, &id, statistics_only, &cache_dir),
+            }
+        }
         RegisterCommand::Site {
             out,
             base_url,
@@ -290,7 +294,12 @@ fn append(repo: &RepoArgs, file: &Path) -> anyhow::Result<ExitCode> {
 }
 
 /// `register replay ID`.
-fn replay(repo: &RepoArgs, id: &str, statistics_only: bool) -> anyhow::Result<ExitCode> {
+fn replay(
+    repo: &RepoArgs,
+    id: &str,
+    statistics_only: bool,
+    cache_dir: &Path,
+) -> anyhow::Result<ExitCode> {
     let wanted = parse_id(id)?;
     let files: Vec<register::RegisterFile> = register::read_files(&repo.repo)?
         .into_iter()
@@ -315,9 +324,7 @@ fn replay(repo: &RepoArgs, id: &str, statistics_only: bool) -> anyhow::Result<Ex
     checks.extend(replay_statistics(entry, used_before));
     if !statistics_only {
         checks.extend(oracle::verify::replay::remeasure(
-            &repo.repo,
-            entry,
-            &oracle::build::Cache::default_root(),
+            &repo.repo, entry, cache_dir,
         ));
     }
     let ok = checks.iter().all(|check| check.pass);
@@ -349,6 +356,7 @@ fn replay_games(
     id: &str,
     pairs: u64,
     seed: Option<u64>,
+    cache_dir: &Path,
 ) -> anyhow::Result<ExitCode> {
     let audit = register::verify(&repo.repo)?;
     let (entry, entry_sha256) = find(&audit, id)?;
@@ -358,7 +366,7 @@ fn replay_games(
         entry_sha256,
         pairs,
         seed,
-        cache_dir: &oracle::build::Cache::default_root(),
+        cache_dir,
     })?;
     let ok = audit.ok() && replay.ok();
     if repo.json {
