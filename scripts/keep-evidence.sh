@@ -3,9 +3,10 @@
 #   scripts/keep-evidence.sh OUT T-NNNN
 # OUT is the run's --out directory (after `oracle verify … --append`); the files an auditor needs
 # beside register/T-NNNN.yaml go to evidence/T-NNNN/: the report and its SVG, binding.json,
-# result.json, bench.json, gate.json, proof.json, each stage's stage.json (under its stage folder's
-# name) and a Randfall's confirmation. Not copied: binaries (they rebuild bit-identically from the
-# entry's commits), PGNs (every stage's counts are in its stage.json) and the other inputs
+# result.json, bench.json, gate.json, proof.json, each stage's stage.json and games.pgn (under its
+# stage folder's name; the PGN gzip-compressed, `oracle register replay T-NNNN --games K` plays
+# games of it again and checks it against the entry's pgn_sha256) and a Randfall's confirmation.
+# Not copied: binaries (they rebuild bit-identically from the entry's commits) and the other inputs
 # (constitution, books, proof spec: in git at the commits the entry names, bound by their sha256).
 # Refuses to overwrite an existing evidence directory.
 set -euo pipefail
@@ -40,6 +41,8 @@ done
 for stage in "$out"/stage-*/; do
   name=$(basename "$stage")
   if [[ -f $stage/stage.json ]]; then cp "$stage/stage.json" "$staging/$name.json"; fi
+  # -n: no name or time in the header, so the same games give the same bytes.
+  if [[ -f $stage/games.pgn ]]; then gzip -9 -n -c "$stage/games.pgn" >"$staging/$name.pgn.gz"; fi
 done
 if [[ -f $out/inputs/confirmation.yaml ]]; then cp "$out/inputs/confirmation.yaml" "$staging/"; fi
 chmod -R a+rX,go-w "$staging"

@@ -1,5 +1,5 @@
 //! `scripts/keep-evidence.sh`: the evidence of a run is copied next to its register entry once,
-//! whole, and without binaries, games or inputs that git already holds.
+//! whole, with each stage's games compressed, and without binaries or inputs that git already holds.
 
 use std::fs;
 use std::path::Path;
@@ -40,7 +40,7 @@ fn finished_run() -> tempfile::TempDir {
 }
 
 #[test]
-fn the_evidence_lands_beside_its_entry_without_binaries_games_or_books() {
+fn the_evidence_lands_beside_its_entry_with_its_games_but_without_binaries_or_books() {
     let repo = finished_run();
     let output = keep(repo.path(), "out", "T-0002");
     assert!(output.status.success(), "{output:?}");
@@ -58,8 +58,18 @@ fn the_evidence_lands_beside_its_entry_without_binaries_games_or_books() {
             "report.md",
             "report.svg",
             "result.json",
-            "stage-1-short.json"
+            "stage-1-short.json",
+            "stage-1-short.pgn.gz"
         ]
+    );
+    let games = Command::new("gzip")
+        .arg("-dc")
+        .arg(dest.join("stage-1-short.pgn.gz"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        games.stdout, b"1. e4",
+        "the stage's games.pgn, byte for byte"
     );
     assert_eq!(
         fs::read_to_string(dest.join("stage-1-short.json")).unwrap(),

@@ -1940,3 +1940,187 @@ fn a_poisoned_build_cache_is_detected_and_never_used() {
         );
     }
 }
+
+/// Runs `oracle register replay T-0002 --games 2 [--seed 7]` in the fixture; (exit code, stdout,
+/// stderr).
+fn replay_games(fixture: &Fixture, json: bool, seeded: bool) -> (i32, String, String) {
+    let output = Command::new(ORACLE)
+        .args(["register", "replay", "T-0002", "--games", "2", "--repo"])
+        .arg(fixture.path())
+        .args(if seeded { &["--seed", "7"][..] } else { &[] })
+        .args(json.then_some("--json"))
+        .arg("--cache-dir")
+        .arg(&fixture.cache)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    eprintln!("oracle register replay T-0002 --games 2:\n{stdout}{stderr}");
+    (output.status.code().unwrap(), stdout, stderr)
+}
+
+/// Runs gzip with `args` on `input`; its output.
+fn gzip(args: &[&str], input: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut child = Command::new("gzip")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success());
+    output.stdout
+}
+
+/// The games of an appended entry, kept by `scripts/keep-evidence.sh`, are played again by
+/// `oracle register replay --games` with the rebuilt binaries and match move for move; a PGN
+/// that is not the entry's is named by its hash, one with a move changed (and the entry's
+/// `pgn_sha256` changed with it) by the ply, and a missing one by its file name.
+#[test]
+fn an_entrys_games_replay_move_for_move_and_a_changed_move_is_named() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    fixture.cripple();
+    let (crippled_bench, crippled_sha256) = fixture.bench_of_worktree();
+    fixture.commit(&format!("{CRIPPLE_SUBJECT}\n\nBench: {crippled_bench}\n"));
+    fixture.register_genesis(&crippled_sha256, crippled_bench);
+    let stronger = {
+        fixture.restore();
+        let (normal_bench, _) = fixture.bench_of_worktree();
+        fixture.commit(&format!(
+            "eval: restore queen and rook values\n\nBench: {normal_bench}\n"
+        ))
+    };
+    let out = tempfile::tempdir().unwrap();
+    let (code, result, stderr) = fixture.verify_with(
+        &stronger.to_string(),
+        out.path(),
+        &["--profile", "fixture", "--append"],
+    );
+    assert_eq!(code, 0, "{stderr}\n{result:#}");
+    assert_eq!(result["appended"], "T-0002");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/keep-evidence.sh");
+    let kept = Command::new("bash")
+        .arg(script)
+        .arg(out.path())
+        .arg("T-0002")
+        .current_dir(fixture.path())
+        .output()
+        .unwrap();
+    assert!(kept.status.success(), "{kept:?}");
+
+    // Faithful evidence: both node stages, two pairs each, every game identical.
+    let (code, stdout, _) = replay_games(&fixture, true, true);
+    assert_eq!(code, 0, "{stdout}");
+    let replay: Value = serde_json::from_str(&stdout).unwrap();
+    let stages = replay["replay"]["stages"].as_array().unwrap();
+    assert_eq!(stages.len(), 2);
+    for stage in stages {
+        assert_eq!(stage["status"], "replayed", "{stage:#}");
+        assert_eq!(stage["pairs"].as_array().unwrap().len(), 2);
+        let games = stage["games"].as_array().unwrap();
+        assert_eq!(games.len(), 4);
+        assert!(games.iter().all(|g| g["difference"].is_null()), "{stage:#}");
+    }
+    // Without --seed the choice is the entry's: the same for every auditor.
+    let (code, text, _) = replay_games(&fixture, false, false);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("replay T-0002 --games: 8 of 8 games identical\n"),
+        "{text}"
+    );
+    let pairs = |text: &str| {
+        text.lines()
+            .filter(|l| l.starts_with("stage "))
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        pairs(&text),
+        pairs(&replay_games(&fixture, false, false).1),
+        "the same choice"
+    );
+
+    // One engine move changed: the last move of the first chosen game of stage 1.
+    let evidence = fixture.path().join("evidence/T-0002/stage-1-short.pgn.gz");
+    let original = fs::read(&evidence).unwrap();
+    let pgn = String::from_utf8(gzip(&["-dc"], &original)).unwrap();
+    let pair = stages[0]["pairs"][0].as_u64().unwrap();
+    let games = oracle::verify::recorded::parse_games(&pgn, &evidence).unwrap();
+    let game = games
+        .iter()
+        .find(|g| g.pair == pair && g.game == 0)
+        .unwrap();
+    let ply = game.moves.len();
+    let mut pos = match &game.fen {
+        Some(fen) => oracle::play::book::parse_fen(fen).unwrap(),
+        None => shakmaty::Chess::default(),
+    };
+    pos = oracle::play::book::play_uci_moves(pos, &game.moves[..ply - 1]).unwrap();
+    use shakmaty::Position;
+    let other = pos
+        .legal_moves()
+        .into_iter()
+        .map(|m| shakmaty::san::SanPlus::from_move(pos.clone(), m).to_string())
+        .find(|san| *san != game.san[ply - 1])
+        .expect("another legal move");
+    let round = format!("[Round \"{}.1\"]", pair + 1);
+    let start = pgn.find(&round).unwrap();
+    let end = pgn[start..].find("\n\n[").map_or(pgn.len(), |e| start + e);
+    let block = &pgn[start..end];
+    let last = &game.san[ply - 1];
+    let at = block
+        .match_indices(last.as_str())
+        .map(|(i, _)| i)
+        .filter(|&i| {
+            let before = block[..i].chars().last().unwrap();
+            let after = block[i + last.len()..].chars().next().unwrap();
+            (before.is_whitespace() || before == '.') && after.is_whitespace()
+        })
+        .last()
+        .unwrap();
+    let tampered = format!(
+        "{}{other}{}",
+        &pgn[..start + at],
+        &pgn[start + at + last.len()..]
+    );
+    fs::write(&evidence, gzip(&["-9", "-n", "-c"], tampered.as_bytes())).unwrap();
+
+    // Under the entry's pgn_sha256 the file is not the recorded one: named by its hash.
+    let (code, text, _) = replay_games(&fixture, false, true);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("stage short (nodes=600): FAIL")
+            && text.contains("stage-1-short.pgn.gz hashes to")
+            && text.contains("the entry records pgn_sha256"),
+        "{text}"
+    );
+
+    // The entry's pgn_sha256 changed with it: the game is played again and the ply is named.
+    let file = fixture.path().join("register/T-0002.yaml");
+    let mut entry = oracle::governance::entry::Entry::parse(&fs::read(&file).unwrap()).unwrap();
+    entry.stages[0].pgn_sha256 = Some(sha256_hex(tampered.as_bytes()).try_into().unwrap());
+    fs::write(&file, entry.to_canonical().unwrap()).unwrap();
+    let (code, text, _) = replay_games(&fixture, false, true);
+    assert!(
+        text.starts_with("pass register: "),
+        "the edited entry still chains: {text}"
+    );
+    assert_eq!(code, 1, "{text}");
+    let expected = format!(
+        "  round {}.1: DIFFERS at ply {ply}: expected {other}, played {last}\n",
+        pair + 1
+    );
+    assert!(text.contains(&expected), "{expected}\n{text}");
+
+    // Missing evidence is bad input: exit 2, naming the file, before anything is built.
+    fs::remove_file(&evidence).unwrap();
+    let (code, _, stderr) = replay_games(&fixture, false, true);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("evidence/T-0002/stage-1-short.pgn.gz: missing"),
+        "{stderr}"
+    );
+}

@@ -18,6 +18,9 @@ use oracle::governance::register::{self, AppendError, Audit, GenesisRecord};
 use oracle::governance::replay::replay_statistics;
 use oracle::governance::timestamp::Timestamp;
 use oracle::site::SiteOptions;
+use oracle::verify::games::{
+    GamesReplay, GamesRequest, StageOutcome, replay_games as replay_entry_games,
+};
 
 /// Arguments of `oracle register`.
 #[derive(Debug, Args)]
@@ -54,13 +57,24 @@ enum RegisterCommand {
         repo: RepoArgs,
     },
     /// Replay an entry: rebuild both recorded commits and compare their sha256, re-run gate,
-    /// bench and proof, recompute its statistics from its counts and check its verdict.
+    /// bench and proof, recompute its statistics from its counts and check its verdict; with
+    /// `--games K`, play K recorded pairs of each node stage again and compare them move by move
+    /// with the stage PGNs in `evidence/T-NNNN/` (exit 1 when a game differs).
     Replay {
         /// Entry id (`T-0002`).
         id: String,
         /// Only recompute the statistics and the verdict (no rebuild, no engine runs).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "games")]
         statistics_only: bool,
+        /// Replay K pairs chosen at random from each node-limited stage, move by move.
+        #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
+        games: Option<u64>,
+        /// Seed of the choice of pairs [default: the entry's sha256].
+        #[arg(long, requires = "games")]
+        seed: Option<u64>,
+        /// Build cache directory [default: $XDG_CACHE_HOME/coherent-oracle or ~/.cache/coherent-oracle].
+        #[arg(long, value_name = "DIR")]
+        cache_dir: Option<PathBuf>,
         #[command(flatten)]
         repo: RepoArgs,
     },
@@ -124,8 +138,17 @@ pub fn run(args: RegisterArgs) -> anyhow::Result<ExitCode> {
         RegisterCommand::Replay {
             id,
             statistics_only,
+            games,
+            seed,
+            cache_dir,
             repo,
-        } => replay(&repo, &id, statistics_only),
+        } => {
+            let cache_dir = cache_dir.unwrap_or_else(oracle::build::Cache::default_root);
+            match games {
+                Some(pairs) => replay_games(&repo, &id, pairs, seed, &cache_dir),
+                None => replay(&repo, &id, statistics_only, &cache_dir),
+            }
+        }
         RegisterCommand::Site {
             out,
             base_url,
@@ -271,7 +294,12 @@ fn append(repo: &RepoArgs, file: &Path) -> anyhow::Result<ExitCode> {
 }
 
 /// `register replay ID`.
-fn replay(repo: &RepoArgs, id: &str, statistics_only: bool) -> anyhow::Result<ExitCode> {
+fn replay(
+    repo: &RepoArgs,
+    id: &str,
+    statistics_only: bool,
+    cache_dir: &Path,
+) -> anyhow::Result<ExitCode> {
     let wanted = parse_id(id)?;
     let files: Vec<register::RegisterFile> = register::read_files(&repo.repo)?
         .into_iter()
@@ -296,9 +324,7 @@ fn replay(repo: &RepoArgs, id: &str, statistics_only: bool) -> anyhow::Result<Ex
     checks.extend(replay_statistics(entry, used_before));
     if !statistics_only {
         checks.extend(oracle::verify::replay::remeasure(
-            &repo.repo,
-            entry,
-            &oracle::build::Cache::default_root(),
+            &repo.repo, entry, cache_dir,
         ));
     }
     let ok = checks.iter().all(|check| check.pass);
@@ -322,6 +348,117 @@ fn replay(repo: &RepoArgs, id: &str, statistics_only: bool) -> anyhow::Result<Ex
         );
     }
     Ok(status(ok))
+}
+
+/// `register replay ID --games K`.
+fn replay_games(
+    repo: &RepoArgs,
+    id: &str,
+    pairs: u64,
+    seed: Option<u64>,
+    cache_dir: &Path,
+) -> anyhow::Result<ExitCode> {
+    let audit = register::verify(&repo.repo)?;
+    let (entry, entry_sha256) = find(&audit, id)?;
+    let replay = replay_entry_games(&GamesRequest {
+        repo: &repo.repo,
+        entry,
+        entry_sha256,
+        pairs,
+        seed,
+        cache_dir,
+    })?;
+    let ok = audit.ok() && replay.ok();
+    if repo.json {
+        outln!(
+            "{}",
+            json!({ "ok": ok, "id": id, "register_ok": audit.ok(), "replay": replay })
+        );
+    } else {
+        out!("{}", render_games(&audit, id, &replay));
+    }
+    Ok(status(ok))
+}
+
+/// The games replay for people: the choice, then per stage each game's outcome.
+fn render_games(audit: &Audit, id: &str, replay: &GamesReplay) -> String {
+    let mut out = String::new();
+    let mark = |pass: bool| if pass { "pass" } else { "FAIL" };
+    let _ = writeln!(
+        out,
+        "{} register: {}",
+        mark(audit.ok()),
+        audit.findings.first().map_or_else(
+            || format!("head={} n={}", audit.head, audit.count),
+            |f| format!("{}: {}", f.file, f.message),
+        )
+    );
+    let _ = writeln!(
+        out,
+        "seed {} (repeat the choice with the same --seed)",
+        replay.seed
+    );
+    for check in &replay.rebuilds {
+        let _ = writeln!(
+            out,
+            "{} rebuild {}: recorded {}, rebuilt {}",
+            mark(check.pass),
+            check.role,
+            check.recorded,
+            check.rebuilt
+        );
+    }
+    let (mut identical, mut total) = (0, 0);
+    for stage in &replay.stages {
+        let _ = write!(out, "stage {} ({}): ", stage.name, stage.tc);
+        match &stage.outcome {
+            StageOutcome::Skipped { reason } => {
+                let _ = writeln!(out, "skipped, {reason}");
+            }
+            StageOutcome::Failed { reason } => {
+                let _ = writeln!(out, "FAIL {reason}");
+            }
+            StageOutcome::Replayed {
+                pgn,
+                seed,
+                pairs,
+                games,
+            } => {
+                let _ = writeln!(
+                    out,
+                    "{} matches pgn_sha256; pairs {pairs:?} (0-based, stage seed {seed})",
+                    pgn.display()
+                );
+                for game in games {
+                    total += 1;
+                    let round = format!("round {}.{}", game.pair + 1, game.game);
+                    match &game.difference {
+                        None => {
+                            identical += 1;
+                            let _ = writeln!(out, "  {round}: identical ({} plies)", game.plies);
+                        }
+                        Some(d) => {
+                            let _ = writeln!(
+                                out,
+                                "  {round}: DIFFERS at ply {}: expected {}, played {}",
+                                d.ply, d.expected, d.played
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let _ = writeln!(
+        out,
+        "replay {id} --games: {identical} of {total} games identical{}",
+        if audit.ok() && replay.ok() {
+            ""
+        } else {
+            "; failed"
+        }
+    );
+    out
 }
 
 /// `register site`.

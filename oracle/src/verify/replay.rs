@@ -7,6 +7,8 @@
 
 use std::path::Path;
 
+use git2::Repository;
+
 use crate::build::sandbox::engine::EngineIsolation;
 use crate::build::sandbox::{Limits, Sandbox};
 use crate::build::{self, BuildOutcome, BuildRequest};
@@ -43,19 +45,8 @@ pub fn remeasure(repo_path: &Path, entry: &Entry, cache_dir: &Path) -> Vec<Check
             return checks;
         }
     };
-    // The rules come from the judged side: the predecessor (the candidate at genesis).
-    let judge = entry.predecessor.as_ref().unwrap_or(&entry.candidate);
-    let rules = (|| {
-        let commit = resolve::commit(&repo, "recorded commit", judge.commit.as_str())
-            .map_err(|e| e.to_string())?;
-        let bytes =
-            resolve::read_file(&repo, &commit, CONSTITUTION_PATH).map_err(|e| e.to_string())?;
-        let label = format!("{}:{CONSTITUTION_PATH}", judge.commit.as_str());
-        let constitution =
-            Constitution::parse(&bytes, Path::new(&label)).map_err(|e| e.to_string())?;
-        Ok::<_, String>((constitution, Sha256Hex::of(&bytes)))
-    })();
-    let constitution = match rules {
+    let judge = judged_side(entry);
+    let constitution = match recorded_constitution(&repo, entry) {
         Ok((constitution, sha256)) => {
             check(
                 "constitution",
@@ -92,19 +83,8 @@ pub fn remeasure(repo_path: &Path, entry: &Entry, cache_dir: &Path) -> Vec<Check
         };
         check("confirmation", pass, detail);
     }
-    let sandbox = Sandbox::detect(Limits::build());
     let mut rebuild = |role: &str, record: &BinaryRecord| -> Option<BuildOutcome> {
-        let outcome = build::build_commit(&BuildRequest {
-            repo: repo_path.to_path_buf(),
-            rev: record.commit.as_str().to_owned(),
-            recipe: constitution.build.clone(),
-            cache_dir: cache_dir.to_path_buf(),
-            registry: build::host_registry(),
-            sandbox,
-            // Compared with the register's record below: a poisoned cache shows as a mismatch.
-            fresh: false,
-        });
-        match outcome {
+        match rebuild(repo_path, record, &constitution, cache_dir) {
             Ok(outcome) => {
                 check(
                     &format!("rebuild {role}"),
@@ -240,6 +220,52 @@ pub fn remeasure(repo_path: &Path, entry: &Entry, cache_dir: &Path) -> Vec<Check
         }
     }
     checks
+}
+
+/// The side whose rules judged the entry: the predecessor (the candidate at genesis).
+fn judged_side(entry: &Entry) -> &BinaryRecord {
+    entry.predecessor.as_ref().unwrap_or(&entry.candidate)
+}
+
+/// The constitution `entry` was judged under, read from its judged side's commit, and the
+/// sha256 of its bytes (to compare with the entry's `constitution_sha256`).
+///
+/// # Errors
+/// The commit or the file is missing, or the file does not parse.
+pub fn recorded_constitution(
+    repo: &Repository,
+    entry: &Entry,
+) -> Result<(Constitution, Sha256Hex), String> {
+    let judge = judged_side(entry);
+    let commit = resolve::commit(repo, "recorded commit", judge.commit.as_str())
+        .map_err(|e| e.to_string())?;
+    let bytes = resolve::read_file(repo, &commit, CONSTITUTION_PATH).map_err(|e| e.to_string())?;
+    let label = format!("{}:{CONSTITUTION_PATH}", judge.commit.as_str());
+    let constitution = Constitution::parse(&bytes, Path::new(&label)).map_err(|e| e.to_string())?;
+    Ok((constitution, Sha256Hex::of(&bytes)))
+}
+
+/// Builds `record`'s commit with the recipe of `constitution` (from the cache when it holds
+/// that tree); the caller compares the outcome's sha256 with the record.
+///
+/// # Errors
+/// The build failed or did not reproduce.
+pub fn rebuild(
+    repo_path: &Path,
+    record: &BinaryRecord,
+    constitution: &Constitution,
+    cache_dir: &Path,
+) -> Result<BuildOutcome, build::BuildError> {
+    build::build_commit(&BuildRequest {
+        repo: repo_path.to_path_buf(),
+        rev: record.commit.as_str().to_owned(),
+        recipe: constitution.build.clone(),
+        cache_dir: cache_dir.to_path_buf(),
+        registry: build::host_registry(),
+        sandbox: Sandbox::detect(Limits::build()),
+        // Compared with the register's record by the caller: a poisoned cache shows as a mismatch.
+        fresh: false,
+    })
 }
 
 fn short(id: &str) -> &str {
