@@ -39,8 +39,10 @@ cd "$root"
 round_2=(
   play::a_candidate_cannot_kill_stop_or_overwrite_its_opponent
   play::merge_refuses_forged_shards_naming_file_and_field
+  play::merge_refuses_a_shard_whose_pgn_does_not_show_its_pairs
   verify::a_poisoned_build_cache_is_detected_and_never_used
   verify::a_forged_shard_is_refused_naming_file_and_field
+  verify::a_shard_claiming_pairs_its_pgn_does_not_show_is_refused
   verify::root_build_files_and_engine_build_hooks_are_refused_at_step_1
   verify::a_binding_profile_without_a_sandbox_stops_before_building
   verify::a_predecessor_disconnect_voids_the_stage
@@ -122,8 +124,9 @@ for entry in "${tests[@]}"; do
   printf '%-6s %-90s now %-4s old %s\n' "$verdict" "$entry" "$now" "$old"
   if [[ $old == FAIL ]]; then
     # The reason: where the old run panicked, the assertion, and its two sides.
-    grep -m1 -A1 "panicked at" "$log_old" | sed 's/^/         old: /' | cut -c1-300
-    grep -m2 -E "^ *(left|right): " "$log_old" | sed 's/^/         old: /' | cut -c1-300
+    # (`|| true`: a failure without a left/right comparison must not end the script here.)
+    { grep -m1 -A1 "panicked at" "$log_old" || true; } | sed 's/^/         old: /' | cut -c1-300
+    { grep -m2 -E "^ *(left|right): " "$log_old" || true; } | sed 's/^/         old: /' | cut -c1-300
   fi
   if [[ $now != pass ]]; then
     tail -20 "$log_now" | sed 's/^/         now: /'

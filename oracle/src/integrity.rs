@@ -38,13 +38,16 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
-/// The sha256 of a file's bytes, lower-case hex.
+/// The sha256 of a file's bytes, lower-case hex; the file is streamed, never held whole.
 pub fn sha256_file(path: &Path) -> Result<String, FileError> {
-    let bytes = fs::read(path).map_err(|reason| FileError {
-        path: path.to_owned(),
-        reason,
-    })?;
-    Ok(sha256_hex(&bytes))
+    let mut hasher = Sha256::new();
+    fs::File::open(path)
+        .and_then(|mut file| io::copy(&mut file, &mut hasher))
+        .map_err(|reason| FileError {
+            path: path.to_owned(),
+            reason,
+        })?;
+    Ok(hex(&hasher.finalize()))
 }
 
 /// Writes `bytes` to `path` so that readers see the old file or the new one, never a half-written one.

@@ -1281,6 +1281,188 @@ fn merge_refuses_forged_shards_naming_file_and_field() {
     );
 }
 
+/// Issue 46, "a forged shard": the plan's real fingerprint, invented results and the tally
+/// recomputed from them. The merge holds each shard against its PGN (next to it, `FILE.pgn`):
+/// results, terminations, plies, identical-game flags, one game per claimed game and no other,
+/// and the PGN's sha256. Each forgery is refused with exit 2, naming the file, pair, game and
+/// field.
+#[test]
+fn merge_refuses_a_shard_whose_pgn_does_not_show_its_pairs() {
+    use oracle::play::game::{GameResult, Termination};
+    use oracle::play::shard::ShardResult;
+    use oracle::play::tally::Tally;
+
+    let dir = tempfile::tempdir().unwrap();
+    let (first, second) = (coherent_spec("c1"), coherent_spec("c2"));
+    let honest: Vec<PathBuf> = (1..=2)
+        .map(|k| {
+            let file = dir.path().join(format!("honest-{k}.json"));
+            let shard = format!("{k}/2");
+            let pgn = file.with_extension("pgn");
+            let mut args = vec!["--nodes", "300", "--pairs", "4", "--seed", "9"];
+            args.extend(["--concurrency", "2", "--shard", &shard]);
+            args.extend(["--shard-out", file.to_str().unwrap()]);
+            args.extend(["--pgn-out", pgn.to_str().unwrap()]);
+            let (_, output) = match_json([&first, &second], &args);
+            assert!(output.status.success());
+            file
+        })
+        .collect();
+    let plan = honest[0].to_str().unwrap();
+    let merge = |files: &[&Path]| {
+        let mut args = vec!["merge", "--json", "--plan", plan];
+        args.extend(files.iter().map(|f| f.to_str().unwrap()));
+        oracle(&args)
+    };
+    let merged = merge(&[&honest[0], &honest[1]]);
+    assert!(merged.status.success(), "{}", json_error(&merged.stdout));
+    let refused = |shard: &Path, says: &str| {
+        let output = merge(&[&honest[0], shard]);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(2), "merged: {stdout}");
+        let error = json_error(&output.stdout);
+        assert!(error.contains(says), "`{says}` missing: {error}");
+    };
+    let real: ShardResult = serde_json::from_slice(&std::fs::read(&honest[1]).unwrap()).unwrap();
+    let real_pgn = std::fs::read_to_string(honest[1].with_extension("pgn")).unwrap();
+    // A forged shard file `name`, its tally recomputed, next to a copy of the real PGN.
+    let forge = |name: &str, edit: &dyn Fn(&mut ShardResult)| {
+        let mut shard = real.clone();
+        edit(&mut shard);
+        shard.tally = Tally::of(&shard.pairs);
+        let file = dir.path().join(format!("forged-{name}.json"));
+        std::fs::write(&file, serde_json::to_vec(&shard).unwrap()).unwrap();
+        std::fs::write(file.with_extension("pgn"), &real_pgn).unwrap();
+        file
+    };
+    let pair = real.pairs[0];
+    let at = |game: usize| format!("pair {} game {}", pair.index + 1, game + 1);
+
+    // The attack: every pair a double win for the first engine.
+    let forged = forge("double-wins", &|shard| {
+        for pair in &mut shard.pairs {
+            pair.games[0].result = GameResult::WhiteWins;
+            pair.games[1].result = GameResult::BlackWins;
+        }
+    });
+    // The first forged game in the PGN's order (the order the pairs finished in) is named.
+    let claimed = [GameResult::WhiteWins, GameResult::BlackWins];
+    // The pair number of each game in the PGN (`Round` is `PAIR.GAME`).
+    let rounds: Vec<u64> = pgn_tags(&honest[1].with_extension("pgn"), "Round")
+        .iter()
+        .map(|round| round.split_once('.').unwrap().0.parse().unwrap())
+        .collect();
+    let (first_forged, game) = rounds
+        .iter()
+        .step_by(2)
+        .map(|&number| real.pairs.iter().find(|p| p.index + 1 == number).unwrap())
+        .find_map(|pair| {
+            let game = (0..2).find(|&g| pair.games[g].result != claimed[g])?;
+            Some((pair, game))
+        })
+        .expect("a pair that was no double win");
+    refused(
+        &forged,
+        &format!(
+            "{}: pair {} game {}: result: the PGN says {}, the shard claims {}",
+            forged.display(),
+            first_forged.index + 1,
+            game + 1,
+            first_forged.games[game].result.pgn(),
+            claimed[game].pgn()
+        ),
+    );
+
+    let other = match pair.games[1].termination {
+        Termination::Normal => Termination::Adjudication,
+        _ => Termination::Normal,
+    };
+    let forged = forge("termination", &|shard| {
+        shard.pairs[0].games[1].termination = other;
+    });
+    refused(
+        &forged,
+        &format!(
+            "{}: {}: termination: the PGN says {}, the shard claims {}",
+            forged.display(),
+            at(1),
+            pair.games[1].termination.pgn_tag(),
+            other.pgn_tag()
+        ),
+    );
+
+    let forged = forge("plies", &|shard| shard.pairs[0].games[0].plies += 1);
+    refused(
+        &forged,
+        &format!(
+            "{}: {}: plies: the PGN says {}, the shard claims {}",
+            forged.display(),
+            at(0),
+            pair.games[0].plies,
+            pair.games[0].plies + 1
+        ),
+    );
+
+    let forged = forge("identical", &|shard| {
+        shard.pairs[0].identical_games = !pair.identical_games;
+    });
+    let yes_no = |yes: bool| if yes { "yes" } else { "no" };
+    refused(
+        &forged,
+        &format!(
+            "{}: pair {}: identical games: the PGN says {}, the shard claims {}",
+            forged.display(),
+            pair.index + 1,
+            yes_no(pair.identical_games),
+            yes_no(!pair.identical_games)
+        ),
+    );
+
+    // A pair left out of the claims (its games stay in the PGN), and games left out of the PGN.
+    let last = real.pairs.last().unwrap().index + 1;
+    let forged = forge("fewer-pairs", &|shard| {
+        shard.pairs.pop();
+    });
+    refused(
+        &forged,
+        &format!(
+            "{}: pair {last}: games: the PGN says 2, the shard claims none",
+            forged.display()
+        ),
+    );
+    // The PGN without its last pair's games, its digest in the shard.
+    let cut = real_pgn.match_indices("[Event ").nth(2).unwrap().0;
+    let fewer_games = &real_pgn[..cut];
+    let forged = forge("fewer-games", &|shard| {
+        shard.pgn_sha256 = Some(oracle::integrity::sha256_hex(fewer_games.as_bytes()));
+    });
+    std::fs::write(forged.with_extension("pgn"), fewer_games).unwrap();
+    refused(
+        &forged,
+        &format!(
+            "{}: pair {}: games: the PGN says none, the shard claims 2",
+            forged.display(),
+            rounds[2]
+        ),
+    );
+
+    // The PGN must be the one the shard was written with, and be there.
+    let forged = forge("edited-pgn", &|_| {});
+    std::fs::write(forged.with_extension("pgn"), format!("{real_pgn}\n")).unwrap();
+    refused(
+        &forged,
+        &format!("{}: its sha256 is ", forged.with_extension("pgn").display()),
+    );
+    let forged = forge("no-pgn", &|_| {});
+    std::fs::remove_file(forged.with_extension("pgn")).unwrap();
+    refused(
+        &forged,
+        &format!("{}: ", forged.with_extension("pgn").display()),
+    );
+    let forged = forge("no-digest", &|shard| shard.pgn_sha256 = None);
+    refused(&forged, &format!("{}: no games recorded", forged.display()));
+}
+
 /// Issue 12, attack 1: a candidate that kills (or stops) its opponent and overwrites the
 /// opponent's binary. In its sandbox it sees neither the process nor the file: the opponent
 /// plays every game without a fault, its binary is unchanged, and the attacker wins nothing

@@ -1769,6 +1769,55 @@ fn a_forged_shard_is_refused_naming_file_and_field() {
     );
 }
 
+/// Issue 46, "a forged shard": the plan's real fingerprint (the shard's own), invented double wins
+/// in every pair of the stage and the tally recomputed from them. It used to decide the stage (exit 0, accept H1); the
+/// shard's PGN, with the pairs really played, refuses it, naming the file, pair and field.
+#[test]
+fn a_shard_claiming_pairs_its_pgn_does_not_show_is_refused() {
+    use oracle::play::game::{GameResult, Termination};
+    use oracle::play::shard::ShardResult;
+    use oracle::play::tally::{PairOutcome, Tally};
+
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    let stronger = fixture.stronger_than_its_predecessor();
+    let out = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str]| {
+        fixture.verify_with(
+            &stronger,
+            out.path(),
+            &[&["--profile", "smoke"][..], extra].concat(),
+        )
+    };
+    let (code, _, stderr) = run(&["--no-play"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = run(&["--shard", "1/1"]);
+    assert_eq!(code, 0, "{stderr}");
+    let file = out.path().join("shards/stage-1-short/shard-1-of-1.json");
+    let mut shard: ShardResult = serde_json::from_slice(&fs::read(&file).unwrap()).unwrap();
+    let mut won = shard.pairs[0];
+    won.games[0].result = GameResult::WhiteWins;
+    won.games[1].result = GameResult::BlackWins;
+    for game in &mut won.games {
+        (game.termination, game.faulted_engine) = (Termination::Normal, None);
+    }
+    won.identical_games = false;
+    // As many as the stage may count (the attack on the smoke profile claimed 200).
+    shard.pairs = (0..shard.fingerprint.pairs)
+        .map(|index| PairOutcome { index, ..won })
+        .collect();
+    shard.tally = Tally::of(&shard.pairs);
+    shard.games_played = 2 * shard.fingerprint.pairs;
+    fs::write(&file, serde_json::to_vec_pretty(&shard).unwrap()).unwrap();
+    let (code, result, stderr) = run(&["--no-play"]);
+    assert_eq!(code, 2, "{stderr}\n{result:#}");
+    let why = result["failure"]["why"].as_str().unwrap();
+    assert!(
+        why.contains("shard-1-of-1.json: pair ") && why.contains("the shard claims"),
+        "{why}"
+    );
+}
+
 /// A directory for `PATH` with the toolchain and `unshare`, and a `bwrap` that does not work
 /// (leaving it out is not enough: a bare program name is still found in `/usr/bin` by `execvp`'s
 /// default search path when a job's environment is cleared).

@@ -31,6 +31,7 @@ use oracle::play::interrupt::{self, EXIT_INTERRUPTED, resume_command};
 use oracle::play::preflight::check_engines;
 use oracle::play::runner::{MatchConfig, MatchProgress, run_match};
 use oracle::play::shard::{Shard, ShardResult, merge, read_plan, read_shards};
+use oracle::play::shard_games::pgn_path;
 use oracle::play::spec::{key_values, parse_engine, parse_resign, parse_sprt};
 use oracle::play::stop::SprtStop;
 use oracle::play::summary::{
@@ -110,7 +111,8 @@ pub struct MatchArgs {
     /// after the seconds since the process started).
     #[arg(long, value_name = "DIR")]
     log: Option<PathBuf>,
-    /// Write the games to this PGN file.
+    /// Write the games to this PGN file; with `--shard` they always go next to the shard result
+    /// (`shard-K-of-N.pgn`), where `oracle merge` reads them.
     #[arg(long, value_name = "FILE")]
     pgn_out: Option<PathBuf>,
     /// Resumable state file (rewritten atomically after every pair).
@@ -243,11 +245,8 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
     }
     let sequential = live.as_ref().map(SprtStop::sequential);
     let status = sprt_json_status(&report.tally, sprt_params.as_ref(), sequential)?;
-    let shard_file = match args.shard {
-        Some(shard) => {
-            let path = args.shard_out.clone().unwrap_or_else(|| {
-                PathBuf::from(format!("shard-{}-of-{}.json", shard.index, shard.count))
-            });
+    let shard_file = match shard_file(&args) {
+        Some(path) => {
             let bytes = serde_json::to_vec_pretty(&ShardResult::of(&report))
                 .expect("shard result serializes");
             write_atomically(&path, &bytes)?;
@@ -527,6 +526,26 @@ fn match_config(args: &MatchArgs) -> anyhow::Result<MatchConfig> {
     if args.maxmoves.is_some() {
         adjudication.max_moves = args.maxmoves;
     }
+    // A shard's games go where the merge looks for them.
+    let pgn_out = match shard_file(args) {
+        Some(file) if pgn_path(&file) == file => {
+            bail!(
+                "--shard-out {}: the shard's games go to its .pgn",
+                file.display()
+            )
+        }
+        Some(file) => {
+            let games = pgn_path(&file);
+            if args.pgn_out.as_ref().is_some_and(|given| *given != games) {
+                bail!(
+                    "--pgn-out: with --shard the games go next to the shard result, to {}, where `oracle merge` reads them",
+                    games.display()
+                );
+            }
+            Some(games)
+        }
+        None => args.pgn_out.clone(),
+    };
     Ok(MatchConfig {
         engines,
         clock,
@@ -546,12 +565,22 @@ fn match_config(args: &MatchArgs) -> anyhow::Result<MatchConfig> {
         pairs: args.pairs,
         shard: args.shard.unwrap_or(Shard::WHOLE),
         concurrency,
-        pgn_out: args.pgn_out.clone(),
+        pgn_out,
         state: args.state.clone(),
         event: args.event.clone(),
         // Only `verify` measures the engines' pace (their bench); a match checks no node budget.
         node_pace: [None, None],
     })
+}
+
+/// The shard result file of a `--shard` run: `--shard-out`, or `shard-K-of-N.json`.
+fn shard_file(args: &MatchArgs) -> Option<PathBuf> {
+    let shard = args.shard?;
+    Some(
+        args.shard_out.clone().unwrap_or_else(|| {
+            PathBuf::from(format!("shard-{}-of-{}.json", shard.index, shard.count))
+        }),
+    )
 }
 
 /// The SPRT of `--elo0 …` or of the old `--sprt elo0=…` alias, if either is given.

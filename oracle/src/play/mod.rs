@@ -15,6 +15,7 @@ pub mod preflight;
 pub mod runner;
 mod rusage;
 pub mod shard;
+pub mod shard_games;
 pub mod spec;
 pub mod state;
 pub mod stop;

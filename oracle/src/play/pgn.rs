@@ -1,9 +1,11 @@
 //! PGN output: the seven-tag roster plus SetUp/FEN, TimeControl (WhiteTimeControl and
 //! BlackTimeControl under time odds), Termination, PlyCount, GameStartTime and GameDuration,
 //! SAN movetext with `{score/depth time}` comments after every engine move and `{book}` after
-//! book moves.
+//! book moves; and the reader of that output ([`PgnReader`]), which the merge uses to hold a
+//! shard's games against its pairs.
 
 use std::fmt::Write as _;
+use std::io::{BufRead, Read as _};
 
 use shakmaty::Position;
 use shakmaty::san::SanPlus;
@@ -140,6 +142,218 @@ fn wrap(text: &str, width: usize, out: &mut String) {
     }
 }
 
+/// One game of [`render`]'s output read back: its tags and its moves.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParsedGame {
+    /// The tag pairs in file order, unescaped.
+    pub tags: Vec<(String, String)>,
+    /// The moves in SAN, without move numbers, comments or the result.
+    pub moves: Vec<String>,
+    /// How many of the first moves the book played (each followed by `{book}`).
+    pub book_moves: usize,
+}
+
+impl ParsedGame {
+    /// The value of tag `name`, if the game has it.
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags
+            .iter()
+            .find(|(tag, _)| tag == name)
+            .map(|(_, value)| value.as_str())
+    }
+}
+
+/// Why PGN text could not be read back.
+#[derive(Debug, thiserror::Error)]
+pub enum PgnError {
+    /// The bytes could not be read, or are not UTF-8.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// A game is not in the form [`render`] writes.
+    #[error("game {game}: {reason}")]
+    Malformed {
+        /// 1-based position of the game in the text.
+        game: u64,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A game is longer than the reader's bound.
+    #[error("game {game} is longer than {limit} bytes")]
+    TooLong {
+        /// 1-based position of the game in the text.
+        game: u64,
+        /// The bound.
+        limit: u64,
+    },
+}
+
+/// The game termination markers of PGN.
+const RESULTS: [&str; 4] = ["1-0", "0-1", "1/2-1/2", "*"];
+
+/// Reads the games of [`render`]'s output one at a time, each at most `max_game_bytes` long, so
+/// that memory stays bounded however large the file is.
+pub struct PgnReader<R> {
+    reader: R,
+    max_game_bytes: u64,
+    games: u64,
+}
+
+impl<R: BufRead> PgnReader<R> {
+    /// A reader of the games in `reader`.
+    pub fn new(reader: R, max_game_bytes: u64) -> Self {
+        PgnReader {
+            reader,
+            max_game_bytes,
+            games: 0,
+        }
+    }
+
+    /// The next game, `None` at the end of the text.
+    fn read_game(&mut self) -> Result<Option<ParsedGame>, PgnError> {
+        let number = self.games + 1;
+        let malformed = |reason: String| PgnError::Malformed {
+            game: number,
+            reason,
+        };
+        let mut game = ParsedGame::default();
+        let mut movetext = Movetext::default();
+        let mut line = String::new();
+        let mut used = 0u64;
+        loop {
+            line.clear();
+            let room = self.max_game_bytes - used + 1;
+            let read = (&mut self.reader).take(room).read_line(&mut line)?;
+            used += read as u64;
+            if used > self.max_game_bytes {
+                return Err(PgnError::TooLong {
+                    game: number,
+                    limit: self.max_game_bytes,
+                });
+            }
+            if read == 0 {
+                if game.tags.is_empty() && !movetext.started {
+                    return Ok(None);
+                }
+                return Err(malformed("the text ends before the game's result".into()));
+            }
+            let text = line.trim_end_matches(['\n', '\r']);
+            if !movetext.started && text.starts_with('[') {
+                let tag = parse_tag(text).ok_or_else(|| malformed(format!("tag `{text}`")))?;
+                game.tags.push(tag);
+                continue;
+            }
+            if let Some(result) = movetext.feed(text, &mut game).map_err(malformed)? {
+                if game.tag("Result") != Some(result) {
+                    return Err(malformed(format!(
+                        "the movetext ends in {result}, the Result tag differs"
+                    )));
+                }
+                self.games = number;
+                return Ok(Some(game));
+            }
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for PgnReader<R> {
+    type Item = Result<ParsedGame, PgnError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.read_game().transpose()
+    }
+}
+
+/// A tag line `[Name "value"]` with `\\` and `\"` escaped, as [`render`] writes it.
+fn parse_tag(line: &str) -> Option<(String, String)> {
+    let (name, quoted) = line
+        .strip_prefix('[')?
+        .strip_suffix("\"]")?
+        .split_once(" \"")?;
+    let mut value = String::with_capacity(quoted.len());
+    let mut chars = quoted.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => value.push(chars.next()?),
+            '"' => return None,
+            c => value.push(c),
+        }
+    }
+    Some((name.to_string(), value))
+}
+
+/// A game's movetext as it is read line by line: a comment may span lines.
+#[derive(Default)]
+struct Movetext {
+    /// A token of the movetext was seen: tag lines are over.
+    started: bool,
+    /// The comment being read, when the last line ended inside one.
+    comment: Option<String>,
+    /// The last token was a move (a `{book}` right after it marks a book move).
+    after_move: bool,
+}
+
+impl Movetext {
+    /// Reads one line into `game`; the result token once the game ends.
+    fn feed<'a>(
+        &mut self,
+        line: &'a str,
+        game: &mut ParsedGame,
+    ) -> Result<Option<&'a str>, String> {
+        let mut rest = line;
+        loop {
+            if let Some(comment) = &mut self.comment {
+                let Some(end) = rest.find('}') else {
+                    // The wrap broke the comment at a space.
+                    comment.push_str(rest);
+                    comment.push(' ');
+                    return Ok(None);
+                };
+                comment.push_str(&rest[..end]);
+                if comment == "book" && self.after_move && game.book_moves + 1 == game.moves.len() {
+                    game.book_moves += 1;
+                }
+                self.comment = None;
+                self.after_move = false;
+                rest = &rest[end + 1..];
+                continue;
+            }
+            rest = rest.trim_start();
+            if rest.is_empty() {
+                return Ok(None);
+            }
+            self.started = true;
+            if let Some(after) = rest.strip_prefix('{') {
+                self.comment = Some(String::new());
+                rest = after;
+                continue;
+            }
+            let end = rest
+                .find(|c: char| c.is_whitespace() || c == '{')
+                .unwrap_or(rest.len());
+            let (word, after) = rest.split_at(end);
+            rest = after;
+            if RESULTS.contains(&word) {
+                if !rest.trim().is_empty() {
+                    return Err(format!("`{}` after the result {word}", rest.trim()));
+                }
+                return Ok(Some(word));
+            }
+            let number = word.trim_end_matches('.');
+            if number.len() < word.len() && number.bytes().all(|b| b.is_ascii_digit()) {
+                continue;
+            }
+            if !word
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+#=-".contains(c))
+            {
+                return Err(format!("`{word}` is not a move"));
+            }
+            game.moves.push(word.to_string());
+            self.after_move = true;
+        }
+    }
+}
+
 /// Today's date in UTC as PGN writes it (`YYYY.MM.DD`).
 pub fn utc_date() -> String {
     let (year, month, day, _) = utc_civil(std::time::SystemTime::now());
@@ -251,6 +465,117 @@ mod tests {
         1. f3 {book} e5 {book} 2. g4 {-5.12/12 0.250s} Qh4# {+M1/3 0.002s} {Black
         mates} 0-1
         "#);
+    }
+
+    /// A game of `moves` (UCI) from `fen` after the book's `book`, every move with a comment.
+    fn game_of(fen: Option<&str>, book: &[&str], moves: &[&str], reason: &str) -> GameRecord {
+        GameRecord {
+            opening: Opening {
+                fen: fen.map(str::to_string),
+                moves: book.iter().map(|m| m.to_string()).collect(),
+            },
+            moves: moves
+                .iter()
+                .map(|uci| MoveRecord {
+                    uci: uci.to_string(),
+                    score: Some(Score::Cp(31)),
+                    depth: Some(12),
+                    elapsed: Duration::from_millis(250),
+                    engine_time_ms: Some(249),
+                })
+                .collect(),
+            result: GameResult::WhiteWins,
+            termination: Termination::Adjudication,
+            reason: reason.into(),
+            faulted: None,
+        }
+    }
+
+    fn header(round: &str) -> PgnHeader<'_> {
+        PgnHeader {
+            event: "read \\ back",
+            site: "here",
+            date: "2026.11.29",
+            round,
+            white: "A \"quoted\"",
+            black: "B",
+            time_controls: ["nodes=300"; 2],
+            start_time: "2026-11-29T12:00:00 +0000",
+            duration: "00:00:01",
+        }
+    }
+
+    #[test]
+    fn the_reader_reads_back_what_render_writes() {
+        let shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"].repeat(6);
+        let first = game_of(
+            None,
+            &["e2e4", "e7e5"],
+            &shuffle,
+            "White {wins} [by] adjudication",
+        );
+        let fen = "4k3/8/8/8/8/8/8/4K2R b K - 0 1";
+        let second = game_of(Some(fen), &[], &["e8d7", "h1h7"], "");
+        let text = render(&header("7.1"), &first) + &render(&header("7.2"), &second);
+        assert!(text.lines().count() > 30, "comments span lines:\n{text}");
+        let games: Vec<ParsedGame> = PgnReader::new(text.as_bytes(), 4096)
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(games.len(), 2);
+        let [first, second] = [&games[0], &games[1]];
+        assert_eq!(first.tag("Event"), Some("read \\ back"));
+        assert_eq!(first.tag("White"), Some("A \"quoted\""));
+        assert_eq!(first.tag("Round"), Some("7.1"));
+        assert_eq!(first.tag("Result"), Some("1-0"));
+        assert_eq!(first.tag("Termination"), Some("adjudication"));
+        assert_eq!(first.tag("PlyCount"), Some("26"));
+        assert_eq!((first.moves.len(), first.book_moves), (26, 2));
+        assert_eq!(first.moves[..4], ["e4", "e5", "Nf3", "Nf6"]);
+        assert_eq!(second.tag("FEN"), Some(fen));
+        assert_eq!(second.moves, ["Kd7", "Rh7+"]);
+        assert_eq!(second.book_moves, 0);
+    }
+
+    #[test]
+    fn the_reader_refuses_what_render_never_writes() {
+        let read = |text: &str, limit| {
+            PgnReader::new(text.as_bytes(), limit)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| e.to_string())
+        };
+        let tags = "[Round \"1.1\"]\n[Result \"1-0\"]\n\n";
+        // A comment may hold a line that looks like a tag; it stays a comment.
+        let games = read(&format!("{tags}1. e4 {{a\n[b \"c\"]}} e5 1-0\n\n"), 4096).unwrap();
+        assert_eq!(games[0].moves, ["e4", "e5"]);
+        assert_eq!(read("\n\n", 4096).unwrap(), []);
+        for (text, error) in [
+            (
+                format!("{tags}1. e4 e5"),
+                "game 1: the text ends before the game's result",
+            ),
+            (
+                format!("{tags}1. e4 0-1\n"),
+                "game 1: the movetext ends in 0-1, the Result tag differs",
+            ),
+            (
+                format!("{tags}1. e4 1-0 e5\n"),
+                "game 1: `e5` after the result 1-0",
+            ),
+            (
+                format!("{tags}1. e4 (1. d4) 1-0\n"),
+                "game 1: `(1.` is not a move",
+            ),
+            (
+                format!("[Round 1.1]\n{tags}1-0\n"),
+                "game 1: tag `[Round 1.1]`",
+            ),
+            (
+                format!("{tags}1. e4 {{{}}} 1-0\n", "x".repeat(100)),
+                "game 1 is longer than 64 bytes",
+            ),
+        ] {
+            assert_eq!(read(&text, 64).unwrap_err(), error, "{text}");
+        }
     }
 
     #[test]

@@ -18,11 +18,11 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::book::{Book, BookFormat, BookOrder, Schedule};
+use super::book::{Book, BookFormat, BookOrder, Opening, Schedule};
 use super::clock::ClockRules;
 use super::cpu_guard::NodePace;
 use super::fingerprint::Fingerprint;
-use super::game::Adjudication;
+use super::game::{Adjudication, GameRecord};
 use super::interrupt;
 use super::pgn::utc_date;
 use super::rusage::cpu_time;
@@ -76,6 +76,17 @@ pub struct MatchConfig {
     /// Each engine's CPU per node where the oracle measured it (its bench): at a node limit
     /// it bounds the CPU of every search; `None` leaves that engine's node searches unchecked.
     pub node_pace: [Option<NodePace>; 2],
+}
+
+/// Plays game `game` of a pair (0: the first engine has White) from `opening`, exactly as a match
+/// of `config` plays it: between engine processes started for it. `None` only if it was
+/// abandoned, which a single game never is.
+pub fn play_single_game(
+    config: &MatchConfig,
+    opening: &Opening,
+    game: usize,
+) -> Result<Option<GameRecord>, RunError> {
+    super::worker::play_single(config, game, opening)
 }
 
 /// Why a match could not be run (the runner's own failures, never an engine's).

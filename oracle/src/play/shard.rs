@@ -3,8 +3,8 @@
 //! A shard plays the pairs `i` with `i mod N = K − 1`; its result lists every counted pair with
 //! its global index, so shards can be combined in pair order. The merge is bound to a plan: it
 //! refuses a shard whose fingerprint is not the plan's (seed, book, engines, shard count, …),
-//! whose tally does not recompute from its pairs, repeated shards and overlapping pairs, and
-//! applies the SPRT group-sequentially at round boundaries (one round = one pair from every
+//! whose tally does not recompute from its pairs, repeated shards, overlapping pairs, and a
+//! shard whose PGN does not show the pairs it claims ([`super::shard_games`]), and applies the SPRT group-sequentially at round boundaries (one round = one pair from every
 //! shard), the way Fishtest looks at its batches.
 
 use std::collections::BTreeMap;
@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::fingerprint::{Fingerprint, fingerprint_difference};
 use super::runner::MatchReport;
+use super::shard_games::{self, GamesError};
 use super::tally::{PairOutcome, Tally};
 use crate::stats::{PentanomialCounts, SequentialSprt, SprtDecision, SprtParams, StatsError};
 
@@ -133,6 +134,9 @@ pub enum MergeError {
         /// Why.
         reason: String,
     },
+    /// A shard's PGN does not show the pairs it claims.
+    #[error(transparent)]
+    Games(#[from] GamesError),
     /// The statistics failed on the counts.
     #[error("SPRT: {0}")]
     Stats(#[from] StatsError),
@@ -208,8 +212,23 @@ pub fn read_plan(path: &Path) -> Result<Fingerprint, MergeError> {
 /// stops at the first decision.
 ///
 /// Every shard's fingerprint must equal `plan` in every field, the shard count included: shards
-/// that only agree with each other may all belong to another match.
+/// that only agree with each other may all belong to another match. Every shard's PGN, next to
+/// its file, must then show exactly the pairs it claims.
 pub fn merge(
+    shards: &[(PathBuf, ShardResult)],
+    plan: &Fingerprint,
+    sprt: Option<SprtParams>,
+) -> Result<Merged, MergeError> {
+    let merged = combine(shards, plan, sprt)?;
+    // After the checks of the claims themselves: a shard of another match is named as such.
+    for (path, shard) in shards {
+        shard_games::check(path, shard)?;
+    }
+    Ok(merged)
+}
+
+/// [`merge`] on the shard files' claims alone, their games unread.
+fn combine(
     shards: &[(PathBuf, ShardResult)],
     plan: &Fingerprint,
     sprt: Option<SprtParams>,
@@ -364,7 +383,7 @@ mod tests {
     #[test]
     fn merge_without_sprt_counts_everything() {
         let plan = fingerprint(9, 2);
-        let merged = merge(&[losing_shard(2, 2, 9), losing_shard(1, 2, 9)], &plan, None).unwrap();
+        let merged = combine(&[losing_shard(2, 2, 9), losing_shard(1, 2, 9)], &plan, None).unwrap();
         assert_eq!(merged.tally.pentanomial, [9, 0, 0, 0, 0]);
         assert_eq!(
             (
@@ -387,7 +406,7 @@ mod tests {
             losing_shard(2, 3, 300),
             losing_shard(3, 3, 300),
         ];
-        let merged = merge(&shards, &plan, Some(params)).unwrap();
+        let merged = combine(&shards, &plan, Some(params)).unwrap();
         assert_eq!(merged.sprt_decision, Some(SprtDecision::AcceptH0));
         assert!(merged.tally.pairs < 300);
         assert_eq!(
@@ -396,7 +415,7 @@ mod tests {
             "decisions fall on round boundaries"
         );
         // Without shard 2 the gap-free prefix is one pair: no round completes.
-        let merged = merge(&[shards[0].clone(), shards[2].clone()], &plan, Some(params)).unwrap();
+        let merged = combine(&[shards[0].clone(), shards[2].clone()], &plan, Some(params)).unwrap();
         assert_eq!((merged.contiguous_pairs, merged.tally.pairs), (1, 0));
         assert_eq!(merged.sprt_decision, Some(SprtDecision::Continue));
     }
@@ -411,14 +430,14 @@ mod tests {
                 (path, shard)
             })
             .into();
-        let error = merge(&forged, &plan, None).unwrap_err();
+        let error = combine(&forged, &plan, None).unwrap_err();
         assert_eq!(
             error.to_string(),
             "s1.json was not played under the plan: its book differs from the plan's"
         );
         let honest = [losing_shard(1, 2, 8), losing_shard(2, 2, 8)];
         let cut_in_four = Fingerprint { shards: 4, ..plan };
-        let error = merge(&honest, &cut_in_four, None).unwrap_err();
+        let error = combine(&honest, &cut_in_four, None).unwrap_err();
         assert_eq!(
             error.to_string(),
             "s1.json was not played under the plan: its shard count differs from the plan's"
@@ -430,19 +449,19 @@ mod tests {
         let plan = fingerprint(8, 2);
         let (path, mut other) = losing_shard(2, 2, 8);
         other.fingerprint.seed = 4;
-        let error = merge(&[losing_shard(1, 2, 8), (path, other)], &plan, None).unwrap_err();
+        let error = combine(&[losing_shard(1, 2, 8), (path, other)], &plan, None).unwrap_err();
         assert_eq!(
             error.to_string(),
             "s2.json was not played under the plan: its seed differs from the plan's"
         );
 
         let error =
-            merge(&[losing_shard(1, 2, 8), losing_shard(1, 2, 8)], &plan, None).unwrap_err();
+            combine(&[losing_shard(1, 2, 8), losing_shard(1, 2, 8)], &plan, None).unwrap_err();
         assert!(error.to_string().contains("both are shard 1/2"), "{error}");
 
         let (path, mut stolen) = losing_shard(2, 2, 8);
         stolen.pairs[0].index = 0;
-        let error = merge(&[(path, stolen)], &plan, None).unwrap_err();
+        let error = combine(&[(path, stolen)], &plan, None).unwrap_err();
         assert!(
             error
                 .to_string()
@@ -452,7 +471,7 @@ mod tests {
 
         let (path, mut edited) = losing_shard(1, 2, 8);
         edited.tally.wins += 1;
-        let error = merge(&[(path, edited)], &plan, None).unwrap_err();
+        let error = combine(&[(path, edited)], &plan, None).unwrap_err();
         assert!(
             error.to_string().contains("tally does not match"),
             "{error}"

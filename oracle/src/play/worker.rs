@@ -65,20 +65,8 @@ fn play_pair(
     for game_number in 0..2 {
         // Slot 0 is the first engine; it has White in game 0.
         let white_slot = game_number;
-        let time_controls = [
-            config.clock.of_engine(white_slot),
-            config.clock.of_engine(1 - white_slot),
-        ];
-        let settings = GameSettings {
-            clock: config.clock,
-            time_controls,
-            adjudication: config.adjudication,
-            ready_timeout: config.ready_timeout,
-            node_pace: [
-                config.node_pace[white_slot],
-                config.node_pace[1 - white_slot],
-            ],
-        };
+        let settings = game_settings(config, white_slot);
+        let time_controls = settings.time_controls;
         let (start_time, started) = (SystemTime::now(), Instant::now());
         let Some(record) = play_fresh(config, next, white_slot, opening, &settings, &shared.stop)?
         else {
@@ -153,6 +141,42 @@ fn same_game(a: &GameRecord, b: &GameRecord) -> bool {
 /// How long an engine may take to exit after `quit` before it is killed: the next game's
 /// processes start only once this game's are gone, so none of them shares the machine with it.
 const QUIT_GRACE: Duration = Duration::from_millis(200);
+
+/// The settings of a game of `config` in which slot `white_slot` has White.
+fn game_settings(config: &MatchConfig, white_slot: usize) -> GameSettings {
+    GameSettings {
+        clock: config.clock,
+        time_controls: [
+            config.clock.of_engine(white_slot),
+            config.clock.of_engine(1 - white_slot),
+        ],
+        adjudication: config.adjudication,
+        ready_timeout: config.ready_timeout,
+        node_pace: [
+            config.node_pace[white_slot],
+            config.node_pace[1 - white_slot],
+        ],
+    }
+}
+
+/// Plays one game of `config` from `opening` as the runner plays it, with slot `white_slot` as
+/// White between processes started for it: what a replay of a recorded game plays.
+pub(super) fn play_single(
+    config: &MatchConfig,
+    white_slot: usize,
+    opening: &Opening,
+) -> Result<Option<GameRecord>, RunError> {
+    let settings = game_settings(config, white_slot);
+    let never = AtomicBool::new(false);
+    play_fresh(
+        config,
+        &mut NextEngines::default(),
+        white_slot,
+        opening,
+        &settings,
+        &never,
+    )
+}
 
 /// Both engines' processes for one game, in slot order, each started or the reason it did not.
 type Started = [Result<Engine, UciError>; 2];

@@ -10,15 +10,13 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
-use std::time::Duration;
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
-use shakmaty::{Chess, Color, Position};
+use shakmaty::{Chess, Position};
 use thiserror::Error;
 
 use super::binding::{BindingRecord, BoundBinary};
@@ -30,10 +28,9 @@ use super::stage::StagePlan;
 use crate::governance::entry::{BinaryRecord, Entry, IsolationRecord, StageRecord, StageState};
 use crate::governance::hash::Sha256Hex;
 use crate::play::book::{Book, Opening};
-use crate::play::game::{GameRecord, GameSettings, play_game, unstarted_game};
-use crate::play::runner::MatchConfig;
+use crate::play::game::GameRecord;
+use crate::play::runner::{MatchConfig, play_single_game};
 use crate::play::shard::Shard;
-use crate::play::uci::Engine;
 
 /// What to replay.
 #[derive(Debug, Clone)]
@@ -509,55 +506,12 @@ fn replay_stage(
     })
 }
 
-/// Plays game `game` (0: the first engine has White) of a pair from `opening` with fresh
-/// engine processes, as the runner plays every game.
+/// Plays game `game` (0: the first engine has White) of a pair from `opening` exactly as the
+/// runner plays every game.
 fn play(config: &MatchConfig, opening: &Opening, game: usize) -> Result<GameRecord, GamesError> {
-    let white_slot = game;
-    let settings = GameSettings {
-        clock: config.clock,
-        time_controls: [
-            config.clock.of_engine(white_slot),
-            config.clock.of_engine(1 - white_slot),
-        ],
-        adjudication: config.adjudication,
-        ready_timeout: config.ready_timeout,
-    };
-    let mut white = match start(config, white_slot, Color::White, opening)? {
-        Ok(engine) => engine,
-        Err(record) => return Ok(record),
-    };
-    let mut black = match start(config, 1 - white_slot, Color::Black, opening)? {
-        Ok(engine) => engine,
-        Err(record) => {
-            white.quit(Duration::ZERO);
-            return Ok(record);
-        }
-    };
-    let record = play_game(
-        [&mut white, &mut black],
-        opening,
-        &settings,
-        &AtomicBool::new(false),
-    )
-    .expect("a game that is never aborted finishes");
-    white.quit(Duration::from_millis(500));
-    black.quit(Duration::from_millis(500));
-    Ok(record)
-}
-
-/// Starts engine `slot` to play `color`; an engine that fails to start loses the game as in a
-/// match, a command that cannot be spawned at all is an error.
-fn start(
-    config: &MatchConfig,
-    slot: usize,
-    color: Color,
-    opening: &Opening,
-) -> Result<Result<Engine, GameRecord>, GamesError> {
-    match Engine::start(&config.engines[slot], config.start_timeout) {
-        Ok(engine) => Ok(Ok(engine)),
-        Err(error) if !error.is_engine_fault() => Err(GamesError::Rules(error.to_string())),
-        Err(error) => Ok(Err(unstarted_game(opening.clone(), color, &error))),
-    }
+    play_single_game(config, opening, game)
+        .map_err(|error| GamesError::Rules(error.to_string()))?
+        .ok_or_else(|| GamesError::Rules("a replayed game was abandoned".to_string()))
 }
 
 /// The first difference between the recorded game and the replayed one, `None` when identical;

@@ -425,7 +425,7 @@ fn play_shard(
     let config = plan.match_config(
         shard,
         plan.shards_dir.join(format!("{stem}.state.json")),
-        plan.shards_dir.join(format!("{stem}.pgn")),
+        crate::play::shard_games::pgn_path(&result_file),
     );
     let mut rule = Quota { pairs: quota };
     let report = play(config, &mut rule, quota, reporter)?;
