@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Issue 12's attacks as regression tests, shown to bite: every test below must pass with this
-# tree's oracle and fail with an oracle from before the hardening (cfd0192).
+# Issue 12's and issue 46's attacks as regression tests, shown to bite: every test below must pass
+# with this tree's oracle and fail with an oracle from before the hardening (cfd0192 for issue 12's,
+# 7337505 for issue 46's).
 #   scripts/attack-regression.sh OLD_ORACLE_BINARY [OLD_TREE] [TEST…]
 # The tests are compiled from this tree; for the second run a private mount namespace puts
 # OLD_ORACLE_BINARY where the tests find the oracle (cargo's CARGO_BIN_EXE_oracle) and, with
@@ -30,7 +31,7 @@ old_oracle=$(realpath "$old_oracle")
 root=$(git rev-parse --show-toplevel)
 cd "$root"
 
-# FILE::TEST for each attack of issue 12 (and the hostile inputs that used to panic).
+# FILE::TEST for each attack of issues 12 and 46 (and the hostile inputs that used to panic).
 default_tests=(
   play::a_candidate_cannot_kill_stop_or_overwrite_its_opponent
   play::merge_refuses_forged_shards_naming_file_and_field
@@ -48,6 +49,8 @@ default_tests=(
   workflows::write_jobs_read_only_artifacts_their_run_made_without_candidate_code
   workflows::tokens_are_read_only_except_in_the_named_write_jobs_on_main
   workflows::no_credentials_persist_and_no_secret_reaches_a_step
+  # Issue 46: unbounded inputs, manifests as Cargo reads them, no green check for nothing.
+  register::verify_with_nothing_to_verify_is_bad_input
 )
 tests=("$@")
 [[ ${#tests[@]} -gt 0 ]] || tests=("${default_tests[@]}")

@@ -186,6 +186,29 @@ fn verify_of_a_repository_that_does_not_exist_is_bad_input() {
     );
 }
 
+/// A repository without `register/`, or with one that holds no entry, has nothing to verify:
+/// bad input (exit 2, naming the directory), not a sound register of zero entries.
+#[test]
+fn verify_with_nothing_to_verify_is_bad_input() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("register");
+    for (case, expected) in [("missing", "does not exist"), ("empty", "holds no entries")] {
+        if case == "empty" {
+            std::fs::create_dir(&dir).unwrap();
+            // Hidden files (the append lock) are no entries.
+            std::fs::write(dir.join(".lock"), b"").unwrap();
+        }
+        let output = register_fixture::oracle_at(root.path(), &["register", "verify"]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{case}: {}", stdout(&output));
+        assert!(stdout(&output).is_empty(), "{case}: {}", stdout(&output));
+        assert!(
+            stderr.contains(&dir.display().to_string()) && stderr.contains(expected),
+            "{case}: {stderr}"
+        );
+    }
+}
+
 /// Verifies and returns (exit code, stdout).
 fn verify(repo: &Repo) -> (Option<i32>, String) {
     let output = repo.oracle(&["register", "verify"]);
