@@ -51,6 +51,7 @@ default_tests=(
   workflows::no_credentials_persist_and_no_secret_reaches_a_step
   # Issue 46: unbounded inputs, manifests as Cargo reads them, no green check for nothing.
   register::verify_with_nothing_to_verify_is_bad_input
+  play::an_overlong_line_is_a_malformed_line_that_loses
 )
 tests=("$@")
 [[ ${#tests[@]} -gt 0 ]] || tests=("${default_tests[@]}")
