@@ -52,6 +52,7 @@ default_tests=(
   # Issue 46: unbounded inputs, manifests as Cargo reads them, no green check for nothing.
   register::verify_with_nothing_to_verify_is_bad_input
   play::an_overlong_line_is_a_malformed_line_that_loses
+  verify::a_build_script_key_spelled_with_an_escape_is_refused_at_step_1
 )
 tests=("$@")
 [[ ${#tests[@]} -gt 0 ]] || tests=("${default_tests[@]}")
