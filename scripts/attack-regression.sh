@@ -53,6 +53,7 @@ default_tests=(
   register::verify_with_nothing_to_verify_is_bad_input
   play::an_overlong_line_is_a_malformed_line_that_loses
   verify::a_build_script_key_spelled_with_an_escape_is_refused_at_step_1
+  build::a_blob_past_the_file_bound_is_refused_before_it_is_inflated
 )
 tests=("$@")
 [[ ${#tests[@]} -gt 0 ]] || tests=("${default_tests[@]}")
