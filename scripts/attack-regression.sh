@@ -54,6 +54,7 @@ default_tests=(
   play::an_overlong_line_is_a_malformed_line_that_loses
   verify::a_build_script_key_spelled_with_an_escape_is_refused_at_step_1
   build::a_blob_past_the_file_bound_is_refused_before_it_is_inflated
+  register::verify_refuses_an_entry_file_past_the_record_bound
 )
 tests=("$@")
 [[ ${#tests[@]} -gt 0 ]] || tests=("${default_tests[@]}")

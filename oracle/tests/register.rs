@@ -209,6 +209,25 @@ fn verify_with_nothing_to_verify_is_bad_input() {
     }
 }
 
+/// Issue 46: an entry file past the record bound is refused by its size, naming it, and never
+/// read whole (the oracle used to read any file of `register/` into memory).
+#[test]
+fn verify_refuses_an_entry_file_past_the_record_bound() {
+    let repo = Repo::new();
+    repo.write_register(&sample_entries());
+    let path = repo.entry_path("T-0002.yaml");
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes.resize(bytes.len() + (64 << 20), b'\n');
+    std::fs::write(&path, bytes).unwrap();
+    let output = repo.oracle(&["register", "verify"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{}{stderr}", stdout(&output));
+    assert!(
+        stderr.contains(&path.display().to_string()) && stderr.contains("larger than"),
+        "{stderr}"
+    );
+}
+
 /// Verifies and returns (exit code, stdout).
 fn verify(repo: &Repo) -> (Option<i32>, String) {
     let output = repo.oracle(&["register", "verify"]);
