@@ -238,19 +238,7 @@ fn export_blob(
     executable: bool,
     total: &mut u64,
 ) -> Result<(), SourceError> {
-    let git = |path: &str| {
-        let path = path.to_owned();
-        move |source| SourceError::Git { path, source }
-    };
-    let (size, _) = odb.read_header(id).map_err(git(&path))?;
-    let size = u64::try_from(size).unwrap_or(u64::MAX);
-    if size > MAX_FILE_BYTES {
-        return Err(SourceError::FileTooLarge {
-            path,
-            size,
-            limit: MAX_FILE_BYTES,
-        });
-    }
+    let size = checked_size(odb, id, &path)?;
     *total = total.saturating_add(size);
     if *total > MAX_TREE_BYTES {
         return Err(SourceError::TreeTooLarge {
@@ -265,10 +253,40 @@ fn export_blob(
         Ok((reader, _, _)) => write_file(dest, &mut reader.take(size), executable),
         // Packed objects cannot be streamed; reading one whole is bounded by the check above.
         Err(_) => {
-            let object = odb.read(id).map_err(git(&path))?;
+            let object = odb
+                .read(id)
+                .map_err(|source| SourceError::Git { path, source })?;
             write_file(dest, &mut object.data(), executable)
         }
     }
+}
+
+/// The bytes of blob `id` (tree entry `path`), refused by the size in its header, before it is
+/// inflated, when it exceeds [`MAX_FILE_BYTES`].
+pub fn read_blob(odb: &Odb<'_>, id: Oid, path: &str) -> Result<Vec<u8>, SourceError> {
+    checked_size(odb, id, path)?;
+    let object = odb.read(id).map_err(|source| SourceError::Git {
+        path: path.to_owned(),
+        source,
+    })?;
+    Ok(object.data().to_vec())
+}
+
+/// The size of blob `id` from its header, if within [`MAX_FILE_BYTES`].
+fn checked_size(odb: &Odb<'_>, id: Oid, path: &str) -> Result<u64, SourceError> {
+    let (size, _) = odb.read_header(id).map_err(|source| SourceError::Git {
+        path: path.to_owned(),
+        source,
+    })?;
+    let size = u64::try_from(size).unwrap_or(u64::MAX);
+    if size > MAX_FILE_BYTES {
+        return Err(SourceError::FileTooLarge {
+            path: path.to_owned(),
+            size,
+            limit: MAX_FILE_BYTES,
+        });
+    }
+    Ok(size)
 }
 
 /// Cargo reads `.cargo/config` and `.cargo/config.toml` from the build directory and its
