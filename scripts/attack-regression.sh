@@ -4,7 +4,7 @@
 # hardening.
 #   scripts/attack-regression.sh OLD_ORACLE_BINARY [OLD_TREE] [TEST…]
 #   ROUND=2 …   issue 12's attacks; the old oracle from before cfd0192
-#   ROUND=3 …   issue 46's (the default); the old oracle from eab8ae5, e.g.
+#   ROUND=3 …   issue 46's (the default); the old oracle from 7337505 (eab8ae5 is the same oracle), e.g.
 #               git worktree add /tmp/old eab8ae5 && cargo build --manifest-path /tmp/old/Cargo.toml -p oracle
 #               scripts/attack-regression.sh /tmp/old/target/debug/oracle
 # The tests are compiled from this tree; for the second run a private mount namespace puts
@@ -39,10 +39,8 @@ cd "$root"
 round_2=(
   play::a_candidate_cannot_kill_stop_or_overwrite_its_opponent
   play::merge_refuses_forged_shards_naming_file_and_field
-  play::merge_refuses_a_shard_whose_pgn_does_not_show_its_pairs
   verify::a_poisoned_build_cache_is_detected_and_never_used
   verify::a_forged_shard_is_refused_naming_file_and_field
-  verify::a_shard_claiming_pairs_its_pgn_does_not_show_is_refused
   verify::root_build_files_and_engine_build_hooks_are_refused_at_step_1
   verify::a_binding_profile_without_a_sandbox_stops_before_building
   verify::a_predecessor_disconnect_voids_the_stage
@@ -56,11 +54,14 @@ round_2=(
   workflows::tokens_are_read_only_except_in_the_named_write_jobs_on_main
   workflows::no_credentials_persist_and_no_secret_reaches_a_step
 )
-# Issue 46's: memory across a pair, thinking off the clock, searching more than told, a void
-# stage instead of Abgelehnt, host files compiled in (and the runner-parity case of issue 45:
-# an engine that reserves a stack per search lost on time). Pondering in the slack is shown by
-# the library test `build::sandbox::cpu_account::tests::a_frozen_account_runs_nothing_until_thawed`.
 round_3=(
+  register::verify_with_nothing_to_verify_is_bad_input
+  play::an_overlong_line_is_a_malformed_line_that_loses
+  verify::a_build_script_key_spelled_with_an_escape_is_refused_at_step_1
+  build::a_blob_past_the_file_bound_is_refused_before_it_is_inflated
+  register::verify_refuses_an_entry_file_past_the_record_bound
+  play::merge_refuses_a_shard_whose_pgn_does_not_show_its_pairs
+  verify::a_shard_claiming_pairs_its_pgn_does_not_show_is_refused
   play::an_engine_that_never_joins_its_search_threads_plays_its_games_out
   play::no_engine_remembers_a_game_in_the_next_one
   play::thinking_in_a_ping_is_charged

@@ -282,6 +282,30 @@ fn refused_trees_and_bad_revisions() {
     );
 }
 
+/// Issue 46: an object of some 80 KB that inflates to 80 MiB is refused by the size in its header (the
+/// oracle used to inflate every blob whole into its memory, outside any sandbox).
+#[test]
+fn a_blob_past_the_file_bound_is_refused_before_it_is_inflated() {
+    let repo = FixtureRepo::new();
+    let zeros = "0".repeat(80 << 20);
+    let commit = repo.commit(
+        &[
+            ("Cargo.toml", build_support::MANIFEST),
+            ("Cargo.lock", build_support::LOCK),
+            ("src/main.rs", HELLO),
+            ("src/net.bin", &zeros),
+        ],
+        "a network of zeros",
+    );
+    let run = quick_build(&repo, &commit.to_string());
+    assert_eq!(run.code, 1, "{run:?}");
+    let size = (80u64 << 20).to_string();
+    assert!(
+        run.stderr.contains("src/net.bin") && run.stderr.contains(&size),
+        "names the path and the size: {run:?}"
+    );
+}
+
 #[test]
 fn an_ambiguous_short_id_is_refused() {
     // Blobs are objects too: write blobs until two ids share a 4-digit prefix.

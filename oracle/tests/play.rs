@@ -556,6 +556,18 @@ fn illegal_move_loses() {
 }
 
 #[test]
+fn an_overlong_line_is_a_malformed_line_that_loses() {
+    // 4 MiB without a newline, then a real search: an oracle without a bound on a line reads it
+    // all (and would read 1.5 GB as well) and lets the game go on.
+    assert_fault(
+        &fault_spec("flooder", "flood", 2, ""),
+        &["--nodes", "1000"],
+        "illegal_move",
+        "illegal move",
+    );
+}
+
+#[test]
 fn late_answer_loses_on_time() {
     // Answers 1.5 s after a 1 s clock: past the clock and the 100 ms margin.
     assert_fault(

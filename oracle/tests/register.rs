@@ -186,6 +186,48 @@ fn verify_of_a_repository_that_does_not_exist_is_bad_input() {
     );
 }
 
+/// A repository without `register/`, or with one that holds no entry, has nothing to verify:
+/// bad input (exit 2, naming the directory), not a sound register of zero entries.
+#[test]
+fn verify_with_nothing_to_verify_is_bad_input() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("register");
+    for (case, expected) in [("missing", "does not exist"), ("empty", "holds no entries")] {
+        if case == "empty" {
+            std::fs::create_dir(&dir).unwrap();
+            // Hidden files (the append lock) are no entries.
+            std::fs::write(dir.join(".lock"), b"").unwrap();
+        }
+        let output = register_fixture::oracle_at(root.path(), &["register", "verify"]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{case}: {}", stdout(&output));
+        assert!(stdout(&output).is_empty(), "{case}: {}", stdout(&output));
+        assert!(
+            stderr.contains(&dir.display().to_string()) && stderr.contains(expected),
+            "{case}: {stderr}"
+        );
+    }
+}
+
+/// Issue 46: an entry file past the record bound is refused by its size, naming it, and never
+/// read whole (the oracle used to read any file of `register/` into memory).
+#[test]
+fn verify_refuses_an_entry_file_past_the_record_bound() {
+    let repo = Repo::new();
+    repo.write_register(&sample_entries());
+    let path = repo.entry_path("T-0002.yaml");
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes.resize(bytes.len() + (64 << 20), b'\n');
+    std::fs::write(&path, bytes).unwrap();
+    let output = repo.oracle(&["register", "verify"]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{}{stderr}", stdout(&output));
+    assert!(
+        stderr.contains(&path.display().to_string()) && stderr.contains("larger than"),
+        "{stderr}"
+    );
+}
+
 /// Verifies and returns (exit code, stdout).
 fn verify(repo: &Repo) -> (Option<i32>, String) {
     let output = repo.oracle(&["register", "verify"]);

@@ -1702,6 +1702,43 @@ fn root_build_files_and_engine_build_hooks_are_refused_at_step_1() {
     }
 }
 
+/// Issue 46: `"bui\u006cd"` is `package.build` to Cargo; a line scan read it as another key.
+#[test]
+fn a_build_script_key_spelled_with_an_escape_is_refused_at_step_1() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    let genesis = fixture.repo.head().unwrap().peel_to_commit().unwrap();
+    let manifest = fs::read_to_string(fixture.path().join("engine/Cargo.toml")).unwrap();
+    let hooked = manifest.replacen(
+        "[package]\n",
+        "[package]\n\"bui\\u006cd\" = \"src/hook.rs\"\n",
+        1,
+    );
+    assert_ne!(
+        hooked, manifest,
+        "the fixture's manifest has a [package] table"
+    );
+    let mut update = git2::build::TreeUpdateBuilder::new();
+    let manifest_blob = fixture.repo.blob(hooked.as_bytes()).unwrap();
+    let hook = fixture.repo.blob(b"fn main() {}\n").unwrap();
+    update.upsert("engine/Cargo.toml", manifest_blob, git2::FileMode::Blob);
+    update.upsert("engine/src/hook.rs", hook, git2::FileMode::Blob);
+    let tree = update
+        .create_updated(&fixture.repo, &genesis.tree().unwrap())
+        .unwrap();
+    let candidate = fixture.commit_on(genesis.id(), tree, "engine: faster\n\nBench: 1\n");
+    let out = tempfile::tempdir().unwrap();
+    let (code, result, stderr) = fixture.verify(&candidate.to_string(), out.path());
+    assert_eq!(code, 2, "{stderr}\n{result:#}");
+    assert_eq!(result["failure"]["step"], "resolve", "{result:#}");
+    let why = result["failure"]["why"].as_str().unwrap();
+    assert!(why.contains("`package.build`"), "{why}");
+    assert!(
+        !out.path().join("binding.json").exists(),
+        "refused before any build"
+    );
+}
+
 #[test]
 fn an_out_dir_that_is_not_utf8_is_refused_before_any_build() {
     use std::os::unix::ffi::OsStrExt;

@@ -110,7 +110,12 @@ impl BuildError {
             ),
             Self::Source(error) => matches!(
                 error,
-                S::Symlink { .. } | S::Submodule { .. } | S::CargoConfig { .. } | S::BadName { .. }
+                S::Symlink { .. }
+                    | S::Submodule { .. }
+                    | S::CargoConfig { .. }
+                    | S::BadName { .. }
+                    | S::FileTooLarge { .. }
+                    | S::TreeTooLarge { .. }
             ),
             Self::Recipe(_) | Self::Cache(_) => false,
         }

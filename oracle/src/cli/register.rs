@@ -34,7 +34,8 @@ pub struct RegisterArgs {
 enum RegisterCommand {
     /// Check the whole chain, and every entry against the constitution in its predecessor
     /// commit's tree and the chain of custody; prints `head=<sha256> n=<count>` (exit 0 only
-    /// when sound; what a shallow clone cannot answer is listed as `unchecked`).
+    /// when sound; what a shallow clone cannot answer is listed as `unchecked`; exit 2 when
+    /// `register/` is missing or empty).
     Verify {
         #[command(flatten)]
         repo: RepoArgs,
@@ -189,7 +190,20 @@ fn status(ok: bool) -> ExitCode {
 
 /// `register verify`.
 fn verify(repo: &RepoArgs, expect_head: Option<&str>) -> anyhow::Result<ExitCode> {
-    let mut audit = register::verify(&repo.repo)?;
+    let files = register::read_files(&repo.repo)?;
+    if files.is_empty() {
+        // Nothing checked is no evidence of a sound register: a wrong `--repo` or a checkout
+        // without its entries must not show a green check (exit 2, bad input, not 1: there is
+        // no register to call unsound).
+        let dir = repo.repo.join(register::REGISTER_DIR);
+        let state = if dir.is_dir() {
+            "holds no entries"
+        } else {
+            "does not exist"
+        };
+        bail!("{}: {state}; there is no register to verify", dir.display());
+    }
+    let mut audit = register::verify_files(&repo.repo, &files);
     if let Some(expected) = expect_head.filter(|expected| *expected != audit.head.as_str()) {
         let newest = audit
             .entries

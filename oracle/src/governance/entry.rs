@@ -586,6 +586,20 @@ deserialize_via_try_from!(EntryId, OracleCommit);
 mod tests {
     use super::*;
 
+    /// serde_norway stops at 128 levels wherever it descends without a schema (an untyped value),
+    /// and a typed entry refuses the first value of the wrong shape: a deeply nested document is
+    /// an error, not a stack overflow.
+    #[test]
+    fn a_deeply_nested_entry_is_refused_not_a_stack_overflow() {
+        for depth in [200, 5_000] {
+            let nested = format!("{}{}\n", "[".repeat(depth), "]".repeat(depth));
+            let error = serde_norway::from_str::<serde_norway::Value>(&nested).unwrap_err();
+            assert!(error.to_string().contains("recursion limit"), "{error}");
+            let entry = format!("id: {nested}");
+            assert!(Entry::parse(entry.as_bytes()).is_err());
+        }
+    }
+
     #[test]
     fn the_oracle_record_reads_old_entries_and_says_unknown_rather_than_guess() {
         let old: OracleRecord =

@@ -16,6 +16,7 @@ use super::fingerprint::{Fingerprint, fingerprint_difference};
 use super::runner::MatchReport;
 use super::shard_games::{self, GamesError};
 use super::tally::{PairOutcome, Tally};
+use crate::integrity::{MAX_RECORD_BYTES, read_bounded};
 use crate::stats::{PentanomialCounts, SequentialSprt, SprtDecision, SprtParams, StatsError};
 
 /// Which slice of the pairs a run plays: pair `i` belongs to shard `i mod count`.
@@ -174,9 +175,10 @@ pub fn read_shards(paths: &[PathBuf]) -> Result<Vec<(PathBuf, ShardResult)>, Mer
                 path: path.clone(),
                 reason,
             };
-            let text = std::fs::read_to_string(path).map_err(|e| unreadable(e.to_string()))?;
+            let bytes = read_bounded(path, MAX_RECORD_BYTES)
+                .map_err(|error| unreadable(error.reason.to_string()))?;
             let shard: ShardResult =
-                serde_json::from_str(&text).map_err(|e| unreadable(e.to_string()))?;
+                serde_json::from_slice(&bytes).map_err(|e| unreadable(e.to_string()))?;
             if shard.format != SHARD_FORMAT {
                 return Err(unreadable(format!(
                     "format {} is not {SHARD_FORMAT}",
@@ -195,9 +197,10 @@ pub fn read_plan(path: &Path) -> Result<Fingerprint, MergeError> {
         path: path.to_path_buf(),
         reason,
     };
-    let text = std::fs::read_to_string(path).map_err(|e| unreadable(e.to_string()))?;
+    let bytes = read_bounded(path, MAX_RECORD_BYTES)
+        .map_err(|error| unreadable(error.reason.to_string()))?;
     let json: serde_json::Value =
-        serde_json::from_str(&text).map_err(|e| unreadable(e.to_string()))?;
+        serde_json::from_slice(&bytes).map_err(|e| unreadable(e.to_string()))?;
     if json.get("fingerprint").is_some() {
         serde_json::from_value::<ShardResult>(json)
             .map(|shard| shard.fingerprint)

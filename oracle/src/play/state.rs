@@ -11,6 +11,7 @@ use super::fingerprint::{Fingerprint, fingerprint_difference};
 use super::runner::RunError;
 use super::shard::Shard;
 use super::tally::PairOutcome;
+use crate::integrity::{MAX_RECORD_BYTES, read_bounded};
 
 /// The resumable state, rewritten atomically after every counted pair.
 #[derive(Debug, Serialize, Deserialize)]
@@ -29,11 +30,11 @@ pub(super) fn load_state(
     fingerprint: &Fingerprint,
     shard: Shard,
 ) -> Result<State, RunError> {
-    let text = std::fs::read_to_string(path).map_err(|source| RunError::Io {
+    let bytes = read_bounded(path, MAX_RECORD_BYTES).map_err(|error| RunError::Io {
         path: path.to_path_buf(),
-        source,
+        source: error.reason,
     })?;
-    let state: State = serde_json::from_str(&text).map_err(|e| RunError::StateInvalid {
+    let state: State = serde_json::from_slice(&bytes).map_err(|e| RunError::StateInvalid {
         path: path.to_path_buf(),
         reason: e.to_string(),
     })?;

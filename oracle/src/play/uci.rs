@@ -4,7 +4,8 @@
 //! (an engine that hangs must never hang the oracle); the engine's stdout is read by a small
 //! thread that time-stamps each line as it arrives, so the moment `bestmove` was read is
 //! exact even when the caller is busy with another game. Nothing here logs, and nothing on
-//! the `go` → `bestmove` path allocates more than the lines themselves.
+//! the `go` → `bestmove` path allocates more than the lines themselves, each at most
+//! [`MAX_LINE`] bytes.
 //!
 //! Typical use (the match runner, the proof runner and the tuner all do this):
 //!
@@ -23,7 +24,7 @@
 //! ```
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, LineWriter, Write};
+use std::io::{BufRead, BufReader, BufWriter, LineWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -42,6 +43,16 @@ pub const STOP_DRAIN: Duration = Duration::from_millis(1000);
 /// Lines read ahead of the driver at most; a UCI search prints a few per iteration, so this
 /// only ever binds an engine that floods its output.
 const LINE_BACKLOG: usize = 4096;
+
+/// The longest engine output line read, in bytes, its line end included; a longer one is a
+/// malformed line, its engine's fault. Real UCI lines are at most a few KB (an `info … pv` of a
+/// deep search, a `combo` option's declaration), so 16 KiB leaves ample room, and with
+/// [`LINE_BACKLOG`] lines queued at most an engine's output holds the oracle's memory under
+/// 64 MiB, whatever it writes.
+pub const MAX_LINE: usize = 16 * 1024;
+
+/// How much of an overlong line the fault quotes.
+const OVERLONG_QUOTE: usize = 64;
 
 /// How an engine is started and configured: the `--engine cmd=…,name=…,option.X=V` of a match.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -145,7 +156,7 @@ pub enum UciError {
         /// For `bestmove`: true when `stop` made the engine answer, so it is still usable.
         recovered: bool,
     },
-    /// The engine sent a `bestmove` line without a move.
+    /// The engine sent a `bestmove` line without a move, or a line longer than [`MAX_LINE`].
     #[error("engine `{engine}` sent a malformed line: `{line}`")]
     Malformed {
         /// The engine's name.
@@ -360,6 +371,10 @@ impl TrafficLog {
 /// One line of engine output and the instant it was read.
 type Line = (Instant, String);
 
+/// What the reader thread passes on: a line, or the quoted start of a line longer than
+/// [`MAX_LINE`] (the last thing it reads from that engine).
+type Received = (Instant, Result<String, String>);
+
 /// A running UCI engine process.
 #[derive(Debug)]
 pub struct Engine {
@@ -370,7 +385,7 @@ pub struct Engine {
     /// The process's CPU account, where the machine allows one; removed after the process.
     account: Option<CpuAccount>,
     stdin: BufWriter<ChildStdin>,
-    lines: Receiver<Line>,
+    lines: Receiver<Received>,
     reader: Option<JoinHandle<()>>,
     log: Option<TrafficLog>,
     id_name: Option<String>,
@@ -440,16 +455,18 @@ impl Engine {
             .spawn(move || {
                 let mut stdout = BufReader::new(stdout);
                 loop {
-                    let mut line = String::new();
-                    match stdout.read_line(&mut line) {
-                        Ok(0) | Err(_) => return,
-                        Ok(_) => {
+                    match read_bounded_line(&mut stdout) {
+                        // Invalid UTF-8 ends the reading as a closed pipe does.
+                        Ok(None) | Err(_) => return,
+                        Ok(Some(line)) => {
                             let read_at = Instant::now();
-                            line.truncate(line.trim_end().len());
                             if let Some(log) = &reader_log {
-                                log.record('<', &line);
+                                let text = line.as_ref().unwrap_or_else(|quoted| quoted);
+                                log.record('<', text);
                             }
-                            if sender.send((read_at, line)).is_err() {
+                            let overlong = line.is_err();
+                            // After an overlong line nothing more is read: the engine has lost.
+                            if sender.send((read_at, line)).is_err() || overlong {
                                 return;
                             }
                         }
@@ -671,8 +688,12 @@ impl Engine {
     /// (`recovered`). Either way the search counts as not answered in time.
     fn go(&mut self, limits: &GoLimits, deadline: Duration) -> Result<SearchOutcome, UciError> {
         // Lines written before this search (late `info`, or a `bestmove` sent ahead of time to
-        // be charged nothing) are no answer to it.
-        while self.lines.try_recv().is_ok() {}
+        // be charged nothing) are no answer to it; an overlong one is a fault all the same.
+        while let Ok((_, line)) = self.lines.try_recv() {
+            if let Err(quoted) = line {
+                return Err(self.overlong(quoted));
+            }
+        }
         self.send(&limits.command(), "sending go")?;
         let started = Instant::now();
         let mut last_scored: Option<String> = None;
@@ -793,7 +814,8 @@ impl Engine {
             self.lines.recv_timeout(remaining)
         };
         match received {
-            Ok(line) => Ok(line),
+            Ok((read_at, Ok(line))) => Ok((read_at, line)),
+            Ok((_, Err(quoted))) => Err(self.overlong(quoted)),
             Err(RecvTimeoutError::Timeout) => Err(UciError::Deadline {
                 engine: self.name.clone(),
                 expected,
@@ -806,6 +828,35 @@ impl Engine {
             }),
         }
     }
+
+    /// The fault of a line longer than [`MAX_LINE`], quoting its start.
+    fn overlong(&self, quoted: String) -> UciError {
+        UciError::Malformed {
+            engine: self.name.clone(),
+            line: quoted,
+        }
+    }
+}
+
+/// Reads one line of at most [`MAX_LINE`] bytes, its line end trimmed: `None` at the end of the
+/// output, `Err(quote)` for a longer line, of which no more than the bound is read (so an engine
+/// that withholds the newline cannot grow the oracle's memory).
+fn read_bounded_line(input: &mut impl BufRead) -> std::io::Result<Option<Result<String, String>>> {
+    let mut bytes = Vec::new();
+    let bound = u64::try_from(MAX_LINE).unwrap_or(u64::MAX);
+    if input.by_ref().take(bound).read_until(b'\n', &mut bytes)? == 0 {
+        return Ok(None);
+    }
+    if bytes.len() == MAX_LINE && bytes.last() != Some(&b'\n') {
+        let start = String::from_utf8_lossy(&bytes[..OVERLONG_QUOTE]);
+        return Ok(Some(Err(format!(
+            "{start}… (longer than {MAX_LINE} bytes)"
+        ))));
+    }
+    let mut line = String::from_utf8(bytes)
+        .map_err(|error| std::io::Error::new(std::io::ErrorKind::InvalidData, error))?;
+    line.truncate(line.trim_end().len());
+    Ok(Some(Ok(line)))
 }
 
 impl Drop for Engine {
@@ -884,6 +935,29 @@ mod tests {
         let error = Engine::start(&config, Duration::from_secs(30)).unwrap_err();
         assert!(started.elapsed() < Duration::from_secs(5), "{error}");
         assert!(error.to_string().contains("not a UCI engine"), "{error}");
+    }
+
+    #[test]
+    fn a_line_past_the_bound_is_refused_without_reading_on() {
+        let exact = format!("{}\r\n", "a".repeat(MAX_LINE - 2));
+        let mut input = std::io::Cursor::new(format!("{exact}bestmove e2e4\n"));
+        assert_eq!(
+            read_bounded_line(&mut input).unwrap(),
+            Some(Ok("a".repeat(MAX_LINE - 2)))
+        );
+        assert_eq!(
+            read_bounded_line(&mut input).unwrap(),
+            Some(Ok("bestmove e2e4".to_owned()))
+        );
+        assert_eq!(read_bounded_line(&mut input).unwrap(), None);
+        let flood = format!("info string {}\nbestmove e2e4\n", "x".repeat(4 * MAX_LINE));
+        let mut input = std::io::Cursor::new(flood);
+        let Some(Err(quoted)) = read_bounded_line(&mut input).unwrap() else {
+            panic!("an overlong line is refused");
+        };
+        assert!(quoted.starts_with("info string xxx"), "{quoted}");
+        assert!(quoted.ends_with(&format!("(longer than {MAX_LINE} bytes)")));
+        assert_eq!(input.position(), MAX_LINE as u64, "read no further");
     }
 
     #[test]

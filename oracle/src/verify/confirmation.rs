@@ -5,7 +5,6 @@
 //! the `Oracle-Proof` trailer, the spec's bytes at the candidate, and the emails of the people
 //! who made the change (the confirmer must not be one of them).
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use git2::{Oid, Repository};
@@ -14,6 +13,7 @@ use thiserror::Error;
 
 use crate::governance::confirmation::{ConfirmationRecord, Statements, confirmer_email};
 use crate::governance::hash::Sha256Hex;
+use crate::integrity::{MAX_RECORD_BYTES, read_bounded};
 
 use super::resolve::{self, ResolvedCommit};
 
@@ -86,9 +86,9 @@ pub fn read(
     candidate: &ResolvedCommit,
     proof: &str,
 ) -> Result<Confirmation, ConfirmationError> {
-    let bytes = fs::read(file).map_err(|source| ConfirmationError::Read {
+    let bytes = read_bounded(file, MAX_RECORD_BYTES).map_err(|error| ConfirmationError::Read {
         file: file.to_owned(),
-        source,
+        source: error.reason,
     })?;
     let parsed: ConfirmationFile =
         serde_norway::from_slice(&bytes).map_err(|e| ConfirmationError::Schema {

@@ -591,6 +591,7 @@ fn san(pos: &Chess, uci: &str) -> String {
 mod tests {
     use super::*;
     use crate::play::game::{GameResult, MoveRecord, Termination};
+    use std::time::Duration;
 
     #[test]
     fn the_choice_is_a_repeatable_sample_of_the_recorded_pairs() {

@@ -57,7 +57,7 @@ pub enum ResolveError {
     /// The repository or a revision could not be resolved.
     #[error("{what}: {source}")]
     Source {
-        /// `--repo`, `candidate` or `--base`.
+        /// `--repo`, `candidate`, `--base`, or `tree` (a file read from a commit's tree).
         what: &'static str,
         /// The build module's reason (ambiguous, missing, not a commit).
         source: SourceError,
@@ -308,7 +308,13 @@ pub fn changes(repo: &Repository, pair: &CommitPair) -> Result<Changes, ResolveE
             });
         }
     }
-    if let Ok(manifest) = read_file(repo, &pair.candidate, scope::ENGINE_MANIFEST) {
+    // A missing manifest has no keys to refuse; one that cannot be read (past the bound) is
+    // refused, not skipped.
+    let manifest = match read_file(repo, &pair.candidate, scope::ENGINE_MANIFEST) {
+        Err(ResolveError::MissingFile { .. }) => None,
+        read => Some(read?),
+    };
+    if let Some(manifest) = manifest {
         let text = String::from_utf8_lossy(&manifest);
         touched.extend(scope::manifest_violations(&text).into_iter().map(|reason| {
             GovernanceTouch {
@@ -374,8 +380,17 @@ pub fn read_file(
     if entry.kind() != Some(ObjectType::Blob) {
         return Err(missing());
     }
-    let blob = git(format!("read {path}"), repo.find_blob(entry.id()))?;
-    Ok(blob.content().to_vec())
+    read_blob(repo, entry.id(), path)
+}
+
+/// The bytes of blob `id` (tree entry `path`), refused by its size before it is inflated when it
+/// is larger than a file of an export may be.
+fn read_blob(repo: &Repository, id: Oid, path: &str) -> Result<Vec<u8>, ResolveError> {
+    let odb = git(format!("read {path}"), repo.odb())?;
+    source::read_blob(&odb, id, path).map_err(|source| ResolveError::Source {
+        what: "tree",
+        source,
+    })
 }
 
 /// Every file directly under `dir` in the commit's tree, by name (empty when `dir` is absent).
@@ -392,9 +407,9 @@ pub fn read_dir(
     let mut files = Vec::new();
     for item in sub.iter() {
         if item.kind() == Some(ObjectType::Blob) {
-            let blob = git(format!("read {dir}"), repo.find_blob(item.id()))?;
             let name = String::from_utf8_lossy(item.name_bytes()).into_owned();
-            files.push((name, blob.content().to_vec()));
+            let bytes = read_blob(repo, item.id(), &format!("{dir}/{name}"))?;
+            files.push((name, bytes));
         }
     }
     Ok(files)
@@ -630,6 +645,19 @@ mod tests {
             read_dir(&s.repo, &pair.predecessor, "books")
                 .unwrap()
                 .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_manifest_past_the_file_bound_is_refused_before_it_is_inflated() {
+        let s = Scratch::new();
+        let root = s.commit(&[], &[("engine/Cargo.toml", Some("[package]\n"))], "root");
+        let huge = " ".repeat(usize::try_from(source::MAX_FILE_BYTES).unwrap() + 1);
+        let pair = s.pair(s.commit(&[root], &[("engine/Cargo.toml", Some(&huge))], "c"));
+        let error = changes(&s.repo, &pair).unwrap_err();
+        assert!(
+            matches!(error, ResolveError::Source { source: SourceError::FileTooLarge { ref path, .. }, .. } if path == "engine/Cargo.toml"),
+            "{error}"
         );
     }
 }

@@ -10,6 +10,7 @@
 //! time, before anything is measured.
 
 use serde::Serialize;
+use toml::de::DeTable;
 
 /// The only directory a candidate may change.
 pub const ENGINE_PREFIX: &str = "engine/";
@@ -17,7 +18,7 @@ pub const ENGINE_PREFIX: &str = "engine/";
 /// The engine's manifest, checked key by key.
 pub const ENGINE_MANIFEST: &str = "engine/Cargo.toml";
 
-/// Tables whose entries bring code into the build (any `[target.…]` table is refused as well).
+/// Tables whose entries bring code into the build (`[target.…]` is refused as a whole).
 const DEPENDENCY_TABLES: [&str; 5] = [
     "dependencies",
     "dev-dependencies",
@@ -30,15 +31,12 @@ const DEPENDENCY_TABLES: [&str; 5] = [
 /// `[target.…]` (platform dependencies), `cargo-features` (unstable manifest features).
 const REFUSED_ROOTS: [&str; 5] = ["patch", "replace", "workspace", "target", "cargo-features"];
 
-/// Keys that run or link foreign code: a build script, a native library, a proc-macro crate, a
-/// workspace root elsewhere.
-const REFUSED_KEYS: [&str; 6] = [
-    "package.build",
-    "package.links",
-    "package.workspace",
-    "lib.proc-macro",
-    "lib.proc_macro",
-    "lib.plugin",
+/// Keys, by table, that run or link foreign code: a build script, a native library, a
+/// proc-macro crate, a workspace root elsewhere. Refused whatever their value (`build = false`
+/// too: the engine has no build script to switch off).
+const REFUSED_KEYS: [(&str, &[&str]); 2] = [
+    ("package", &["build", "links", "workspace"]),
+    ("lib", &["proc-macro", "proc_macro", "plugin"]),
 ];
 
 /// One reason a candidate's change is governance rather than an engine change.
@@ -72,86 +70,53 @@ pub fn path_violation(path: &str) -> Option<String> {
 
 /// What is wrong with the engine's manifest, one line per refused table or key (empty: nothing).
 ///
-/// A line scan, not a TOML parser (the oracle takes no TOML dependency): table headers and
-/// `key = value` lines are read as written, dotted keys are joined with their table, and an
-/// inline table is refused outright because its keys cannot be seen. The scan errs towards
-/// refusing: a manifest it cannot read as plain tables and keys is not an engine change.
+/// The manifest is read by a TOML parser, as Cargo reads it: quoted keys, escapes in them
+/// (`"bui\u006cd"` is `build`), dotted keys and inline tables all name the key they spell. A
+/// manifest that is not TOML is refused (Cargo would refuse it too).
 #[must_use]
 pub fn manifest_violations(text: &str) -> Vec<String> {
+    let line = |offset: usize| text.get(..offset).unwrap_or(text).matches('\n').count() + 1;
+    let root = match DeTable::parse(text) {
+        Ok(root) => root.into_inner(),
+        Err(error) => {
+            let at = error.span().map_or(1, |span| line(span.start));
+            return vec![format!("line {at}: not TOML: {}", error.message())];
+        }
+    };
     let mut found = Vec::new();
-    let mut table: Vec<String> = Vec::new();
-    for (number, raw) in text.lines().enumerate() {
-        let line = strip_comment(raw).trim();
-        if line.is_empty() {
-            continue;
-        }
-        let at = number + 1;
-        if let Some(header) = line.strip_prefix('[') {
-            let header = header.trim_start_matches('[');
-            let name = header.trim_end().trim_end_matches(']');
-            table = split_key(name);
-            if let Some(why) = refused_path(&table, true) {
-                found.push(format!("line {at}: [{name}]: {why}"));
-            }
-            continue;
-        }
-        let Some((key, value)) = line.split_once('=') else {
-            continue;
-        };
-        let mut path = table.clone();
-        path.extend(split_key(key));
-        let joined = path.join(".");
-        if value.trim_start().starts_with('{') {
+    for (key, value) in &root {
+        let name: &str = key.get_ref();
+        let at = line(key.span().start);
+        if REFUSED_ROOTS.contains(&name) {
             found.push(format!(
-                "line {at}: `{joined}` is an inline table; write it as a [table] the oracle can check"
+                "line {at}: `{name}`: patches, replacements, workspaces and platform tables change the build"
             ));
-        } else if let Some(why) = refused_path(&path, false) {
-            found.push(format!("line {at}: `{joined}`: {why}"));
+        } else if DEPENDENCY_TABLES.contains(&name) {
+            let std_only = "the engine is std-only: no dependencies of any kind";
+            match value.get_ref().as_table() {
+                // An empty `[dependencies]` declares nothing; any entry in it does.
+                Some(table) => found.extend(table.iter().map(|(dependency, _)| {
+                    let at = line(dependency.span().start);
+                    let dependency: &str = dependency.get_ref();
+                    format!("line {at}: `{name}.{dependency}`: {std_only}")
+                })),
+                None => found.push(format!("line {at}: `{name}`: {std_only}")),
+            }
+        } else if let Some((_, refused)) = REFUSED_KEYS.iter().find(|(table, _)| *table == name)
+            && let Some(table) = value.get_ref().as_table()
+        {
+            for (inner, _) in table {
+                let inner_name: &str = inner.get_ref();
+                if refused.contains(&inner_name) {
+                    found.push(format!(
+                        "line {}: `{name}.{inner_name}`: build scripts, native links and proc-macros run foreign code at build time",
+                        line(inner.span().start)
+                    ));
+                }
+            }
         }
     }
     found
-}
-
-/// Why a table (`header`) or key path is refused in the engine's manifest.
-fn refused_path(path: &[String], header: bool) -> Option<&'static str> {
-    let first = path.first().map(String::as_str).unwrap_or_default();
-    if REFUSED_ROOTS.contains(&first) {
-        return Some("patches, replacements, workspaces and platform tables change the build");
-    }
-    let in_dependencies = path
-        .iter()
-        .any(|part| DEPENDENCY_TABLES.contains(&part.as_str()));
-    // An empty `[dependencies]` header declares nothing; any entry in it does.
-    let is_bare_table = header && path.len() == 1;
-    if in_dependencies && !is_bare_table {
-        return Some("the engine is std-only: no dependencies of any kind");
-    }
-    let joined = path.join(".");
-    REFUSED_KEYS
-        .contains(&joined.as_str())
-        .then_some("build scripts, native links and proc-macros run foreign code at build time")
-}
-
-/// A dotted TOML key split into its parts, quotes removed.
-fn split_key(key: &str) -> Vec<String> {
-    key.split('.')
-        .map(|part| part.trim().trim_matches('"').trim_matches('\'').to_owned())
-        .filter(|part| !part.is_empty())
-        .collect()
-}
-
-/// The line without a trailing `# comment` (a `#` inside a quoted string is kept).
-fn strip_comment(line: &str) -> &str {
-    let mut quote: Option<char> = None;
-    for (i, c) in line.char_indices() {
-        match (quote, c) {
-            (None, '#') => return &line[..i],
-            (None, '"' | '\'') => quote = Some(c),
-            (Some(q), c) if c == q => quote = None,
-            _ => {}
-        }
-    }
-    line
 }
 
 #[cfg(test)]
@@ -200,27 +165,19 @@ mod tests {
     fn dependencies_build_scripts_and_redirections_are_refused() {
         let base = "[package]\nname = \"coherent\"\nversion.workspace = true\n\n[dependencies]\n";
         for (addition, expected) in [
-            ("libc = \"0.2\"\n", "`dependencies.libc`"),
+            ("libc = \"0.2\"\n", "line 6: `dependencies.libc`"),
             ("[dev-dependencies]\nx = \"1\"\n", "`dev-dependencies.x`"),
             (
                 "[build-dependencies.cc]\nversion = \"1\"\n",
-                "[build-dependencies.cc]",
+                "`build-dependencies.cc`",
             ),
-            ("[target.'cfg(unix)'.dependencies]\n", "[target."),
-            (
-                "[patch.crates-io]\nlibc = { path = \"v\" }\n",
-                "[patch.crates-io]",
-            ),
-            ("[replace]\n", "[replace]"),
-            ("[workspace]\n", "[workspace]"),
-            (
-                "[package]\nbuild = \"gen.rs\" # generated\n",
-                "`package.build`",
-            ),
-            ("[package]\nlinks = \"z\"\n", "`package.links`"),
+            ("[target.'cfg(unix)'.dependencies]\n", "`target`"),
+            ("[patch.crates-io]\nlibc = { path = \"v\" }\n", "`patch`"),
+            ("[replace]\n", "`replace`"),
+            ("[workspace]\n", "`workspace`"),
             ("[lib]\nproc-macro = true\n", "`lib.proc-macro`"),
             ("[lib]\n\"proc-macro\" = true\n", "`lib.proc-macro`"),
-            ("[package.metadata]\nx = { a = 1 }\n", "inline table"),
+            ("[lib]\nproc_macro = true\n", "`lib.proc_macro`"),
         ] {
             let found = manifest_violations(&format!("{base}{addition}"));
             assert!(
@@ -228,9 +185,60 @@ mod tests {
                 "{addition:?}: {found:?}"
             );
         }
-        let build_key_at_top = "package.build = \"x.rs\"\n";
-        assert_eq!(manifest_violations(build_key_at_top).len(), 1);
         let comment = "[package]\nname = \"a#b\" # build = \"x\"\n";
         assert!(manifest_violations(comment).is_empty());
+        let metadata = "[package]\nname = \"a\"\nmetadata = { x = { a = 1 } }\n";
+        assert!(manifest_violations(metadata).is_empty());
+    }
+
+    /// Each spelling Cargo reads as a refused key, one manifest per spelling.
+    #[test]
+    fn refused_keys_are_found_however_they_are_spelled() {
+        let package = "[package]\nname = \"coherent\"\n";
+        for (manifest, expected) in [
+            (
+                format!("{package}\"bui\\u006cd\" = \"src/hook.rs\"\n"),
+                "line 3: `package.build`",
+            ),
+            (
+                format!("{package}'build' = \"src/hook.rs\"\n"),
+                "`package.build`",
+            ),
+            (
+                "package = { name = \"coherent\", build = \"x.rs\" }\n".to_owned(),
+                "`package.build`",
+            ),
+            (
+                "\"package\".\"links\" = \"z\"\n".to_owned(),
+                "`package.links`",
+            ),
+            (
+                format!("{package}[lib]\n\"proc\\u002dmacro\" = true\n"),
+                "`lib.proc-macro`",
+            ),
+            ("lib.proc-macro = true\n".to_owned(), "`lib.proc-macro`"),
+            (
+                "dependencies = { libc = \"0.2\" }\n".to_owned(),
+                "`dependencies.libc`",
+            ),
+            (
+                "\"depend\\u0065ncies\".libc.workspace = true\n".to_owned(),
+                "`dependencies.libc`",
+            ),
+            (
+                "[\"target\".\"cfg(unix)\".dependencies]\nlibc = \"0.2\"\n".to_owned(),
+                "`target`",
+            ),
+            ("\"p\\u0061tch\" = {}\n".to_owned(), "`patch`"),
+            ("[package\n".to_owned(), "line 1: not TOML"),
+        ] {
+            let found = manifest_violations(&manifest);
+            assert!(
+                found.iter().any(|line| line.contains(expected)),
+                "{manifest:?}: {found:?}"
+            );
+        }
+        // A key that only looks like one: a root key named `package.build`, not `package.build`.
+        assert!(manifest_violations("\"package.build\" = 1\n").is_empty());
     }
 }

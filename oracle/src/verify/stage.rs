@@ -27,7 +27,7 @@ use crate::governance::constitution::{FaultLimits, Profile, Stage};
 use crate::governance::entry::{PathKind, StageFaults, StageRecord, StageState};
 use crate::governance::hash::Sha256Hex;
 use crate::governance::replay::replay_stage_record;
-use crate::integrity::write_atomically;
+use crate::integrity::{MAX_RECORD_BYTES, read_bounded, write_atomically};
 use crate::play::book::{BookFormat, BookOrder};
 use crate::play::clock::ClockRules;
 use crate::play::cpu_guard::NodePace;
@@ -699,12 +699,12 @@ fn read_finished(plan: &StagePlan) -> Result<Option<StageOutcome>, StageError> {
 pub(super) fn read_optional<T: serde::de::DeserializeOwned>(
     file: &Path,
 ) -> Result<Option<T>, StageError> {
-    match std::fs::read(file) {
+    match read_bounded(file, MAX_RECORD_BYTES) {
         Ok(bytes) => serde_json::from_slice(&bytes)
             .map(Some)
             .map_err(|e| fail(format!("{}: {e}", file.display()))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(fail(format!("{}: {e}", file.display()))),
+        Err(e) if e.reason.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(fail(e.to_string())),
     }
 }
 

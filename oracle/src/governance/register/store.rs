@@ -28,6 +28,7 @@ use crate::governance::register::rules::{
 };
 use crate::governance::replay::replay_statistics;
 use crate::governance::timestamp::Timestamp;
+use crate::integrity::{MAX_RECORD_BYTES, read_bounded};
 
 /// The register's directory inside a repository.
 pub const REGISTER_DIR: &str = "register";
@@ -104,7 +105,10 @@ pub fn read_files(repo: &Path) -> Result<Vec<RegisterFile>, AppendError> {
             continue;
         }
         let path = item.path();
-        let bytes = fs::read(&path).map_err(|source| AppendError::Io { path, source })?;
+        let bytes = read_bounded(&path, MAX_RECORD_BYTES).map_err(|error| AppendError::Io {
+            path,
+            source: error.reason,
+        })?;
         files.push(RegisterFile { name, bytes });
     }
     Ok(files)
