@@ -13,6 +13,7 @@ use shakmaty::{CastlingMode, Chess, Position};
 use thiserror::Error;
 
 use crate::play::book::{fen_of, parse_fen};
+use crate::play::pgn::{ParsedGame, PgnReader};
 
 /// The most bytes a stage PGN may hold once decompressed (12,000 games of 200 plies take 60 MB).
 pub const MAX_PGN_BYTES: u64 = 512 << 20;
@@ -55,12 +56,12 @@ pub enum RecordedError {
         reason: String,
     },
     /// The file is not PGN as the oracle writes it.
-    #[error("{path}:{line}: {reason}")]
+    #[error("{path}: game {game}: {reason}")]
     Invalid {
         /// The file.
         path: PathBuf,
-        /// 1-based line number.
-        line: usize,
+        /// 1-based position of the game in the file.
+        game: u64,
         /// What is wrong there.
         reason: String,
     },
@@ -115,63 +116,30 @@ pub fn read_pgn(path: &Path) -> Result<Vec<u8>, RecordedError> {
     Ok(bytes)
 }
 
-/// The games of a stage PGN, in file order; `path` only names the file in errors.
+/// The games of a stage PGN, in file order; `path` only names the file in errors. The text is
+/// read by the renderer's own reader (`play::pgn::PgnReader`); the moves are then played from the
+/// game's position, so each one is known legal and known in UCI.
 pub fn parse_games(text: &str, path: &Path) -> Result<Vec<RecordedGame>, RecordedError> {
-    let invalid = |line: usize, reason: String| RecordedError::Invalid {
+    let invalid = |game: u64, reason: String| RecordedError::Invalid {
         path: path.to_path_buf(),
-        line,
+        game,
         reason,
     };
-    let mut games = Vec::new();
-    let mut tags: Vec<(String, String)> = Vec::new();
-    let mut tags_line = 0;
-    let mut movetext = String::new();
-    let mut movetext_line = 0;
-    for (index, line) in text.lines().enumerate() {
-        let number = index + 1;
-        if line.starts_with('[') && movetext.is_empty() {
-            if tags.is_empty() {
-                tags_line = number;
-            }
-            let (name, value) = tag(line).ok_or_else(|| invalid(number, "bad tag line".into()))?;
-            tags.push((name, value));
-        } else if !line.trim().is_empty() {
-            if movetext.is_empty() {
-                movetext_line = number;
-            }
-            movetext.push_str(line);
-            movetext.push(' ');
-        } else if !movetext.is_empty() {
-            games.push(game(&tags, &movetext).map_err(|reason| invalid(movetext_line, reason))?);
-            tags.clear();
-            movetext.clear();
-        }
-    }
-    if !movetext.is_empty() {
-        games.push(game(&tags, &movetext).map_err(|reason| invalid(movetext_line, reason))?);
-    } else if !tags.is_empty() {
-        return Err(invalid(tags_line, "tags without moves".into()));
-    }
-    Ok(games)
+    PgnReader::new(text.as_bytes(), MAX_PGN_BYTES)
+        .zip(1u64..)
+        .map(|(parsed, number)| {
+            let parsed = parsed.map_err(|error| invalid(number, error.to_string()))?;
+            game(&parsed).map_err(|reason| invalid(number, reason))
+        })
+        .collect()
 }
 
-/// `[Name "value"]` as name and unescaped value.
-fn tag(line: &str) -> Option<(String, String)> {
-    let inner = line.strip_prefix('[')?.strip_suffix(']')?;
-    let (name, quoted) = inner.split_once(' ')?;
-    let value = quoted.strip_prefix('"')?.strip_suffix('"')?;
-    Some((
-        name.to_owned(),
-        value.replace("\\\"", "\"").replace("\\\\", "\\"),
-    ))
-}
-
-/// One game from its tags and its movetext (comments skipped, moves checked from the root).
-fn game(tags: &[(String, String)], movetext: &str) -> Result<RecordedGame, String> {
+/// One recorded game from the reader's tags and SAN moves, its moves checked from the root.
+fn game(parsed: &ParsedGame) -> Result<RecordedGame, String> {
     let value = |name: &str| {
-        tags.iter()
-            .find(|(tag, _)| tag == name)
-            .map(|(_, value)| value.clone())
+        parsed
+            .tag(name)
+            .map(str::to_owned)
             .ok_or_else(|| format!("no `{name}` tag"))
     };
     let round = value("Round")?;
@@ -180,49 +148,22 @@ fn game(tags: &[(String, String)], movetext: &str) -> Result<RecordedGame, Strin
         .and_then(|(pair, game)| Some((pair.parse::<u64>().ok()?, game.parse::<usize>().ok()?)))
         .filter(|&(pair, game)| pair >= 1 && (1..=2).contains(&game))
         .ok_or_else(|| format!("Round `{round}` is not PAIR.GAME (game 1 or 2)"))?;
-    let fen = match value("FEN") {
-        Ok(fen) => Some(fen_of(&parse_fen(&fen)?)),
-        Err(_) => None,
+    let fen = match parsed.tag("FEN") {
+        Some(fen) => Some(fen_of(&parse_fen(fen)?)),
+        None => None,
     };
     let mut pos = match &fen {
         Some(fen) => parse_fen(fen)?,
         None => Chess::default(),
     };
-    let result = value("Result")?;
-    let (mut moves, mut san) = (Vec::new(), Vec::new());
-    let mut rest = movetext;
-    let mut ended = false;
-    while let Some(start) = rest.find(|c: char| !c.is_whitespace()) {
-        rest = &rest[start..];
-        if let Some(comment) = rest.strip_prefix('{') {
-            let end = comment.find('}').ok_or("a comment that does not end")?;
-            rest = &comment[end + 1..];
-            continue;
-        }
-        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
-        let token = &rest[..end];
-        rest = &rest[end..];
-        if ended {
-            return Err(format!("`{token}` after the result"));
-        }
-        if token == result {
-            ended = true;
-            continue;
-        }
-        let text = token.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
-        if text.is_empty() {
-            continue;
-        }
+    let mut moves = Vec::with_capacity(parsed.moves.len());
+    for text in &parsed.moves {
         let m = SanPlus::from_ascii(text.as_bytes())
             .ok()
-            .and_then(|parsed| parsed.san.to_move(&pos).ok())
-            .ok_or_else(|| format!("illegal move `{token}` in {}", fen_of(&pos)))?;
+            .and_then(|san| san.san.to_move(&pos).ok())
+            .ok_or_else(|| format!("illegal move `{text}` in {}", fen_of(&pos)))?;
         moves.push(m.to_uci(CastlingMode::Standard).to_string());
-        san.push(text.to_owned());
         pos.play_unchecked(m);
-    }
-    if !ended {
-        return Err(format!("movetext does not end in its result `{result}`"));
     }
     Ok(RecordedGame {
         pair: pair - 1,
@@ -231,8 +172,8 @@ fn game(tags: &[(String, String)], movetext: &str) -> Result<RecordedGame, Strin
         black: value("Black")?,
         fen,
         moves,
-        san,
-        result,
+        san: parsed.moves.clone(),
+        result: value("Result")?,
         termination: value("Termination")?,
     })
 }
@@ -291,13 +232,13 @@ mates} 0-1
     }
 
     #[test]
-    fn an_illegal_move_or_a_bad_round_is_named_with_its_line() {
+    fn an_illegal_move_or_a_bad_round_is_named_with_its_game() {
         let illegal = TWO_GAMES.replace("2. g4", "2. Ke3");
         let error = parse_games(&illegal, Path::new("games.pgn"))
             .unwrap_err()
             .to_string();
         assert!(
-            error.starts_with("games.pgn:14: illegal move `Ke3`"),
+            error.starts_with("games.pgn: game 1: illegal move `Ke3`"),
             "{error}"
         );
         let round = TWO_GAMES.replace("\"3.2\"", "\"3.3\"");
