@@ -397,7 +397,15 @@ fn play_moves(
         // What the engine used of the machine in its pings, it used of its clock.
         let charged = search.elapsed + search.synchronisation_cpu;
         if clock.charge(index, charged) == Charge::Forfeit {
-            let reason = format!("{side:?} loses on time ({:.3} s)", charged.as_secs_f64());
+            let mut reason = format!("{side:?} loses on time ({:.3} s", charged.as_secs_f64());
+            if !search.synchronisation_cpu.is_zero() {
+                reason.push_str(&format!(
+                    ": {:.3} s from go to bestmove, {:.3} s of CPU in its pings",
+                    search.elapsed.as_secs_f64(),
+                    search.synchronisation_cpu.as_secs_f64()
+                ));
+            }
+            reason.push(')');
             return Some(game.time_forfeit(side, &pos, reason));
         }
         let Some(m) = UciMove::from_ascii(search.bestmove.as_bytes())
