@@ -82,7 +82,16 @@ pub fn index(site: &Site) -> String {
         .collect();
     let _ = writeln!(
         html,
-        "<section><h2>Progress</h2><p>The engine's strength accepted so far, in nElo: a Gewinn \
+        "<section><h2>Verdicts</h2><dl class=\"legend\">\
+         <dt>Gewinn</dt><dd>every stage passed and one accepted H1: a gain was measured; it lands</dd>\
+         <dt>Korrektur</dt><dd>Randfall path: the proof fails on the predecessor and passes on the \
+         candidate, no stage found a regression; it lands, booking its loss</dd>\
+         <dt>Gleich</dt><dd>the binary is the predecessor's, byte for byte; it lands without games</dd>\
+         <dt>Abgelehnt</dt><dd>the evidence for landing was not found (H0, undecided, faults past \
+         the limit, a failed proof); it does not land</dd>\
+         <dt>Randfall</dt><dd>a path, not a verdict: a fix for a rare, delimited class of \
+         positions, judged by a proof and non-regression</dd></dl></section>\
+         <section><h2>Progress</h2><p>The engine's strength accepted so far, in nElo: a Gewinn \
          adds its claimed gain, a Korrektur (Randfall) books its loss as a step down.</p>\
          <figure>{}</figure></section>",
         render_progress(&steps)
@@ -201,6 +210,14 @@ fn index_row(html: &mut String, site: &Site, view: &EntryView) {
 fn stage_summary(stage: &StageRecord) -> String {
     if stage.state == StageState::NotRun {
         return format!("{}: not run", esc(&stage.name));
+    }
+    // Every pair repeated its game: the stage measured nothing, which a `+0.0 ± …` would hide.
+    if stage.state == StageState::Indistinguishable {
+        return format!(
+            "{}: indistinguishable (the engines played alike) · {} games",
+            esc(&stage.name),
+            stage.games
+        );
     }
     format!(
         "{}: {} · {} games",
