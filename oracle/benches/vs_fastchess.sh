@@ -150,8 +150,11 @@ elo = lambda s: -400 * math.log10(1 / s - 1) if 0 < s < 1 else float("nan")
 if games and 0 < score < 1:
     var = (wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2 + losses * score ** 2) / games
     half = 1.959964 * math.sqrt(var / games)
-    low, high = elo(max(score - half, 1e-9)), elo(min(score + half, 1 - 1e-9))
-    figure = f"{elo(score):+.1f} [{low:+.1f}, {high:+.1f}]"
+    # An interval reaching a score of 0 or 1 has no Elo bound on that side.
+    low = elo(score - half) if score - half > 0 else float("-inf")
+    high = elo(score + half) if score + half < 1 else float("inf")
+    bound = lambda x: f"{x:+.1f}" if math.isfinite(x) else ("+∞" if x > 0 else "−∞")
+    figure = f"{elo(score):+.1f} [{bound(low)}, {bound(high)}]"
 else:
     low = high = float("nan")
     figure = "n/a"
