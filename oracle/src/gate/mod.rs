@@ -3,9 +3,9 @@
 //!
 //! A runtime-dispatched engine contains both the POPCNT variant and the software fallback, so a
 //! byte scan of the whole binary proves nothing: the gate reads the fast variant's own symbol(s)
-//! and the functions they call, directly or by tail jump, to depth 2. It passes iff every entry
-//! symbol exists, scalar `popcnt` occurs in what it reaches, and no reached function carries the
-//! software popcount (the SWAR masks) or AVX-512 `vpopcnt*`.
+//! and the functions they call, directly or by tail jump, to the constitution's `callee_depth`.
+//! It passes iff every entry symbol exists, scalar `popcnt` occurs in what it reaches, and no
+//! reached function carries the software popcount (the SWAR masks) or AVX-512 `vpopcnt*`.
 
 pub mod demangle;
 pub mod elf;
@@ -18,8 +18,8 @@ use elf::{Binary, Function};
 /// The engine's fast evaluation entry (the constitution may list others).
 pub const DEFAULT_SYMBOL: &str = "coherent_evaluate_popcnt";
 
-/// How deep the gate follows direct calls from an entry symbol.
-pub const CALL_DEPTH: u32 = 2;
+/// How deep the gate follows direct calls from an entry symbol where no constitution says.
+pub const DEFAULT_CALLEE_DEPTH: u32 = 2;
 
 /// One function the gate disassembled.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -57,6 +57,8 @@ pub struct GateReport {
     pub pass: bool,
     /// The entry symbols asked for.
     pub symbols: Vec<String>,
+    /// How many levels of direct callees were followed from each entry symbol.
+    pub callee_depth: u32,
     /// Every function disassembled, entries first, in the order reached.
     pub functions_scanned: Vec<ScannedFunction>,
     /// Scalar `popcnt` instructions in all scanned functions.
@@ -82,8 +84,13 @@ pub enum GateError {
     Architecture,
 }
 
-/// Runs the gate over `bytes` (an ELF executable) for the entry `symbols`.
-pub fn inspect(bytes: &[u8], symbols: &[String]) -> Result<GateReport, GateError> {
+/// Runs the gate over `bytes` (an ELF executable) for the entry `symbols`, following direct
+/// calls to `callee_depth` levels.
+pub fn inspect(
+    bytes: &[u8],
+    symbols: &[String],
+    callee_depth: u32,
+) -> Result<GateReport, GateError> {
     let binary = Binary::parse(bytes)?;
     if !binary.is_x86_64() {
         return Err(GateError::Architecture);
@@ -91,6 +98,7 @@ pub fn inspect(bytes: &[u8], symbols: &[String]) -> Result<GateReport, GateError
     let mut report = GateReport {
         pass: false,
         symbols: symbols.to_vec(),
+        callee_depth,
         functions_scanned: Vec::new(),
         popcnt: 0,
         software_popcount: 0,
@@ -108,7 +116,7 @@ pub fn inspect(bytes: &[u8], symbols: &[String]) -> Result<GateReport, GateError
     }
     for symbol in symbols {
         match binary.function_named(symbol) {
-            Some(entry) => scan_from(&binary, entry, &mut report),
+            Some(entry) => scan_from(&binary, entry, callee_depth, &mut report),
             None if binary.has_symbols() => report.failures.push(format!(
                 "entry symbol `{symbol}` is not in the binary's symbol table"
             )),
@@ -149,10 +157,10 @@ pub fn inspect(bytes: &[u8], symbols: &[String]) -> Result<GateReport, GateError
         let reached_popcnt = report
             .functions_scanned
             .iter()
-            .any(|f| f.popcnt > 0 && entry_of(&report, f) == Some(symbol.as_str()));
+            .any(|f| f.popcnt > 0 && entry_of(&report, f, callee_depth) == Some(symbol.as_str()));
         if binary.function_named(symbol).is_some() && !reached_popcnt {
             report.failures.push(format!(
-                "no scalar popcnt in `{symbol}` or its callees to depth {CALL_DEPTH}"
+                "no scalar popcnt in `{symbol}` or its callees to depth {callee_depth}"
             ));
         }
     }
@@ -160,8 +168,9 @@ pub fn inspect(bytes: &[u8], symbols: &[String]) -> Result<GateReport, GateError
     Ok(report)
 }
 
-/// Breadth-first over direct calls from `entry`, each function scanned once per report.
-fn scan_from(binary: &Binary<'_>, entry: &Function, report: &mut GateReport) {
+/// Breadth-first over direct calls from `entry` to `callee_depth`, each function scanned once
+/// per report.
+fn scan_from(binary: &Binary<'_>, entry: &Function, callee_depth: u32, report: &mut GateReport) {
     let mut queue: Vec<(Function, u32, Option<String>)> = vec![(entry.clone(), 0, None)];
     let mut next = 0;
     while let Some((function, depth, called_from)) = queue.get(next).cloned() {
@@ -175,7 +184,7 @@ fn scan_from(binary: &Binary<'_>, entry: &Function, report: &mut GateReport) {
         }
         let found = scan::scan(binary, &function);
         let name = demangle::demangle(&function.name);
-        if depth < CALL_DEPTH {
+        if depth < callee_depth {
             for callee in &found.callees {
                 match binary.function_at(*callee) {
                     Some(target) => queue.push((target.clone(), depth + 1, Some(name.clone()))),
@@ -206,9 +215,13 @@ fn scan_from(binary: &Binary<'_>, entry: &Function, report: &mut GateReport) {
 }
 
 /// The entry symbol whose scan reached `function` (following `called_from` back to depth 0).
-fn entry_of<'a>(report: &'a GateReport, function: &'a ScannedFunction) -> Option<&'a str> {
+fn entry_of<'a>(
+    report: &'a GateReport,
+    function: &'a ScannedFunction,
+    callee_depth: u32,
+) -> Option<&'a str> {
     let mut current = function;
-    for _ in 0..=CALL_DEPTH {
+    for _ in 0..=callee_depth {
         match &current.called_from {
             None => return Some(current.symbol.as_str()),
             Some(parent) => {
@@ -226,10 +239,11 @@ fn entry_of<'a>(report: &'a GateReport, function: &'a ScannedFunction) -> Option
 #[must_use]
 pub fn render(report: &GateReport) -> String {
     let mut out = format!(
-        "gate: {}\nsymbols: {}\nscanned {} functions (depth <= {CALL_DEPTH}): popcnt {}, software popcount in {}, vpopcnt {}, unresolved calls {}\n",
+        "gate: {}\nsymbols: {}\nscanned {} functions (depth <= {}): popcnt {}, software popcount in {}, vpopcnt {}, unresolved calls {}\n",
         if report.pass { "PASS" } else { "FAIL" },
         report.symbols.join(", "),
         report.functions_scanned.len(),
+        report.callee_depth,
         report.popcnt,
         report.software_popcount,
         report.vpopcnt,
@@ -258,10 +272,87 @@ pub fn render(report: &GateReport) -> String {
 mod tests {
     use super::*;
 
+    // Call graphs for the gate to walk in this test binary: two entries share a popcount leaf at
+    // depth 1, and a chain reaches it only at depth 2. The leaf is assembly so that no optimiser
+    // setting can replace or move its `popcnt`; the bodies differ so that no pass merges them.
+
+    #[inline(never)]
+    fn popcnt_leaf(x: u64) -> u64 {
+        let count: u64;
+        // SAFETY: `popcnt` only reads and writes the two registers named here.
+        unsafe {
+            std::arch::asm!("popcnt {0}, {1}", out(reg) count, in(reg) x, options(pure, nomem, nostack));
+        }
+        count
+    }
+
+    #[inline(never)]
+    fn gate_entry_a(x: u64) -> u64 {
+        popcnt_leaf(x) ^ 3
+    }
+
+    #[inline(never)]
+    fn gate_entry_b(x: u64) -> u64 {
+        popcnt_leaf(x).wrapping_mul(5)
+    }
+
+    #[inline(never)]
+    fn gate_middle(x: u64) -> u64 {
+        popcnt_leaf(x).wrapping_add(11)
+    }
+
+    #[inline(never)]
+    fn gate_chain(x: u64) -> u64 {
+        gate_middle(x) ^ 7
+    }
+
+    /// This test binary, after calling every fixture function so that all of them are linked.
+    fn fixture_binary() -> Vec<u8> {
+        let x = std::hint::black_box(0xff);
+        assert_eq!(
+            [gate_entry_a(x), gate_entry_b(x), gate_chain(x)],
+            [8 ^ 3, 40, 19 ^ 7]
+        );
+        std::fs::read(std::env::current_exe().unwrap()).unwrap()
+    }
+
+    fn path(name: &str) -> String {
+        format!("oracle::gate::tests::{name}")
+    }
+
+    /// The raw (mangled) symbol of a fixture function, as a constitution naming a
+    /// `#[no_mangle]` symbol gives it.
+    fn raw(binary: &[u8], name: &str) -> String {
+        let binary = Binary::parse(binary).unwrap();
+        binary.function_named(&path(name)).unwrap().name.clone()
+    }
+
+    #[test]
+    fn the_callee_depth_decides_how_far_the_gate_reads() {
+        let me = fixture_binary();
+        let chain = [raw(&me, "gate_chain")];
+        let shallow = inspect(&me, &chain, 1).unwrap();
+        assert!(!shallow.pass, "{}", render(&shallow));
+        assert!(
+            shallow.failures[0].contains("to depth 1"),
+            "{:?}",
+            shallow.failures
+        );
+        assert!(shallow.functions_scanned.iter().all(|f| f.depth <= 1));
+        let deep = inspect(&me, &chain, 2).unwrap();
+        assert!(deep.pass, "{}", render(&deep));
+        let leaf = deep
+            .functions_scanned
+            .iter()
+            .find(|f| f.name == path("popcnt_leaf"))
+            .unwrap();
+        assert_eq!((leaf.depth, leaf.popcnt), (2, 1));
+    }
+
     #[test]
     fn a_missing_symbol_fails_closed() {
         let me = std::fs::read(std::env::current_exe().unwrap()).unwrap();
-        let report = inspect(&me, &["no_such_symbol_anywhere".to_owned()]).unwrap();
+        let report = inspect(&me, &["no_such_symbol_anywhere".to_owned()], 2).unwrap();
         assert!(!report.pass);
         assert!(
             report.failures[0].contains("no_such_symbol_anywhere"),
@@ -273,14 +364,14 @@ mod tests {
     #[test]
     fn an_empty_symbol_list_fails_closed() {
         let me = std::fs::read(std::env::current_exe().unwrap()).unwrap();
-        let report = inspect(&me, &[]).unwrap();
+        let report = inspect(&me, &[], 2).unwrap();
         assert!(!report.pass);
     }
 
     #[test]
     fn main_without_popcnt_fails_and_is_listed() {
         let me = std::fs::read(std::env::current_exe().unwrap()).unwrap();
-        let report = inspect(&me, &["main".to_owned()]).unwrap();
+        let report = inspect(&me, &["main".to_owned()], 2).unwrap();
         assert_eq!(report.functions_scanned[0].name, "main");
         assert_eq!(report.functions_scanned[0].depth, 0);
         assert!(!report.pass, "{}", render(&report));
@@ -289,7 +380,7 @@ mod tests {
     #[test]
     fn garbage_is_an_error_not_a_verdict() {
         assert!(matches!(
-            inspect(b"\x7fELF garbage", &[DEFAULT_SYMBOL.to_owned()]),
+            inspect(b"\x7fELF garbage", &[DEFAULT_SYMBOL.to_owned()], 2),
             Err(GateError::Parse(_))
         ));
     }
