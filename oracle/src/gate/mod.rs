@@ -4,12 +4,14 @@
 //! A runtime-dispatched engine contains both the POPCNT variant and the software fallback, so a
 //! byte scan of the whole binary proves nothing: the gate reads the fast variant's own symbol(s)
 //! and the functions they call, directly or by tail jump, to the constitution's `callee_depth`.
-//! It passes iff every entry symbol exists, scalar `popcnt` occurs in what it reaches, and no
-//! reached function carries the software popcount (the SWAR masks) or AVX-512 `vpopcnt*`.
+//! It passes iff every entry symbol exists, scalar `popcnt` occurs in what each one reaches, and
+//! no reached function carries the software popcount (the SWAR masks) or AVX-512 `vpopcnt*`.
 
 pub mod demangle;
 pub mod elf;
 pub mod scan;
+
+use std::collections::{BTreeSet, VecDeque};
 
 use serde::Serialize;
 
@@ -32,10 +34,12 @@ pub struct ScannedFunction {
     pub address: String,
     /// Size in bytes.
     pub size: u64,
-    /// Call depth from the entry (0 = the entry symbol).
+    /// Call depth from the entry that first reached it (0 = an entry symbol).
     pub depth: u32,
     /// The function that first reached it (`null` for an entry).
     pub called_from: Option<String>,
+    /// Every entry symbol (as asked for) that reaches it within the callee depth.
+    pub entries: Vec<String>,
     /// Scalar `popcnt` instructions.
     pub popcnt: u32,
     /// AVX-512 `vpopcnt*` instructions.
@@ -114,9 +118,17 @@ pub fn inspect(
             "the binary has no symbol table (stripped): the evaluation cannot be located".into(),
         );
     }
+    let mut expanded = BTreeSet::new();
     for symbol in symbols {
         match binary.function_named(symbol) {
-            Some(entry) => scan_from(&binary, entry, callee_depth, &mut report),
+            Some(entry) => {
+                let walk = Walk {
+                    binary: &binary,
+                    symbol,
+                    callee_depth,
+                };
+                walk.scan_from(entry, &mut expanded, &mut report);
+            }
             None if binary.has_symbols() => report.failures.push(format!(
                 "entry symbol `{symbol}` is not in the binary's symbol table"
             )),
@@ -157,7 +169,7 @@ pub fn inspect(
         let reached_popcnt = report
             .functions_scanned
             .iter()
-            .any(|f| f.popcnt > 0 && entry_of(&report, f, callee_depth) == Some(symbol.as_str()));
+            .any(|f| f.popcnt > 0 && f.entries.contains(symbol));
         if binary.function_named(symbol).is_some() && !reached_popcnt {
             report.failures.push(format!(
                 "no scalar popcnt in `{symbol}` or its callees to depth {callee_depth}"
@@ -168,71 +180,73 @@ pub fn inspect(
     Ok(report)
 }
 
-/// Breadth-first over direct calls from `entry` to `callee_depth`, each function scanned once
-/// per report.
-fn scan_from(binary: &Binary<'_>, entry: &Function, callee_depth: u32, report: &mut GateReport) {
-    let mut queue: Vec<(Function, u32, Option<String>)> = vec![(entry.clone(), 0, None)];
-    let mut next = 0;
-    while let Some((function, depth, called_from)) = queue.get(next).cloned() {
-        next += 1;
-        if report
-            .functions_scanned
-            .iter()
-            .any(|f| f.symbol == function.name)
-        {
-            continue;
-        }
-        let found = scan::scan(binary, &function);
-        let name = demangle::demangle(&function.name);
-        if depth < callee_depth {
-            for callee in &found.callees {
-                match binary.function_at(*callee) {
-                    Some(target) => queue.push((target.clone(), depth + 1, Some(name.clone()))),
-                    None => report.unresolved_calls += 1,
-                }
-            }
-        }
-        report.functions_scanned.push(ScannedFunction {
-            name,
-            symbol: function.name.clone(),
-            address: format!("{:#x}", function.address),
-            size: function.size,
-            depth,
-            called_from,
-            popcnt: found.popcnt,
-            vpopcnt: found.vpopcnt,
-            swar_constants: scan::SWAR_CONSTANTS
-                .iter()
-                .zip(found.swar)
-                .filter(|(_, present)| *present)
-                .map(|(constant, _)| format!("{constant:#018x}"))
-                .collect(),
-            software_popcount: found.software_popcount(),
-            indirect_calls: found.indirect_calls,
-            undecodable: found.invalid,
-        });
-    }
+/// One entry symbol's walk over the call graph.
+struct Walk<'a> {
+    binary: &'a Binary<'a>,
+    /// The entry symbol as asked for: what reached functions are attributed to.
+    symbol: &'a String,
+    callee_depth: u32,
 }
 
-/// The entry symbol whose scan reached `function` (following `called_from` back to depth 0).
-fn entry_of<'a>(
-    report: &'a GateReport,
-    function: &'a ScannedFunction,
-    callee_depth: u32,
-) -> Option<&'a str> {
-    let mut current = function;
-    for _ in 0..=callee_depth {
-        match &current.called_from {
-            None => return Some(current.symbol.as_str()),
-            Some(parent) => {
-                current = report
-                    .functions_scanned
-                    .iter()
-                    .find(|f| &f.name == parent)?;
+impl Walk<'_> {
+    /// Breadth-first over direct calls from `entry` to the callee depth. Every function reached is
+    /// attributed to this walk's symbol, also when another entry reached it first: entries that
+    /// share a helper all reach its `popcnt`. A function is listed once; `expanded` holds those
+    /// whose callees were followed, so their unresolved calls are counted once.
+    fn scan_from(&self, entry: &Function, expanded: &mut BTreeSet<u64>, report: &mut GateReport) {
+        let mut queue = VecDeque::from([(entry.clone(), 0, None)]);
+        let mut reached = BTreeSet::new();
+        while let Some((function, depth, called_from)) = queue.pop_front() {
+            if !reached.insert(function.address) {
+                continue;
             }
+            let found = scan::scan(self.binary, &function);
+            let name = demangle::demangle(&function.name);
+            let address = format!("{:#x}", function.address);
+            if depth < self.callee_depth {
+                let first = expanded.insert(function.address);
+                for callee in &found.callees {
+                    match self.binary.function_at(*callee) {
+                        Some(target) => {
+                            queue.push_back((target.clone(), depth + 1, Some(name.clone())));
+                        }
+                        None if first => report.unresolved_calls += 1,
+                        None => {}
+                    }
+                }
+            }
+            if let Some(listed) = report
+                .functions_scanned
+                .iter_mut()
+                .find(|f| f.address == address)
+            {
+                if !listed.entries.contains(self.symbol) {
+                    listed.entries.push(self.symbol.clone());
+                }
+                continue;
+            }
+            report.functions_scanned.push(ScannedFunction {
+                name,
+                symbol: function.name.clone(),
+                address,
+                size: function.size,
+                depth,
+                called_from,
+                entries: vec![self.symbol.clone()],
+                popcnt: found.popcnt,
+                vpopcnt: found.vpopcnt,
+                swar_constants: scan::SWAR_CONSTANTS
+                    .iter()
+                    .zip(found.swar)
+                    .filter(|(_, present)| *present)
+                    .map(|(constant, _)| format!("{constant:#018x}"))
+                    .collect(),
+                software_popcount: found.software_popcount(),
+                indirect_calls: found.indirect_calls,
+                undecodable: found.invalid,
+            });
         }
     }
-    None
 }
 
 /// A short human summary: verdict, counts, each scanned function, each failure.
@@ -347,6 +361,29 @@ mod tests {
             .find(|f| f.name == path("popcnt_leaf"))
             .unwrap();
         assert_eq!((leaf.depth, leaf.popcnt), (2, 1));
+    }
+
+    #[test]
+    fn entries_sharing_a_helper_both_reach_its_popcnt() {
+        let me = fixture_binary();
+        let symbols = [raw(&me, "gate_entry_a"), raw(&me, "gate_entry_b")];
+        let report = inspect(&me, &symbols, 1).unwrap();
+        assert!(report.pass, "{}", render(&report));
+        let leaf = report
+            .functions_scanned
+            .iter()
+            .filter(|f| f.symbol == raw(&me, "popcnt_leaf"))
+            .collect::<Vec<_>>();
+        assert_eq!(leaf.len(), 1, "listed once: {}", render(&report));
+        assert_eq!(leaf[0].entries, symbols);
+    }
+
+    #[test]
+    fn entries_named_by_their_demangled_path_are_attributed() {
+        let me = fixture_binary();
+        let report = inspect(&me, &[path("gate_entry_a"), path("gate_chain")], 2).unwrap();
+        assert!(report.pass, "{}", render(&report));
+        assert_eq!(report.popcnt, 1, "the shared leaf counts once");
     }
 
     #[test]
