@@ -1,4 +1,4 @@
-//! The build cache: one reproduced binary per (tree id, toolchain, recipe hash).
+//! The build cache: one reproduced binary per (build procedure, tree id, toolchain, recipe hash).
 //!
 //! Entries are written to a temporary directory and renamed into place, so a reader sees a
 //! complete entry or none; each entry records the binary's sha256, re-checked on every hit.
@@ -108,11 +108,17 @@ impl Cache {
         &self.root
     }
 
-    /// The key of a build: sha256 over the tree id, the full `rustc -vV` and the recipe hash.
+    /// The key of a build: sha256 over the version of the oracle's build procedure
+    /// ([`super::cargo::BUILD_PROCEDURE`]), the tree id, the full `rustc -vV` and the recipe hash.
     #[must_use]
-    pub fn key(tree: &str, toolchain_verbose: &str, recipe_sha256: &str) -> String {
+    pub fn key(
+        procedure: &str,
+        tree: &str,
+        toolchain_verbose: &str,
+        recipe_sha256: &str,
+    ) -> String {
         let mut hasher = Sha256::new();
-        for part in [tree, toolchain_verbose, recipe_sha256] {
+        for part in [procedure, tree, toolchain_verbose, recipe_sha256] {
             hasher.update(part.as_bytes());
             hasher.update([0]);
         }
@@ -250,7 +256,7 @@ mod tests {
         let binary = dir.path().join("bin");
         fs::write(&binary, b"engine bytes").unwrap();
         let sha = integrity::sha256_file(&binary).unwrap();
-        let key = Cache::key("tree", "rustc 1.95.0", "recipe");
+        let key = Cache::key("1", "tree", "rustc 1.95.0", "recipe");
         assert!(cache.lookup(&key, "coherent").unwrap().is_none());
         let stored = cache
             .store(&key, "coherent", &binary, &entry(&sha))
@@ -265,10 +271,21 @@ mod tests {
 
     #[test]
     fn keys_separate_their_parts() {
-        assert_ne!(Cache::key("ab", "c", "d"), Cache::key("a", "bc", "d"));
         assert_ne!(
-            Cache::key("t", "rustc 1.95.0", "r"),
-            Cache::key("t", "rustc 1.96.0", "r")
+            Cache::key("1", "ab", "c", "d"),
+            Cache::key("1", "a", "bc", "d")
+        );
+        assert_ne!(
+            Cache::key("1", "t", "rustc 1.95.0", "r"),
+            Cache::key("1", "t", "rustc 1.96.0", "r")
+        );
+    }
+
+    #[test]
+    fn a_new_build_procedure_never_reuses_an_old_binary() {
+        assert_ne!(
+            Cache::key("1", "t", "rustc 1.95.0", "r"),
+            Cache::key("2", "t", "rustc 1.95.0", "r")
         );
     }
 }

@@ -8,6 +8,11 @@ use std::process::Command;
 use super::recipe::BuildRecipe;
 use super::sandbox::{self, Job, ProcessEnding, Sandbox, SandboxError};
 
+/// Version of the oracle's build procedure: the cargo arguments and environment here, the path
+/// remaps ([`BuildRecipe::rustflags`]) and the sandbox's mount plan. Every cache key includes it,
+/// so a binary built the old way is never reused: raise it when any of them changes.
+pub const BUILD_PROCEDURE: &str = "1";
+
 /// A toolchain located on this machine: rustup resolved once, outside the sandbox.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Toolchain {
@@ -393,6 +398,32 @@ mod tests {
         BuildDirs::under(Path::new("/w/a"))
     }
 
+    fn toolchain() -> Toolchain {
+        Toolchain {
+            sysroot: "/tc".into(),
+            version: "rustc 1.95.0".into(),
+            verbose_version: "rustc 1.95.0".into(),
+        }
+    }
+
+    /// The snapshot is named by [`BUILD_PROCEDURE`]: when the arguments or the environment
+    /// change, it fails until the version is raised (a new snapshot), which changes every cache
+    /// key. Never accept a changed snapshot under the old version's name.
+    #[test]
+    fn the_build_procedure_is_pinned_by_its_version() {
+        let recipe = BuildRecipe::standard();
+        let mut text = String::from("cargo arguments:\n");
+        for arg in cargo_args(&recipe, &dirs().target) {
+            text.push_str(&format!("  {}\n", arg.to_string_lossy()));
+        }
+        text.push_str("environment:\n");
+        for (key, value) in environment(&recipe, &toolchain(), &dirs()) {
+            let value = value.to_string_lossy().escape_debug().to_string();
+            text.push_str(&format!("  {}={value}\n", key.to_string_lossy()));
+        }
+        insta::assert_snapshot!(format!("build_procedure_v{BUILD_PROCEDURE}"), text);
+    }
+
     #[test]
     fn a_pinned_version_must_match_the_compiler() {
         let verbose = "rustc 1.95.0 (59807616e 2026-04-14)\nrelease: 1.95.0\n";
@@ -427,12 +458,7 @@ mod tests {
 
     #[test]
     fn environment_is_complete_and_owns_the_flags() {
-        let toolchain = Toolchain {
-            sysroot: "/tc".into(),
-            version: "rustc 1.95.0".into(),
-            verbose_version: "rustc 1.95.0".into(),
-        };
-        let env = environment(&BuildRecipe::standard(), &toolchain, &dirs());
+        let env = environment(&BuildRecipe::standard(), &toolchain(), &dirs());
         let get = |key: &str| {
             env.iter()
                 .find(|(name, _)| name == key)

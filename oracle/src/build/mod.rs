@@ -143,7 +143,12 @@ pub fn build_commit(request: &BuildRequest) -> Result<BuildOutcome, BuildError> 
     let tree = resolved.tree.to_string();
     let commit = resolved.commit.to_string();
     let cache = Cache::open(&request.cache_dir)?;
-    let key = Cache::key(&tree, &toolchain.verbose_version, &recipe_sha256);
+    let key = Cache::key(
+        cargo::BUILD_PROCEDURE,
+        &tree,
+        &toolchain.verbose_version,
+        &recipe_sha256,
+    );
     let outcome = |binary: PathBuf, sha256: String, cached: bool| BuildOutcome {
         commit: commit.clone(),
         tree: tree.clone(),

@@ -42,6 +42,9 @@ pub struct GateArgs {
     /// Entry symbol of the evaluation's fast variant (repeatable) [default: coherent_evaluate_popcnt].
     #[arg(long = "symbol")]
     pub symbols: Vec<String>,
+    /// Levels of direct callees inspected below each symbol (the constitution's `gate.callee_depth`).
+    #[arg(long, value_name = "N", default_value_t = gate::DEFAULT_CALLEE_DEPTH)]
+    pub callee_depth: u32,
     /// Print one JSON object instead of text.
     #[arg(from_global)]
     pub json: bool,
@@ -152,7 +155,7 @@ pub fn run_gate(args: GateArgs) -> anyhow::Result<ExitCode> {
     } else {
         args.symbols
     };
-    let report = gate::inspect(&bytes, &symbols)
+    let report = gate::inspect(&bytes, &symbols, args.callee_depth)
         .with_context(|| format!("inspecting {}", args.binary.display()))?;
     if args.json {
         outln!("{}", serde_json::to_string(&report)?);

@@ -33,7 +33,8 @@ impl Run<'_> {
             let bytes = fs::read(&binding.candidate.path).map_err(|e| {
                 StepFailure::error(step, format!("{}: {e}", binding.candidate.path.display()))
             })?;
-            let found = gate::inspect(&bytes, &rules.constitution.gate.symbols)
+            let rules = &rules.constitution.gate;
+            let found = gate::inspect(&bytes, &rules.symbols, rules.callee_depth)
                 .map_err(|e| StepFailure::error(step, format!("candidate binary: {e}")))?;
             write_json(step, &file, &found)?;
             self.report.gate = Some(GateSummary {

@@ -126,7 +126,8 @@ pub fn remeasure(repo_path: &Path, entry: &Entry, cache_dir: &Path) -> Vec<Check
         match std::fs::read(&outcome.binary)
             .map_err(|e| e.to_string())
             .and_then(|bytes| {
-                gate::inspect(&bytes, &constitution.gate.symbols).map_err(|e| e.to_string())
+                let rules = &constitution.gate;
+                gate::inspect(&bytes, &rules.symbols, rules.callee_depth).map_err(|e| e.to_string())
             }) {
             Ok(found) => check(
                 "gate",
