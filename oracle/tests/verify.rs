@@ -417,6 +417,20 @@ impl Fixture {
         self.verify_with(rev, out, &["--profile", "smoke"])
     }
 
+    /// Runs `oracle verify REV --profile smoke EXTRA… --json` into `out`.
+    fn verify_smoke_with(&self, rev: &str, out: &Path, extra: &[&str]) -> (i32, Value, String) {
+        self.verify_with(rev, out, &[&["--profile", "smoke"][..], extra].concat())
+    }
+
+    /// Plans `rev`'s smoke stages into `out` (`--no-play`) and plays stage 1 as the only shard
+    /// (`--shard 1/1`), as a fleet's round does; both must succeed.
+    fn play_one_shard(&self, rev: &str, out: &Path) {
+        for extra in [&["--no-play"][..], &["--shard", "1/1"]] {
+            let (code, _, stderr) = self.verify_smoke_with(rev, out, extra);
+            assert_eq!(code, 0, "{stderr}");
+        }
+    }
+
     /// Runs `oracle verify REV ARGS… --json` into `out`.
     fn verify_with(&self, rev: &str, out: &Path, args: &[&str]) -> (i32, Value, String) {
         let output = Command::new(ORACLE)
@@ -1779,17 +1793,8 @@ fn a_forged_shard_is_refused_naming_file_and_field() {
     let fixture = Fixture::new();
     let stronger = fixture.stronger_than_its_predecessor();
     let out = tempfile::tempdir().unwrap();
-    let run = |extra: &[&str]| {
-        fixture.verify_with(
-            &stronger,
-            out.path(),
-            &[&["--profile", "smoke"][..], extra].concat(),
-        )
-    };
-    let (code, _, stderr) = run(&["--no-play"]);
-    assert_eq!(code, 0, "{stderr}");
-    let (code, _, stderr) = run(&["--shard", "1/1"]);
-    assert_eq!(code, 0, "{stderr}");
+    let run = |extra: &[&str]| fixture.verify_smoke_with(&stronger, out.path(), extra);
+    fixture.play_one_shard(&stronger, out.path());
     // Another match's shard, consistent in itself (its tally recomputes from its pairs): other
     // book, other seed. The merge used to check shards only against each other.
     let file = out.path().join("shards/stage-1-short/shard-1-of-1.json");
@@ -1819,17 +1824,8 @@ fn a_shard_claiming_pairs_its_pgn_does_not_show_is_refused() {
     let fixture = Fixture::new();
     let stronger = fixture.stronger_than_its_predecessor();
     let out = tempfile::tempdir().unwrap();
-    let run = |extra: &[&str]| {
-        fixture.verify_with(
-            &stronger,
-            out.path(),
-            &[&["--profile", "smoke"][..], extra].concat(),
-        )
-    };
-    let (code, _, stderr) = run(&["--no-play"]);
-    assert_eq!(code, 0, "{stderr}");
-    let (code, _, stderr) = run(&["--shard", "1/1"]);
-    assert_eq!(code, 0, "{stderr}");
+    let run = |extra: &[&str]| fixture.verify_smoke_with(&stronger, out.path(), extra);
+    fixture.play_one_shard(&stronger, out.path());
     let file = out.path().join("shards/stage-1-short/shard-1-of-1.json");
     let mut shard: ShardResult = serde_json::from_slice(&fs::read(&file).unwrap()).unwrap();
     let mut won = shard.pairs[0];
