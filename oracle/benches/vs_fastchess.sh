@@ -8,10 +8,12 @@
 #   oracle/benches/vs_fastchess.sh                 every rung below and the speed run
 #   ONLY="ethereal-chess@1+0.01 speed" oracle/benches/vs_fastchess.sh
 #
-# Rungs (Coherent against each Debian engine, Hash 16, one thread, concurrency 2):
+# A rung is OPPONENT@TC: Coherent against a Debian engine (stockfish, ethereal-chess, toga2 or
+# glaurung; installed with apt-get when missing) at BASE+INC seconds, Hash 16, one thread,
+# concurrency 2. The default rungs:
 #   stockfish@1+0.01  ethereal-chess@1+0.01  toga2@1+0.01  glaurung@1+0.01  ethereal-chess@8+0.08
 # and `speed`: Stockfish against itself at 5,000 nodes per move, SPEED_GAMES games, the wall
-# time of each runner.
+# time of each runner. tools/ladder.sh plays its ladder through this script.
 #
 # Per rung and runner it prints W-D-L from Coherent's side, each engine's time forfeits, Elo
 # with its 95% interval (trinomial, the same formula for both runners, from the PGN) and the
@@ -29,7 +31,7 @@
 #   FASTCHESS_REF   default v1.8.2-alpha
 #   BOOK         default oracle/tests/fixtures/play/openings.epd (64 openings, neither of the
 #                oracle's books); GAMES/2 pairs read it from the top
-#   ONLY         the rungs to run, space-separated (names as above); default all
+#   ONLY         the rungs to run, space-separated (OPPONENT@TC or speed); default the rungs above
 #   OUT          result directory (PGNs, logs, results.md); default a new /tmp/vs-fastchess.*
 #
 # Each match holds /tmp/coherent-measure.lock, so no other measurement shares the cores.
@@ -44,8 +46,9 @@ FASTCHESS_REPO=${FASTCHESS_REPO:-https://github.com/Disservin/fastchess}
 FASTCHESS_REF=${FASTCHESS_REF:-v1.8.2-alpha}
 LOCK=/tmp/coherent-measure.lock
 CONCURRENCY=2
-ALL_RUNGS="stockfish@1+0.01 ethereal-chess@1+0.01 toga2@1+0.01 glaurung@1+0.01 ethereal-chess@8+0.08 speed"
-RUNGS=${ONLY:-$ALL_RUNGS}
+DEFAULT_RUNGS="stockfish@1+0.01 ethereal-chess@1+0.01 toga2@1+0.01 glaurung@1+0.01 ethereal-chess@8+0.08 speed"
+OPPONENTS="stockfish ethereal-chess toga2 glaurung"
+RUNGS=${ONLY:-$DEFAULT_RUNGS}
 
 die() {
   echo "vs_fastchess: $*" >&2
@@ -57,8 +60,15 @@ for games in "$GAMES" "$SPEED_GAMES"; do
     die "GAMES and SPEED_GAMES must be even numbers of at least 2, got '$games'"
 done
 [[ -f $BOOK ]] || die "BOOK: no such file: $BOOK"
+packages=()
 for rung in $RUNGS; do
-  [[ " $ALL_RUNGS " == *" $rung "* ]] || die "ONLY: unknown rung '$rung' (known: $ALL_RUNGS)"
+  [[ $rung == speed ]] && packages+=(stockfish) && continue
+  opponent=${rung%@*}
+  [[ $rung == *@* && " $OPPONENTS " == *" $opponent "* ]] ||
+    die "ONLY: '$rung' is not speed or OPPONENT@TC with OPPONENT one of: $OPPONENTS"
+  [[ ${rung#*@} =~ ^[0-9]+(\.[0-9]+)?\+[0-9]+(\.[0-9]+)?$ ]] ||
+    die "ONLY: '$rung': the time control must be BASE+INC in seconds (e.g. 8+0.08)"
+  packages+=("$opponent")
 done
 for tool in flock python3 /usr/bin/time; do
   command -v "$tool" >/dev/null || die "needs $tool on PATH"
@@ -92,6 +102,21 @@ if [[ -z ${FASTCHESS:-} ]]; then
 fi
 [[ -x $FASTCHESS ]] || die "FASTCHESS: not an executable: $FASTCHESS"
 FASTCHESS=$(realpath "$FASTCHESS")
+
+as_root() {
+  if ((EUID == 0)); then "$@"; else sudo "$@"; fi
+}
+
+# The Debian engines the rungs need, installed when one is missing.
+missing=()
+for pkg in $(printf '%s\n' "${packages[@]}" | sort -u); do
+  [[ -x /usr/games/$pkg ]] || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  echo "vs_fastchess: installing ${missing[*]}" >&2
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
 
 # engine_binary PKG: the Debian engine's executable.
 engine_binary() {
