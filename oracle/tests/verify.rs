@@ -812,6 +812,72 @@ fn wrong_bench_trailer_is_an_error_before_any_game() {
     assert_eq!(binding["candidate"]["commit"], other.to_string());
 }
 
+/// `--checks-only` runs every check before the first game on a real change (both built twice and
+/// bound, the gate, the bench against the trailer) and stops: no stage, no verdict, no entry;
+/// with `--append` it is refused.
+#[test]
+fn checks_only_stops_before_the_first_game() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    fixture.cripple();
+    let (bench, _) = fixture.bench_of_worktree();
+    let candidate = fixture
+        .commit(&format!("eval: cheaper pieces\n\nBench: {bench}\n"))
+        .to_string();
+    let out = tempfile::tempdir().unwrap();
+    let (code, result, stderr) = fixture.verify_with(
+        &candidate,
+        out.path(),
+        &["--profile", "fixture", "--checks-only"],
+    );
+    assert_eq!(code, 0, "{stderr}\n{result:#}");
+    assert_eq!(result["status"], "checked", "{result:#}");
+    assert!(result["verdict"].is_null(), "{result:#}");
+    let reason = result["reason"].as_str().unwrap();
+    assert!(
+        reason.contains(&format!("bench ({bench} nodes")) && reason.contains("no game played"),
+        "{reason}"
+    );
+    let steps = step_names(&result);
+    assert!(
+        steps.contains(&("bench".to_owned(), "ok".to_owned())),
+        "{steps:?}"
+    );
+    assert!(
+        !steps.iter().any(|(step, _)| step.starts_with("stage")),
+        "{steps:?}"
+    );
+    assert!(out.path().join("binding.json").exists());
+    assert!(!out.path().join("entry.yaml").exists());
+    assert!(result["stages"].as_array().unwrap().is_empty());
+    let stages = fs::read_dir(out.path())
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with("stage-"))
+        .count();
+    assert_eq!(stages, 0, "no stage may start under --checks-only");
+
+    let refused = Command::new(ORACLE)
+        .args([
+            "verify",
+            &candidate,
+            "--profile",
+            "fixture",
+            "--checks-only",
+            "--append",
+        ])
+        .arg("--repo")
+        .arg(fixture.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--checks-only") && stderr.contains("--append"),
+        "{stderr}"
+    );
+}
+
 /// Article 2.4: a comment-only engine change builds to the predecessor's exact binary; it plays
 /// no game, its verdict is Gleich (exit 0), and the register takes it: `register verify` and
 /// `register replay` check that both recorded binaries are the same and rebuild to it.

@@ -54,6 +54,10 @@ pub struct VerifyArgs {
     /// Play no games: merge the shard files in --out, apply the SPRT, decide or ask for a round.
     #[arg(long)]
     no_play: bool,
+    /// Run every check before the first game (build twice and bind, gate, bench against the
+    /// trailer, proof) and stop: no game, no verdict, no entry.
+    #[arg(long, conflicts_with_all = ["shard", "no_play", "append", "games_from"])]
+    checks_only: bool,
     /// The independent confirmation (constitution Annex A3.3) of a Randfall candidate, written by
     /// someone other than its author (docs/randfall.md); required on the Randfall path only.
     #[arg(long, value_name = "FILE")]
@@ -78,6 +82,7 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         out: args.out,
         append: args.append,
         mode,
+        checks_only: args.checks_only,
         cache_dir: args.cache_dir.unwrap_or_else(Cache::default_root),
         confirmation: args.confirmation,
         fresh: args.fresh,

@@ -67,7 +67,7 @@ impl Run<'_> {
         // only a CPU account does (the `/proc` tree misses children that exit unreaped). A
         // merge (`--no-play`) plays nothing and needs none.
         let timed = rules.profile.stages.iter().any(|stage| stage.tc.is_timed());
-        let plays = !matches!(self.request.mode, Mode::NoPlay);
+        let plays = !matches!(self.request.mode, Mode::NoPlay) && !self.request.checks_only;
         if rules.profile.binding && timed && plays && !CpuAccount::available() {
             return Err(StepFailure::error(
                 step,
@@ -171,7 +171,7 @@ impl Run<'_> {
         ] {
             // A binding candidate is built fresh: no cached binary stands in for it. The
             // predecessor may come from the cache: it is held to the register's record below.
-            let fresh = binding && role == "candidate";
+            let fresh = (binding || self.request.checks_only) && role == "candidate";
             let mut outcome = self.build_bound(role, commit, rules, sandbox, fresh)?;
             if let (Some((id, engine)), "predecessor") = (&rules.custody, role) {
                 if outcome.sha256 != engine.binary_sha256.as_str() && outcome.cached {

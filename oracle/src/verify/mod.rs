@@ -79,6 +79,9 @@ pub struct Request {
     pub append: bool,
     /// Play everything here, one shard of a round, or nothing (merge shard files only).
     pub mode: Mode,
+    /// Stop after every check before the first game (build and bind, gate, bench, proof): no
+    /// game, no verdict, no entry (a repository's history checked against its own trailers).
+    pub checks_only: bool,
     /// The build cache.
     pub cache_dir: PathBuf,
     /// The independent confirmation (Annex A3.3) a Randfall candidate needs; refused otherwise.
@@ -116,13 +119,15 @@ pub enum Status {
     Continue,
     /// `--shard K/N`: this shard's pairs of the round are played.
     ShardDone,
+    /// `--checks-only`: every check before the first game passed; nothing was played.
+    Checked,
 }
 
 impl Status {
     /// The process exit status (`continue` and `shard_done` are successes of their mode).
     pub fn exit_code(self) -> u8 {
         match self {
-            Status::Accepted | Status::Continue | Status::ShardDone => 0,
+            Status::Accepted | Status::Continue | Status::ShardDone | Status::Checked => 0,
             Status::Rejected => 1,
             Status::Error => 2,
         }
@@ -280,6 +285,19 @@ impl Run<'_> {
         let (bench, nodes_per_second) = self.bench(&binding, &trailers)?;
         self.plan(&rules, &binding, &trailers, nodes_per_second)?;
         let proof = self.proof(&repo, &trailers, &binding)?;
+        if self.request.checks_only {
+            return Ok(Conclusion {
+                status: Status::Checked,
+                verdict: None,
+                reason: format!(
+                    "checks passed: both engines built twice bit-identically and bound, the gate, \
+                     the bench ({} nodes, equal to the Bench trailer){}; no game played \
+                     (--checks-only)",
+                    bench.candidate,
+                    if proof.is_some() { ", the proof" } else { "" }
+                ),
+            });
+        }
         let conclusion = self.stages(&repo, &rules, &binding, &trailers)?;
         if let Some(conclusion) = conclusion {
             return Ok(conclusion);

@@ -109,8 +109,10 @@ impl Run<'_> {
         let loss_used_before = audit
             .last()
             .map_or(0.0, |entry| entry.loss_budget.used_after);
+        // A run that plays no game appends nothing, so the register's current engine does not
+        // bind its predecessor (`--checks-only` walks a history whose commits never landed).
         let custody = match audit.current_engine() {
-            _ if !profile.binding => None,
+            _ if !profile.binding || self.request.checks_only => None,
             Some(current) => Some((
                 current.id.map_or_else(String::new, |id| id.to_string()),
                 current.candidate.clone(),
