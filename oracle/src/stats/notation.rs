@@ -392,6 +392,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn pair_outcomes_skip_white_space_and_name_line_and_column_of_anything_else() {
+        assert_eq!(
+            parse_pair_outcomes("0 4\n 2\t31\n"),
+            Ok(vec![0, 4, 2, 3, 1])
+        );
+        assert_eq!(
+            parse_pair_outcomes("012\n34 5").map_err(|e| e.to_string()),
+            Err("2:4: unexpected character '5' (pair outcomes are the digits 0-4)".to_owned())
+        );
+    }
+
+    #[test]
     fn pentanomial_lists_in_both_spellings() {
         let want = PentanomialCounts([120, 2480, 5300, 2560, 140]);
         assert_eq!(parse_pentanomial("120,2480,5300,2560,140"), Ok(want));

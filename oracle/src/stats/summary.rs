@@ -425,3 +425,44 @@ impl fmt::Display for StatusTiming {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::Model;
+
+    fn params() -> SprtParams {
+        SprtParams::new(0.0, 5.0, 0.05, 0.05, Model::Normalized).unwrap()
+    }
+
+    #[test]
+    fn a_replay_looks_after_every_batch_and_stops_at_the_decision() {
+        // All wins: the test accepts H1 long before the outcomes run out.
+        let outcomes = vec![4; 1000];
+        let summary = replay(&outcomes, params(), 10).unwrap();
+        let last = summary.trajectory.last().unwrap();
+        assert_eq!(last.4, SprtDecision::AcceptH1);
+        assert!(summary.trajectory.iter().all(|row| row.0 % 10 == 0));
+        assert_eq!(summary.unused_pairs, 1000 - last.0);
+        assert_eq!(summary.final_status.status.state, SprtDecision::AcceptH1);
+        assert!(summary.to_string().contains("later pairs not used"));
+    }
+
+    #[test]
+    fn a_replay_refuses_an_outcome_above_four() {
+        assert_eq!(
+            replay(&[2, 5], params(), 1).unwrap_err(),
+            StatsError::PairOutcome(5)
+        );
+    }
+
+    #[test]
+    fn status_json_is_the_status_alone() {
+        let counts = GivenCounts::Pentanomial(PentanomialCounts([1, 2, 3, 2, 1]));
+        let summary = StatusSummary::new(counts, params()).unwrap();
+        assert_eq!(
+            serde_json::to_value(summary).unwrap(),
+            serde_json::to_value(summary.status).unwrap()
+        );
+    }
+}

@@ -342,3 +342,24 @@ impl fmt::Display for Refused {
         writeln!(f, "refused: {}: {}", self.file.display(), self.refused)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_register_without_entries_is_no_register_to_verify() {
+        let repo = tempfile::tempdir().unwrap();
+        let missing = verify_register(repo.path(), None).unwrap_err().to_string();
+        assert!(
+            missing.ends_with("register: does not exist; there is no register to verify"),
+            "{missing}"
+        );
+        std::fs::create_dir(repo.path().join(REGISTER_DIR)).unwrap();
+        let empty = verify_register(repo.path(), None).unwrap_err().to_string();
+        assert!(
+            empty.ends_with("register: holds no entries; there is no register to verify"),
+            "{empty}"
+        );
+    }
+}
