@@ -6,6 +6,7 @@
 //! counts per side to move.
 
 use std::collections::{HashMap, HashSet};
+use std::fmt;
 use std::path::Path;
 
 use serde::Serialize;
@@ -62,6 +63,40 @@ impl Report {
     #[must_use]
     pub fn is_valid(&self) -> bool {
         self.error.is_none() && self.duplicates.is_empty()
+    }
+}
+
+/// The report for people: the book, then its error or its counts, duplicates and verdict.
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "book      {} ({:?})", self.file, self.format)?;
+        if let Some(error) = &self.error {
+            writeln!(f, "invalid   {error}")?;
+            if let Some(quoted) = &self.bad_line {
+                writeln!(f, "line {:<5}{}", quoted.line, quoted.text)?;
+            }
+            return Ok(());
+        }
+        writeln!(f, "sha256    {}", self.sha256)?;
+        writeln!(
+            f,
+            "positions {} ({} unique; {} white to move, {} black to move)",
+            self.positions, self.unique, self.white_to_move, self.black_to_move
+        )?;
+        let place = match self.format {
+            BookFormat::Epd => "lines",
+            BookFormat::Pgn => "games",
+        };
+        for duplicate in &self.duplicates {
+            let at: Vec<String> = duplicate.at.iter().map(ToString::to_string).collect();
+            writeln!(
+                f,
+                "duplicate {} at {place} {}",
+                duplicate.epd,
+                at.join(", ")
+            )?;
+        }
+        writeln!(f, "{}", if self.is_valid() { "valid" } else { "invalid" })
     }
 }
 

@@ -6,11 +6,13 @@
 //! in their drawn order however many engines score them in parallel.
 
 use std::collections::HashSet;
+use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
 use sha2::{Digest, Sha256};
 use shakmaty::{Chess, Position};
 
@@ -135,6 +137,29 @@ impl Candidates {
 
 /// Candidates scored per round: enough to keep every engine busy between the in-order merges.
 const ROUND_PER_ENGINE: usize = 32;
+
+/// What `oracle book generate` reports: the book written and what it took.
+#[derive(Debug, Clone, Serialize)]
+pub struct Generated {
+    /// Positions in the book.
+    pub positions: usize,
+    /// Candidate positions scored to find them.
+    pub candidates: usize,
+    /// sha256 of the book file.
+    pub sha256: String,
+    /// The book file.
+    pub out: String,
+}
+
+impl fmt::Display for Generated {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{} positions from {} candidates  sha256 {}  {}",
+            self.positions, self.candidates, self.sha256, self.out
+        )
+    }
+}
 
 /// Generates `spec.count` positions not in `exclude`, scoring with `scorers` in
 /// parallel; `progress(accepted, tried)` is called after every round.

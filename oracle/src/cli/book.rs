@@ -9,10 +9,9 @@ use clap::{Args, Subcommand};
 
 use oracle::book::{check, generate};
 use oracle::integrity::sha256_hex;
-use oracle::play::book::BookFormat;
 
 use super::EXIT_REJECTED;
-use super::output::outln;
+use super::output::{Summary, render};
 
 /// Arguments of `oracle book`.
 #[derive(Debug, Args)]
@@ -128,22 +127,13 @@ fn run_generate(a: &GenerateArgs) -> anyhow::Result<ExitCode> {
     let mut text = positions.join("\n");
     text.push('\n');
     oracle::integrity::write_atomically(&a.out, text.as_bytes())?;
-    let digest = sha256_hex(text.as_bytes());
-    if a.json {
-        let value = serde_json::json!({
-            "positions": positions.len(),
-            "candidates": candidates,
-            "sha256": digest,
-            "out": a.out.display().to_string(),
-        });
-        outln!("{value}");
-    } else {
-        outln!(
-            "{} positions from {candidates} candidates  sha256 {digest}  {}",
-            positions.len(),
-            a.out.display()
-        );
-    }
+    let generated = generate::Generated {
+        positions: positions.len(),
+        candidates,
+        sha256: sha256_hex(text.as_bytes()),
+        out: a.out.display().to_string(),
+    };
+    render(&generated, a.json)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -154,45 +144,16 @@ fn excluded_positions(path: &Path) -> anyhow::Result<HashSet<String>> {
 
 fn run_check(a: &CheckArgs) -> anyhow::Result<ExitCode> {
     let report = check::check(&a.file, a.plies.unwrap_or(usize::MAX))?;
-    if a.json {
-        outln!("{}", serde_json::to_string(&report)?);
-    } else {
-        outln!("book      {} ({:?})", report.file, report.format);
-        if let Some(error) = &report.error {
-            outln!("invalid   {error}");
-            if let Some(quoted) = &report.bad_line {
-                outln!("line {:<5}{}", quoted.line, quoted.text);
-            }
-        } else {
-            outln!("sha256    {}", report.sha256);
-            outln!(
-                "positions {} ({} unique; {} white to move, {} black to move)",
-                report.positions,
-                report.unique,
-                report.white_to_move,
-                report.black_to_move
-            );
-            for d in &report.duplicates {
-                let at: Vec<String> = d.at.iter().map(ToString::to_string).collect();
-                let place = match report.format {
-                    BookFormat::Epd => "lines",
-                    BookFormat::Pgn => "games",
-                };
-                outln!("duplicate {} at {place} {}", d.epd, at.join(", "));
-            }
-            outln!(
-                "{}",
-                if report.is_valid() {
-                    "valid"
-                } else {
-                    "invalid"
-                }
-            );
-        }
-    }
+    render(&report, a.json)?;
     Ok(if report.is_valid() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(EXIT_REJECTED)
     })
+}
+
+impl Summary for check::Report {}
+
+impl Summary for generate::Generated {
+    const SORTED_KEYS: bool = true;
 }

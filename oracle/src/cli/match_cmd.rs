@@ -18,28 +18,23 @@ use std::time::Duration;
 use anyhow::{Context, anyhow, bail};
 use clap::{ArgGroup, Args};
 use indicatif::{ProgressBar, ProgressStyle};
-use serde_json::json;
 
-use super::output::{out, outln};
+use super::output::{Summary, out, outln, render};
 use super::sprt::BoundsArgs;
-use oracle::integrity::write_atomically;
 use oracle::play::book::{BookFormat, BookOrder};
 use oracle::play::clock::{ClockRules, TimeControl, engine_time_controls};
 use oracle::play::cpus::Cpus;
 use oracle::play::game::{Adjudication, DrawRule};
-use oracle::play::interrupt::{self, EXIT_INTERRUPTED, resume_command};
-use oracle::play::preflight::check_engines;
-use oracle::play::runner::{MatchConfig, MatchProgress, run_match};
-use oracle::play::shard::{Shard, ShardResult, merge, read_plan, read_shards};
+use oracle::play::interrupt::{self, EXIT_INTERRUPTED};
+use oracle::play::runner::{MatchConfig, MatchProgress};
+use oracle::play::session::{self, Session};
+use oracle::play::shard::{Shard, merge, read_plan, read_shards};
 use oracle::play::shard_games::pgn_path;
 use oracle::play::spec::{key_values, parse_engine, parse_resign, parse_sprt};
-use oracle::play::stop::SprtStop;
 use oracle::play::summary::{
-    game_line, percentile_ms, periodic_summary, sprt_json_status, status_line, summary_block,
-    summary_json,
+    MatchSummary, MergeSummary, Standing, game_line, periodic_summary, status_line,
 };
-use oracle::play::tally::fault_free_wdl;
-use oracle::stats::{SprtDecision, SprtParams, SprtStatus};
+use oracle::stats::SprtParams;
 
 /// Arguments of `oracle match`.
 #[derive(Debug, Args)]
@@ -181,48 +176,41 @@ pub struct MergeArgs {
 /// Runs `oracle match`.
 pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
     let config = match_config(&args)?;
-    let sprt_params = sprt_params(args.bounds.as_ref(), args.sprt.as_deref())?;
-    if sprt_params.is_some() && args.shard.is_some() {
+    let sprt = sprt_params(args.bounds.as_ref(), args.sprt.as_deref())?;
+    if sprt.is_some() && args.shard.is_some() {
         bail!(
             "an SPRT cannot be combined with --shard: shards play fixed slices; apply the SPRT with `oracle merge --elo0 … --elo1 …`"
         );
     }
-    interrupt::install();
-    check_engines(&config.engines, config.start_timeout)?;
-    let mut live = sprt_params
-        .map(|params| SprtStop::new(params, 1, 0))
-        .transpose()
-        .context("SPRT")?;
+    let session = Session {
+        shard_result: shard_file(&args),
+        command_line: std::env::args().collect(),
+        config,
+        sprt,
+    };
     let bar = progress_bar(args.json);
     let log = !args.json && !std::io::stdout().is_terminal();
-    let names = [
-        config.engines[0].name.clone(),
-        config.engines[1].name.clone(),
-    ];
+    let names = session
+        .config
+        .engines
+        .each_ref()
+        .map(|engine| engine.name.as_str());
     let mut reported_at = 0;
     let mut observer = |p: &MatchProgress| {
         bar.set_length(p.games_total);
         bar.set_position(p.games_played);
-        bar.set_message(status_line(p.finished_wdl, &p.tally, sprt_params.as_ref()));
+        bar.set_message(status_line(p.finished_wdl, &p.tally, sprt.as_ref()));
         if !log {
             return;
         }
         let written = match &p.game {
-            Some(game) => outln!(
-                "{}",
-                game_line(p.games_played, game, [&names[0], &names[1]])
-            ),
+            Some(game) => outln!("{}", game_line(p.games_played, game, names)),
             // A counted pair: the summary comes here, so that it includes the pair.
             None if args.report_every > 0 && p.games_played >= reported_at + args.report_every => {
                 reported_at = p.games_played;
                 out!(
                     "{}",
-                    periodic_summary(
-                        p.games_played,
-                        p.finished_wdl,
-                        &p.tally,
-                        sprt_params.as_ref()
-                    )
+                    periodic_summary(p.games_played, p.finished_wdl, &p.tally, sprt.as_ref())
                 )
             }
             None => true,
@@ -232,139 +220,14 @@ pub fn run_match_command(args: MatchArgs) -> anyhow::Result<ExitCode> {
             interrupt::request();
         }
     };
-    let report = run_match(
-        config.clone(),
-        live.as_mut()
-            .map(|l| l as &mut dyn oracle::play::stop::StopRule),
-        &mut observer,
-    );
+    let played = session::play(&session, &mut observer);
     bar.finish_and_clear();
-    let report = report?;
-    if let Some(error) = live.as_ref().and_then(SprtStop::error) {
-        bail!("the SPRT could not be evaluated: {error}");
-    }
-    let sequential = live.as_ref().map(SprtStop::sequential);
-    let status = sprt_json_status(&report.tally, sprt_params.as_ref(), sequential)?;
-    let shard_file = match shard_file(&args) {
-        Some(path) => {
-            let bytes = serde_json::to_vec_pretty(&ShardResult::of(&report))
-                .expect("shard result serializes");
-            write_atomically(&path, &bytes)?;
-            Some(path)
-        }
-        None => None,
-    };
-    let resume = match (&report.state_file, report.interrupted) {
-        (Some(state), true) => Some(resume_command(&std::env::args().collect::<Vec<_>>(), state)),
-        _ => None,
-    };
-    let concurrency = config.concurrency as f64;
-    let mut overheads = report.overhead_us.clone();
-    let (p50, p95) = (
-        percentile_ms(&mut overheads, 0.50),
-        percentile_ms(&mut overheads, 0.95),
-    );
-    let games_counted = 2 * report.tally.pairs;
-    let wall = report.wall.as_secs_f64();
-    let cpu = report.engine_cpu.as_secs_f64();
-    if args.json {
-        let mut object = summary_json(&report.tally, report.games_played, status.as_ref());
-        let extra = json!({
-            "pgn": config.pgn_out,
-            "state": config.state,
-            "stopped_early": report.stopped_early,
-            "interrupted": report.interrupted,
-            "resume_command": resume,
-            "engines": [config.engines[0].name, config.engines[1].name],
-            "tc": config.clock.tc.to_string(),
-            "time_controls": [config.clock.of_engine(0).to_string(), config.clock.of_engine(1).to_string()],
-            "isolation": config.engines[0].isolation.describe(),
-            "book": config.book_path,
-            "book_order": config.book_order,
-            "seed": config.seed,
-            "concurrency": config.concurrency,
-            "shard": format!("{}/{}", config.shard.index, config.shard.count),
-            "shard_result": shard_file,
-            "pgn_sha256": report.pgn_sha256,
-            "wall_seconds": wall,
-            "engine_cpu_seconds": cpu,
-            "runner_cpu_seconds": report.runner_cpu.as_secs_f64(),
-            "engine_cpu_share": if wall > 0.0 { cpu / (wall * concurrency) } else { 0.0 },
-            "games_per_minute": if wall > 0.0 { (report.games_played as f64) * 60.0 / wall } else { 0.0 },
-            "move_overhead_ms": { "moves": overheads.len(), "p50": p50, "p95": p95 },
-            "fault_free_wdl": fault_free_wdl(&report.pairs),
-            "time_forfeits_per_1000_games": if games_counted > 0 {
-                report.tally.terminations.time_forfeit as f64 * 1000.0 / games_counted as f64
-            } else { 0.0 },
-        });
-        object
-            .as_object_mut()
-            .expect("object")
-            .extend(extra.as_object().expect("object").clone());
-        outln!("{object}");
-    } else {
-        let names = [
-            config.engines[0].name.as_str(),
-            config.engines[1].name.as_str(),
-        ];
-        let title = format!(
-            "{} vs {} ({}, {})",
-            names[0],
-            names[1],
-            config.clock.label(),
-            config.book_path.as_deref().map_or_else(
-                || "start position".into(),
-                |path| path.display().to_string()
-            )
-        );
-        out!(
-            "{}",
-            summary_block(
-                &title,
-                &report.tally,
-                &report.pairs,
-                report.games_played,
-                status.as_ref(),
-                names
-            )
-        );
-        outln!(
-            "Wall: {wall:.1} s, engine CPU: {cpu:.1} s ({:.1}% of {} × wall), runner CPU: {:.1} s, runner overhead per move: p50 {p50:.3} ms, p95 {p95:.3} ms",
-            if wall > 0.0 {
-                100.0 * cpu / (wall * concurrency)
-            } else {
-                0.0
-            },
-            config.concurrency,
-            report.runner_cpu.as_secs_f64()
-        );
-        if report.tally.terminations.faults() > 0 {
-            let [wins, draws, losses] = fault_free_wdl(&report.pairs);
-            outln!(
-                "Without the {} faulted games: {wins}-{draws}-{losses} from {}'s side",
-                report.tally.terminations.faults(),
-                config.engines[0].name
-            );
-        }
-        outln!("Isolation: {}", config.engines[0].isolation.describe());
-        if let Some(path) = &config.pgn_out {
-            outln!("PGN: {}", path.display());
-        }
-        if let Some(path) = &shard_file {
-            outln!("Shard result: {}", path.display());
-        }
-        if let Some(command) = &resume {
-            outln!(
-                "Interrupted after {} games ({} pairs counted); resume with:\n{command}",
-                report.games_played,
-                report.tally.pairs
-            );
-        }
-    }
-    if report.interrupted {
+    let summary = played?;
+    render(&summary, args.json)?;
+    if summary.interrupted {
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }
-    Ok(exit_for(status.as_ref()))
+    Ok(exit_for(&summary.standing))
 }
 
 /// Runs `oracle merge`.
@@ -373,66 +236,25 @@ pub fn run_merge_command(args: MergeArgs) -> anyhow::Result<ExitCode> {
     let plan = read_plan(&args.plan).context("--plan")?;
     let shards = read_shards(&args.files)?;
     let merged = merge(&shards, &plan, params)?;
-    let status = sprt_json_status(&merged.tally, params.as_ref(), merged.sprt.as_ref())?;
-    let fp = &merged.fingerprint;
-    if args.json {
-        let mut object = summary_json(&merged.tally, merged.games_played, status.as_ref());
-        let extra = json!({
-            "shards": merged.shards,
-            "shard_count": fp.shards,
-            "pairs_total": fp.pairs,
-            "pairs_available": merged.pairs_available,
-            "contiguous_pairs": merged.contiguous_pairs,
-            "engines": [fp.engines[0].name, fp.engines[1].name],
-            "tc": fp.clock.tc.to_string(),
-            "time_controls": [fp.clock.of_engine(0).to_string(), fp.clock.of_engine(1).to_string()],
-            "seed": fp.seed,
-            "book_sha256": fp.book_sha256,
-            "pgn": serde_json::Value::Null,
-            "pgn_sha256": shards.iter().map(|(_, s)| s.pgn_sha256.clone()).collect::<Vec<_>>(),
-        });
-        object
-            .as_object_mut()
-            .expect("object")
-            .extend(extra.as_object().expect("object").clone());
-        outln!("{object}");
-    } else {
-        let names = [fp.engines[0].name.as_str(), fp.engines[1].name.as_str()];
-        let title = format!(
-            "{} vs {} ({}, shards {:?} of {})",
-            names[0],
-            names[1],
-            fp.clock.label(),
-            merged.shards,
-            fp.shards
-        );
-        out!(
-            "{}",
-            summary_block(
-                &title,
-                &merged.tally,
-                &merged.pairs,
-                merged.games_played,
-                status.as_ref(),
-                names
-            )
-        );
-        outln!(
-            "Pairs: {} of {} present, {} without gaps, {} counted",
-            merged.pairs_available,
-            fp.pairs,
-            merged.contiguous_pairs,
-            merged.tally.pairs
-        );
-    }
-    Ok(exit_for(status.as_ref()))
+    let summary = MergeSummary::new(&merged, &shards, params.as_ref())?;
+    render(&summary, args.json)?;
+    Ok(exit_for(&summary.standing))
+}
+
+impl Summary for MatchSummary {
+    const SORTED_KEYS: bool = true;
+}
+
+impl Summary for MergeSummary {
+    const SORTED_KEYS: bool = true;
 }
 
 /// Exit 1 when the SPRT accepted H0, else 0.
-fn exit_for(status: Option<&SprtStatus>) -> ExitCode {
-    match status {
-        Some(s) if s.state == SprtDecision::AcceptH0 => ExitCode::from(super::EXIT_REJECTED),
-        _ => ExitCode::SUCCESS,
+fn exit_for(standing: &Standing) -> ExitCode {
+    if standing.accepted_h0() {
+        ExitCode::from(super::EXIT_REJECTED)
+    } else {
+        ExitCode::SUCCESS
     }
 }
 
@@ -577,9 +399,9 @@ fn match_config(args: &MatchArgs) -> anyhow::Result<MatchConfig> {
 fn shard_file(args: &MatchArgs) -> Option<PathBuf> {
     let shard = args.shard?;
     Some(
-        args.shard_out.clone().unwrap_or_else(|| {
-            PathBuf::from(format!("shard-{}-of-{}.json", shard.index, shard.count))
-        }),
+        args.shard_out
+            .clone()
+            .unwrap_or_else(|| shard.default_result_file()),
     )
 }
 

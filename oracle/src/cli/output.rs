@@ -7,11 +7,17 @@
 //! [`lost_status`] turns it into the exit status once the command is done — 141 without a word
 //! for a closed pipe, as a shell reports a tool that SIGPIPE ended; 2 with the error on standard
 //! error for anything else (a full disk).
+//!
+//! A command's result is one typed summary ([`Summary`]): [`render`] prints its `Display` for
+//! people or, under `--json`, its `Serialize` as one JSON object on one line, so that the two
+//! cannot say different things (docs/cli.md, "Output").
 
 use std::fmt;
 use std::io::{self, Write};
 use std::process::ExitCode;
 use std::sync::OnceLock;
+
+use serde::Serialize;
 
 /// The exit status of a command whose standard output was closed by its reader (128 + SIGPIPE).
 pub const EXIT_CLOSED: u8 = 141;
@@ -66,3 +72,28 @@ macro_rules! out {
 }
 
 pub(crate) use {out, outln};
+
+/// A command's result: its text for people (`Display`, complete with its final newline) and
+/// its `--json` object (`Serialize`).
+pub trait Summary: Serialize + fmt::Display {
+    /// Whether the JSON object's keys are printed in alphabetical order at every level rather
+    /// than in field order: the order of the commands whose object was once assembled as a
+    /// `serde_json::Value` (`match`, `merge`, `register`), kept so that their output does not
+    /// change under those who compare it.
+    const SORTED_KEYS: bool = false;
+}
+
+/// Prints `summary`: under `json` as one JSON object on one line, else as its text.
+///
+/// # Errors
+/// The summary cannot be serialized (a path that is not UTF-8).
+pub fn render<S: Summary>(summary: &S, json: bool) -> serde_json::Result<()> {
+    if !json {
+        out!("{summary}");
+    } else if S::SORTED_KEYS {
+        outln!("{}", serde_json::to_value(summary)?);
+    } else {
+        outln!("{}", serde_json::to_string(summary)?);
+    }
+    Ok(())
+}

@@ -1,26 +1,24 @@
 //! `oracle register verify | show | append | replay | genesis | site`: the audit tools.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
-use serde_json::json;
 
-use super::output::{out, outln};
+use super::output::{Summary, outln, render};
 use crate::cli::EXIT_REJECTED;
 use oracle::errln;
 use oracle::governance::Constitution;
 use oracle::governance::entry::{BinaryRecord, Entry, EntryId};
 use oracle::governance::hash::{GitId, Sha256Hex};
-use oracle::governance::register::{self, AppendError, Audit, GenesisRecord};
-use oracle::governance::replay::replay_statistics;
-use oracle::governance::timestamp::Timestamp;
-use oracle::site::SiteOptions;
-use oracle::verify::games::{
-    GamesReplay, GamesRequest, StageOutcome, replay_games as replay_entry_games,
+use oracle::governance::register::{
+    self, AppendError, Appended, Audit, GenesisRecord, Listing, Refused, ShownEntry, VerifySummary,
 };
+use oracle::governance::timestamp::Timestamp;
+use oracle::site::{SiteOptions, SiteSummary};
+use oracle::verify::games::{EntryGamesReplay, GamesRequest, replay_games as replay_entry_games};
+use oracle::verify::replay::{EntryReplay, replay_entry};
 
 /// Arguments of `oracle register`.
 #[derive(Debug, Args)]
@@ -188,58 +186,34 @@ fn status(ok: bool) -> ExitCode {
     }
 }
 
+impl Summary for VerifySummary {
+    const SORTED_KEYS: bool = true;
+}
+impl Summary for Listing<'_> {
+    const SORTED_KEYS: bool = true;
+}
+impl Summary for ShownEntry<'_> {}
+impl Summary for Appended {
+    const SORTED_KEYS: bool = true;
+}
+impl Summary for Refused {
+    const SORTED_KEYS: bool = true;
+}
+impl Summary for EntryReplay {
+    const SORTED_KEYS: bool = true;
+}
+impl Summary for EntryGamesReplay {
+    const SORTED_KEYS: bool = true;
+}
+impl Summary for SiteSummary {
+    const SORTED_KEYS: bool = true;
+}
+
 /// `register verify`.
 fn verify(repo: &RepoArgs, expect_head: Option<&str>) -> anyhow::Result<ExitCode> {
-    let files = register::read_files(&repo.repo)?;
-    if files.is_empty() {
-        // Nothing checked is no evidence of a sound register: a wrong `--repo` or a checkout
-        // without its entries must not show a green check (exit 2, bad input, not 1: there is
-        // no register to call unsound).
-        let dir = repo.repo.join(register::REGISTER_DIR);
-        let state = if dir.is_dir() {
-            "holds no entries"
-        } else {
-            "does not exist"
-        };
-        bail!("{}: {state}; there is no register to verify", dir.display());
-    }
-    let mut audit = register::verify_files(&repo.repo, &files);
-    if let Some(expected) = expect_head.filter(|expected| *expected != audit.head.as_str()) {
-        let newest = audit
-            .entries
-            .last()
-            .and_then(|(entry, _)| entry.id)
-            .map_or_else(|| "the empty register".to_owned(), |id| id.file_name());
-        audit.findings.push(register::Finding {
-            file: newest,
-            message: format!(
-                "head is {}, expected {expected} (entries were removed or added)",
-                audit.head
-            ),
-        });
-    }
-    if repo.json {
-        let report = json!({
-            "ok": audit.ok(),
-            "n": audit.count,
-            "head": audit.head,
-            "errors": audit.findings,
-            "unchecked": audit.unchecked,
-        });
-        outln!("{report}");
-    } else {
-        for finding in &audit.findings {
-            outln!("{}: {}", finding.file, finding.message);
-        }
-        for note in &audit.unchecked {
-            outln!("{}: unchecked: {}", note.file, note.message);
-        }
-        outln!("head={} n={}", audit.head, audit.count);
-        if !audit.ok() {
-            outln!("register verify: {} problem(s)", audit.findings.len());
-        }
-    }
-    Ok(status(audit.ok()))
+    let summary = register::verify_register(&repo.repo, expect_head)?;
+    render(&summary, repo.json)?;
+    Ok(status(summary.ok))
 }
 
 /// `register show [ID]`.
@@ -248,23 +222,12 @@ fn show(repo: &RepoArgs, id: Option<&str>) -> anyhow::Result<ExitCode> {
     if !audit.ok() {
         errln!("warning: the register does not verify; run `oracle register verify`");
     }
-    let Some(id) = id else {
-        if repo.json {
-            let entries: Vec<&Entry> = audit.entries.iter().map(|(entry, _)| entry).collect();
-            outln!(
-                "{}",
-                json!({ "n": audit.count, "head": audit.head, "entries": entries })
-            );
-        } else {
-            out!("{}", render_table(&audit));
+    match id {
+        None => render(&Listing::of(&audit), repo.json)?,
+        Some(id) => {
+            let (entry, sha256) = find(&audit, parse_id(id)?)?;
+            render(&ShownEntry { entry, sha256 }, repo.json)?;
         }
-        return Ok(ExitCode::SUCCESS);
-    };
-    let (entry, hash) = find(&audit, id)?;
-    if repo.json {
-        outln!("{}", serde_json::to_string(entry)?);
-    } else {
-        out!("{}", render_entry(entry, hash));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -282,25 +245,17 @@ fn append(repo: &RepoArgs, file: &Path) -> anyhow::Result<ExitCode> {
         Timestamp::now(),
     ) {
         Ok(entry) => {
-            let audit = register::verify(&repo.repo)?;
             let id = entry.id.map(|id| id.to_string()).unwrap_or_default();
-            if repo.json {
-                outln!(
-                    "{}",
-                    json!({ "ok": true, "id": id, "head": audit.head, "n": audit.count })
-                );
-            } else {
-                outln!("appended {id}");
-                outln!("head={} n={}", audit.head, audit.count);
-            }
+            render(&Appended::read_back(&repo.repo, id, false)?, repo.json)?;
             Ok(ExitCode::SUCCESS)
         }
         Err(AppendError::Refused(reason)) => {
-            if repo.json {
-                outln!("{}", json!({ "ok": false, "refused": reason }));
-            } else {
-                outln!("refused: {}: {reason}", file.display());
-            }
+            let refused = Refused {
+                ok: false,
+                refused: reason,
+                file: file.to_owned(),
+            };
+            render(&refused, repo.json)?;
             Ok(ExitCode::from(EXIT_REJECTED))
         }
         Err(error) => Err(error.into()),
@@ -315,53 +270,11 @@ fn replay(
     cache_dir: &Path,
 ) -> anyhow::Result<ExitCode> {
     let wanted = parse_id(id)?;
-    let files: Vec<register::RegisterFile> = register::read_files(&repo.repo)?
-        .into_iter()
-        .filter(|file| EntryId::from_file_name(&file.name).is_some_and(|number| number <= wanted))
-        .collect();
-    let audit = register::verify_files(&repo.repo, &files);
-    let (entry, _) = find(&audit, id)?;
-    let used_before = audit
-        .entries
-        .iter()
-        .rev()
-        .nth(1)
-        .map_or(0.0, |(previous, _)| previous.loss_budget.used_after);
-    let mut checks = vec![oracle::governance::replay::Check {
-        name: format!("chain up to {wanted}"),
-        pass: audit.ok(),
-        detail: audit.findings.first().map_or_else(
-            || format!("head={} n={}", audit.head, audit.count),
-            |f| format!("{}: {}", f.file, f.message),
-        ),
-    }];
-    checks.extend(replay_statistics(entry, used_before));
-    if !statistics_only {
-        checks.extend(oracle::verify::replay::remeasure(
-            &repo.repo, entry, cache_dir,
-        ));
-    }
-    let ok = checks.iter().all(|check| check.pass);
-    if repo.json {
-        outln!(
-            "{}",
-            json!({ "ok": ok, "id": wanted.to_string(), "checks": checks })
-        );
-    } else {
-        for check in &checks {
-            outln!(
-                "{} {}: {}",
-                if check.pass { "pass" } else { "FAIL" },
-                check.name,
-                check.detail
-            );
-        }
-        outln!(
-            "replay {wanted}: {}",
-            if ok { "every check passed" } else { "failed" }
-        );
-    }
-    Ok(status(ok))
+    let audit = register::verify_up_to(&repo.repo, wanted)?;
+    let summary = replay_entry(&repo.repo, &audit, wanted, statistics_only, cache_dir)
+        .ok_or_else(|| not_found(&audit, wanted))?;
+    render(&summary, repo.json)?;
+    Ok(status(summary.ok))
 }
 
 /// `register replay ID --games K`.
@@ -373,7 +286,7 @@ fn replay_games(
     cache_dir: &Path,
 ) -> anyhow::Result<ExitCode> {
     let audit = register::verify(&repo.repo)?;
-    let (entry, entry_sha256) = find(&audit, id)?;
+    let (entry, entry_sha256) = find(&audit, parse_id(id)?)?;
     let replay = replay_entry_games(&GamesRequest {
         repo: &repo.repo,
         entry,
@@ -382,137 +295,20 @@ fn replay_games(
         seed,
         cache_dir,
     })?;
-    let ok = audit.ok() && replay.ok();
-    if repo.json {
-        outln!(
-            "{}",
-            json!({ "ok": ok, "id": id, "register_ok": audit.ok(), "replay": replay })
-        );
-    } else {
-        out!("{}", render_games(&audit, id, &replay));
-    }
-    Ok(status(ok))
-}
-
-/// The games replay for people: the choice, then per stage each game's outcome.
-fn render_games(audit: &Audit, id: &str, replay: &GamesReplay) -> String {
-    let mut out = String::new();
-    let mark = |pass: bool| if pass { "pass" } else { "FAIL" };
-    let _ = writeln!(
-        out,
-        "{} register: {}",
-        mark(audit.ok()),
-        audit.findings.first().map_or_else(
-            || format!("head={} n={}", audit.head, audit.count),
-            |f| format!("{}: {}", f.file, f.message),
-        )
-    );
-    let _ = writeln!(
-        out,
-        "seed {} (repeat the choice with the same --seed)",
-        replay.seed
-    );
-    for check in &replay.rebuilds {
-        let _ = writeln!(
-            out,
-            "{} rebuild {}: recorded {}, rebuilt {}",
-            mark(check.pass),
-            check.role,
-            check.recorded,
-            check.rebuilt
-        );
-    }
-    let (mut identical, mut total) = (0, 0);
-    for stage in &replay.stages {
-        let _ = write!(out, "stage {} ({}): ", stage.name, stage.tc);
-        match &stage.outcome {
-            StageOutcome::Skipped { reason } => {
-                let _ = writeln!(out, "skipped, {reason}");
-            }
-            StageOutcome::Failed { reason } => {
-                let _ = writeln!(out, "FAIL {reason}");
-            }
-            StageOutcome::Replayed {
-                pgn,
-                seed,
-                pairs,
-                games,
-            } => {
-                let _ = writeln!(
-                    out,
-                    "{} matches pgn_sha256; pairs {pairs:?} (0-based, stage seed {seed})",
-                    pgn.display()
-                );
-                for game in games {
-                    total += 1;
-                    let round = format!("round {}.{}", game.pair + 1, game.game);
-                    match &game.difference {
-                        None => {
-                            identical += 1;
-                            let _ = writeln!(out, "  {round}: identical ({} plies)", game.plies);
-                        }
-                        Some(d) => {
-                            let _ = writeln!(
-                                out,
-                                "  {round}: DIFFERS at ply {}: expected {}, played {}",
-                                d.ply, d.expected, d.played
-                            );
-                        }
-                    }
-                }
-            }
-        }
-    }
-    let _ = writeln!(
-        out,
-        "replay {id} --games: {identical} of {total} games identical{}",
-        if audit.ok() && replay.ok() {
-            ""
-        } else {
-            "; failed"
-        }
-    );
-    out
+    let summary = EntryGamesReplay::new(&audit, id.to_owned(), replay);
+    render(&summary, repo.json)?;
+    Ok(status(summary.ok))
 }
 
 /// `register site`.
 fn site(repo: &RepoArgs, out: PathBuf, base_url: Option<String>) -> anyhow::Result<ExitCode> {
     let summary = oracle::site::build(&SiteOptions {
         repo: repo.repo.clone(),
-        out: out.clone(),
+        out,
         base_url,
     })?;
-    if repo.json {
-        let report = json!({
-            "ok": summary.verified(),
-            "n": summary.count,
-            "head": summary.head,
-            "errors": summary.findings,
-            "out": out,
-            "files": summary.files,
-        });
-        outln!("{report}");
-    } else {
-        for finding in &summary.findings {
-            outln!("{}: {}", finding.file, finding.message);
-        }
-        outln!(
-            "site {}: {} files, head={} n={}{}",
-            out.display(),
-            summary.files,
-            summary.head,
-            summary.count,
-            if summary.verified() {
-                String::new()
-            } else {
-                format!(
-                    " (register verify: {} problem(s), marked on the site)",
-                    summary.findings.len()
-                )
-            }
-        );
-    }
-    Ok(status(summary.verified()))
+    render(&summary, repo.json)?;
+    Ok(status(summary.ok))
 }
 
 /// `register genesis`.
@@ -540,16 +336,8 @@ fn genesis(
         Timestamp::now(),
     ) {
         Ok(_) => {
-            let audit = register::verify(&repo.repo)?;
-            if repo.json {
-                outln!(
-                    "{}",
-                    json!({ "ok": true, "id": "T-0001", "head": audit.head, "n": audit.count })
-                );
-            } else {
-                outln!("genesis T-0001");
-                outln!("head={} n={}", audit.head, audit.count);
-            }
+            let appended = Appended::read_back(&repo.repo, "T-0001".to_owned(), true)?;
+            render(&appended, repo.json)?;
             Ok(ExitCode::SUCCESS)
         }
         Err(AppendError::Refused(reason)) => {
@@ -584,147 +372,14 @@ fn parse_id(id: &str) -> anyhow::Result<EntryId> {
 }
 
 /// The entry `id` among the audited ones.
-fn find<'a>(audit: &'a Audit, id: &str) -> anyhow::Result<(&'a Entry, &'a Sha256Hex)> {
-    let wanted = parse_id(id)?;
-    audit
-        .entries
-        .iter()
-        .find(|(entry, _)| entry.id == Some(wanted))
-        .map(|(entry, hash)| (entry, hash))
-        .with_context(|| {
-            format!(
-                "argument ID: no readable entry {wanted} in the register ({} entries)",
-                audit.count
-            )
-        })
+fn find(audit: &Audit, id: EntryId) -> anyhow::Result<(&Entry, &Sha256Hex)> {
+    audit.find(id).ok_or_else(|| not_found(audit, id))
 }
 
-/// The first 12 digits of an id or hash, as people quote them.
-fn short(text: &str) -> &str {
-    &text[..text.len().min(12)]
-}
-
-/// The entry list as a fixed-width table.
-fn render_table(audit: &Audit) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:<7} {:<20} {:<11} {:<8} {:<9} {:>8} {:>8}  candidate",
-        "id", "recorded_at", "profile", "path", "verdict", "gain", "loss"
-    );
-    for (entry, _) in &audit.entries {
-        let _ = writeln!(
-            out,
-            "{:<7} {:<20} {:<11} {:<8} {:<9} {:>8.2} {:>8.2}  {}",
-            entry.id.map(|id| id.to_string()).unwrap_or_default(),
-            entry
-                .recorded_at
-                .as_ref()
-                .map(Timestamp::as_str)
-                .unwrap_or_default(),
-            entry.profile.as_deref().unwrap_or("-"),
-            entry.path,
-            entry.verdict,
-            entry.claimed_gain_nelo,
-            entry.loss_budget.used_after,
-            short(entry.candidate.commit.as_str()),
-        );
-    }
-    let _ = writeln!(out, "head={} n={}", audit.head, audit.count);
-    out
-}
-
-/// One entry for people: what was decided, on what evidence.
-fn render_entry(entry: &Entry, hash: &Sha256Hex) -> String {
-    let mut out = String::new();
-    let id = entry.id.map(|id| id.to_string()).unwrap_or_default();
-    let _ = writeln!(
-        out,
-        "{id}  {}  path {}  profile {}",
-        entry.verdict,
-        entry.path,
-        entry.profile.as_deref().unwrap_or("-")
-    );
-    let _ = writeln!(out, "  sha256       {hash}");
-    let _ = writeln!(
-        out,
-        "  prev_sha256  {}",
-        entry
-            .prev_sha256
-            .as_ref()
-            .map(Sha256Hex::as_str)
-            .unwrap_or("-")
-    );
-    let _ = writeln!(
-        out,
-        "  recorded_at  {}",
-        entry
-            .recorded_at
-            .as_ref()
-            .map(Timestamp::as_str)
-            .unwrap_or("-")
-    );
-    let _ = writeln!(out, "  bound_at     {}", entry.bound_at);
-    let _ = writeln!(out, "  claimed gain {} nElo", entry.claimed_gain_nelo);
-    let _ = writeln!(
-        out,
-        "  oracle       {} ({})",
-        entry.oracle.version,
-        short(entry.oracle.commit.as_str())
-    );
-    let _ = writeln!(out, "  toolchain    {}", entry.toolchain);
-    let mut binary = |role: &str, record: &BinaryRecord| {
-        let _ = writeln!(
-            out,
-            "  {role:<12} {} tree {} binary {} bench {}",
-            short(record.commit.as_str()),
-            short(record.tree.as_str()),
-            short(record.binary_sha256.as_str()),
-            record.bench_nodes
-        );
-    };
-    binary("candidate", &entry.candidate);
-    if let Some(predecessor) = &entry.predecessor {
-        binary("predecessor", predecessor);
-    }
-    if let Some(gate) = entry.gate {
-        let _ = writeln!(
-            out,
-            "  gate         popcnt {} software popcount {}",
-            gate.popcnt_in_eval, gate.software_popcount_in_eval
-        );
-    }
-    if let Some(proof) = &entry.proof {
-        let _ = writeln!(
-            out,
-            "  proof        {} predecessor {} candidate {}",
-            proof.spec, proof.predecessor, proof.candidate
-        );
-    }
-    for stage in &entry.stages {
-        let _ = writeln!(
-            out,
-            "  stage {:<6} {:<12} [{}, {}] {} games penta {:?} llr {:.3} in [{:.3}, {:.3}] nElo {:.2} [{:.2}, {:.2}] → {}",
-            stage.name,
-            stage.tc.to_string(),
-            stage.elo0,
-            stage.elo1,
-            stage.games,
-            stage.pentanomial,
-            stage.llr,
-            stage.lower,
-            stage.upper,
-            stage.nelo,
-            stage.nelo_ci95[0],
-            stage.nelo_ci95[1],
-            stage.state
-        );
-    }
-    let budget = entry.loss_budget;
-    let _ = writeln!(
-        out,
-        "  loss budget  {} + {} = {} of {} nElo",
-        budget.used_before, budget.booked, budget.used_after, budget.limit
-    );
-    out
+/// The error for an entry `id` the audited register does not hold.
+fn not_found(audit: &Audit, id: EntryId) -> anyhow::Error {
+    anyhow::anyhow!(
+        "argument ID: no readable entry {id} in the register ({} entries)",
+        audit.count
+    )
 }

@@ -1,23 +1,23 @@
 //! `oracle sprt`: status, replay, calculator, Monte Carlo simulation and a speed check of the
-//! SPRT statistics. A thin layer: parse, call `oracle::stats`, render human text or JSON.
+//! SPRT statistics. A thin layer: parse, call `oracle::stats`, render its summary as text or
+//! JSON.
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{Context, bail};
+use anyhow::{Context, anyhow, bail};
 use clap::{Args, Subcommand, ValueEnum};
-use serde::Serialize;
 
 use oracle::stats::{
-    self, Counts, CurvePoint, EloRange, FishtestResult, Model, PentanomialCounts, SequentialSprt,
-    SimulationSummary, SprtCalculator, SprtDecision, SprtParams, SprtStatus, TrinomialCounts,
-    parse_count_list, parse_pentanomial, parse_trinomial,
+    self, CalculatorResult, CalculatorSummary, CurvePoint, EloRange, FishtestResult, GivenCounts,
+    Model, PentanomialCounts, ReplaySummary, SimulationReport, SprtCalculator, SprtDecision,
+    SprtParams, StatusSummary, StatusTiming, TrinomialCounts, parse_count_list,
+    parse_pair_outcomes, parse_pentanomial, parse_trinomial,
 };
 
 use super::EXIT_REJECTED;
-use super::output::out;
+use super::output::{Summary, render};
 
 /// Arguments of `oracle sprt`.
 #[derive(Debug, Args)]
@@ -242,14 +242,21 @@ struct BenchArgs {
 /// Runs one `oracle sprt` subcommand. A test that ends in H0 (`status`, `replay`) exits 1 like
 /// a rejected change (docs/cli.md); everything else that ran exits 0.
 pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
-    let (text, decision) = match args.command {
-        SprtCommand::Status(args) => status(&args)?,
-        SprtCommand::Replay(args) => replay(&args)?,
-        SprtCommand::Calc(args) => (calc(&args)?, None),
-        SprtCommand::Simulate(args) => (simulate(&args)?, None),
-        SprtCommand::Bench(args) => (bench(&args)?, None),
+    let decision = match args.command {
+        SprtCommand::Status(args) => {
+            let summary = status(&args)?;
+            render(&summary, args.json)?;
+            Some(summary.status.state)
+        }
+        SprtCommand::Replay(args) => {
+            let summary = replay(&args)?;
+            render(&summary, args.json)?;
+            Some(summary.final_status.status.state)
+        }
+        SprtCommand::Calc(args) => render(&calc(&args)?, args.json).map(|()| None)?,
+        SprtCommand::Simulate(args) => render(&simulate(&args)?, args.json).map(|()| None)?,
+        SprtCommand::Bench(args) => render(&bench(&args)?, args.json).map(|()| None)?,
     };
-    out!("{text}");
     Ok(if decision == Some(SprtDecision::AcceptH0) {
         ExitCode::from(EXIT_REJECTED)
     } else {
@@ -257,23 +264,18 @@ pub fn run(args: SprtArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// One JSON object and a newline.
-fn json_line(value: &impl Serialize) -> anyhow::Result<String> {
-    Ok(serde_json::to_string(value)? + "\n")
-}
-
-/// Counts of either kind with what the renderer needs.
-enum AnyCounts {
-    Penta(PentanomialCounts),
-    Tri(TrinomialCounts),
-}
+impl Summary for StatusSummary {}
+impl Summary for ReplaySummary {}
+impl Summary for CalculatorSummary {}
+impl Summary for SimulationReport {}
+impl Summary for StatusTiming {}
 
 impl CountsArgs {
     /// The counts in whichever notation was given; Fishtest text is checked against `params`.
-    fn counts(&self, params: &SprtParams) -> anyhow::Result<AnyCounts> {
+    fn counts(&self, params: &SprtParams) -> anyhow::Result<GivenCounts> {
         match (self.penta, self.trinomial, &self.fishtest) {
-            (Some(counts), _, _) => Ok(AnyCounts::Penta(counts)),
-            (None, Some(counts), _) => Ok(AnyCounts::Tri(counts)),
+            (Some(counts), _, _) => Ok(GivenCounts::Pentanomial(counts)),
+            (None, Some(counts), _) => Ok(GivenCounts::Trinomial(counts)),
             (None, None, Some(text)) => fishtest_counts(text, params).context("--fishtest"),
             (None, None, None) => bail!("give the counts: --penta, --trinomial or --fishtest"),
         }
@@ -281,7 +283,7 @@ impl CountsArgs {
 }
 
 /// The counts of a pasted Fishtest result block (`-`: standard input), pentanomial if present.
-fn fishtest_counts(text: &str, params: &SprtParams) -> anyhow::Result<AnyCounts> {
+fn fishtest_counts(text: &str, params: &SprtParams) -> anyhow::Result<GivenCounts> {
     let text = if text == "-" {
         std::io::read_to_string(std::io::stdin()).context("cannot read standard input")?
     } else {
@@ -289,315 +291,88 @@ fn fishtest_counts(text: &str, params: &SprtParams) -> anyhow::Result<AnyCounts>
     };
     let result = FishtestResult::parse(&text)?;
     result.check_bounds(params)?;
-    Ok(match result.pentanomial {
-        Some(counts) => AnyCounts::Penta(counts),
-        None => AnyCounts::Tri(result.trinomial),
-    })
+    Ok(result.counts())
 }
 
-impl AnyCounts {
-    fn status(&self, params: &SprtParams) -> Result<SprtStatus, stats::StatsError> {
-        match self {
-            AnyCounts::Penta(c) => stats::sprt_status(c, params),
-            AnyCounts::Tri(c) => stats::sprt_status(c, params),
-        }
-    }
-}
-
-fn status(args: &StatusArgs) -> anyhow::Result<(String, Option<SprtDecision>)> {
+/// `oracle sprt status`.
+fn status(args: &StatusArgs) -> anyhow::Result<StatusSummary> {
     let params = args.bounds.params()?;
     let counts = args.counts.counts(&params)?;
-    let status = counts.status(&params)?;
-    let text = if args.json {
-        json_line(&status)?
-    } else {
-        render_status(&counts, &params, &status)
-    };
-    Ok((text, Some(status.state)))
+    Ok(StatusSummary::new(counts, params)?)
 }
 
-/// A percentage with two decimals.
-fn percent(x: f64) -> String {
-    format!("{:.2} %", 100.0 * x)
-}
-
-/// The fastchess-style block (`Elo`, `nElo`, `LOS`, `Ptnml(0-2)`, `LLR`) plus the SPRT estimate.
-fn render_status(counts: &AnyCounts, params: &SprtParams, s: &SprtStatus) -> String {
-    let mut out = String::new();
-    let fixed_half = (s.fixed_games_elo_ci95[1] - s.fixed_games_elo_ci95[0]) / 2.0;
-    let nelo_half = (s.nelo_ci95[1] - s.nelo_ci95[0]) / 2.0;
-    let _ = writeln!(
-        out,
-        "Elo: {:.2} +/- {:.2}, nElo: {:.2} +/- {:.2}",
-        s.fixed_games_elo, fixed_half, s.nelo, nelo_half
-    );
-    let (points, games) = match counts {
-        AnyCounts::Penta(c) => (Counts::points(c), c.games()),
-        AnyCounts::Tri(c) => (Counts::points(c), c.games()),
-    };
-    let score = if games == 0 {
-        0.5
-    } else {
-        points / games as f64
-    };
-    match counts {
-        AnyCounts::Penta(c) => {
-            let [ll, ld, _, wd, ww] = c.0;
-            let ratio = if ll + ld == 0 {
-                "-".to_owned()
-            } else {
-                format!("{:.2}", (ww + wd) as f64 / (ll + ld) as f64)
-            };
-            let _ = writeln!(out, "LOS: {}, PairsRatio: {ratio}", percent(s.los));
-            let _ = writeln!(
-                out,
-                "Games: {}, Pairs: {}, Points: {:.1} ({})",
-                c.games(),
-                c.pairs(),
-                points,
-                percent(score)
-            );
-            let _ = writeln!(out, "Ptnml(0-2): [{ll}, {ld}, {}, {wd}, {ww}]", c.0[2]);
-        }
-        AnyCounts::Tri(c) => {
-            let [l, d, w] = c.0;
-            let draw_ratio = if games == 0 {
-                0.0
-            } else {
-                d as f64 / games as f64
-            };
-            let _ = writeln!(
-                out,
-                "LOS: {}, DrawRatio: {}",
-                percent(s.los),
-                percent(draw_ratio)
-            );
-            let _ = writeln!(
-                out,
-                "Games: {games}, Wins: {w}, Losses: {l}, Draws: {d}, Points: {points:.1} ({})",
-                percent(score)
-            );
-        }
-    }
-    let _ = writeln!(
-        out,
-        "SPRT Elo: {:.2} [{:.2}, {:.2}] (median-unbiased, 95%)",
-        s.elo, s.elo_ci95[0], s.elo_ci95[1]
-    );
-    let _ = writeln!(
-        out,
-        "LLR: {:.2} ({:.2}, {:.2}) [{:.2}, {:.2}] {}",
-        s.llr, s.lower_bound, s.upper_bound, params.elo0, params.elo1, params.model
-    );
-    let _ = writeln!(out, "State: {}", s.state);
-    out
-}
-
-/// Reads pair outcomes 0–4 from `text`, ignoring whitespace; errors name line and column.
-fn parse_outcomes(path: &std::path::Path, text: &str) -> anyhow::Result<Vec<usize>> {
-    let mut outcomes = Vec::new();
-    for (line_index, line) in text.lines().enumerate() {
-        for (column, ch) in line.chars().enumerate() {
-            match ch {
-                '0'..='4' => outcomes.push(ch as usize - '0' as usize),
-                c if c.is_whitespace() => {}
-                c => bail!(
-                    "--outcomes {}:{}:{}: unexpected character {c:?} (pair outcomes are the digits 0-4)",
-                    path.display(),
-                    line_index + 1,
-                    column + 1
-                ),
-            }
-        }
-    }
-    Ok(outcomes)
-}
-
-/// One row of a replay: pairs, LLR, o0, o1, state.
-type TrajectoryRow = (u64, f64, f64, f64, SprtDecision);
-
-/// The `--json` object of `oracle sprt replay`.
-#[derive(Serialize)]
-struct ReplayReport {
-    trajectory: Vec<TrajectoryRow>,
-    #[serde(rename = "final")]
-    final_status: SprtStatus,
-}
-
-fn replay(args: &ReplayArgs) -> anyhow::Result<(String, Option<SprtDecision>)> {
+/// `oracle sprt replay`.
+fn replay(args: &ReplayArgs) -> anyhow::Result<ReplaySummary> {
     let params = args.bounds.params()?;
-    let text = std::fs::read_to_string(&args.outcomes)
-        .with_context(|| format!("--outcomes: cannot read {}", args.outcomes.display()))?;
-    let outcomes = parse_outcomes(&args.outcomes, &text)?;
-    let mut sprt = SequentialSprt::new(params, args.batch)?;
-    let mut counts = PentanomialCounts::default();
-    let mut trajectory = Vec::new();
-    let batch = usize::try_from(args.batch).unwrap_or(usize::MAX);
-    // Look after every batch, and once more on a trailing partial batch (which, as in
-    // Fishtest, drops the overshoot correction); stop at the first decision like a live test.
-    for chunk in outcomes.chunks(batch) {
-        for &outcome in chunk {
-            counts.record(outcome);
-        }
-        let state = sprt.update(&counts)?;
-        trajectory.push((counts.pairs(), sprt.llr(), sprt.o0(), sprt.o1(), state));
-        if state != SprtDecision::Continue {
-            break;
-        }
-    }
-    let mut final_status = stats::sprt_status(&counts, &params)?;
-    final_status.state = sprt.decision();
-    let decision = Some(final_status.state);
-    if args.json {
-        let text = json_line(&ReplayReport {
-            trajectory,
-            final_status,
-        })?;
-        return Ok((text, decision));
-    }
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:>10} {:>9} {:>8} {:>8}  state",
-        "pairs", "llr", "o0", "o1"
-    );
-    for (pairs, llr, o0, o1, state) in &trajectory {
-        let _ = writeln!(out, "{pairs:>10} {llr:>9.4} {o0:>8.4} {o1:>8.4}  {state}");
-    }
-    let unused = outcomes.len() as u64 - counts.pairs();
-    if unused > 0 {
-        let _ = writeln!(
-            out,
-            "stopped at the decision; {unused} later pairs not used"
-        );
-    }
-    out.push_str(&render_status(
-        &AnyCounts::Penta(counts),
-        &params,
-        &final_status,
-    ));
-    Ok((out, decision))
+    let path = &args.outcomes;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("--outcomes: cannot read {}", path.display()))?;
+    let outcomes =
+        parse_pair_outcomes(&text).map_err(|e| anyhow!("--outcomes {}:{e}", path.display()))?;
+    Ok(stats::replay(&outcomes, params, args.batch)?)
 }
 
-/// The `--json` object of `oracle sprt calc` over a range.
-#[derive(Serialize)]
-struct CurveReport<'a> {
-    design: &'a SprtCalculator,
-    curve: &'a [CurvePoint],
-}
-
-fn calc(args: &CalcArgs) -> anyhow::Result<String> {
+/// `oracle sprt calc`; with `--svg`, also writes the figure.
+fn calc(args: &CalcArgs) -> anyhow::Result<CalculatorSummary> {
     let params = args.bounds.params()?;
     let calculator = SprtCalculator::new(&params, args.draw_ratio, args.bias)
         .context("invalid --draw-ratio or --bias")?;
-    let mut out = String::new();
-    if !args.json {
-        let _ = writeln!(
-            out,
-            "SPRT [{:.2}, {:.2}] {}, alpha {}, beta {}, draw ratio {}, RMS bias {} Elo",
-            params.elo0,
-            params.elo1,
-            params.model,
-            params.alpha,
-            params.beta,
-            args.draw_ratio,
-            args.bias
-        );
-        let _ = writeln!(
-            out,
-            "Bounds in logistic Elo: [{:.3}, {:.3}], per-game variance {:.5}, LLR bounds ({:.2}, {:.2})",
-            calculator.logistic_elo0,
-            calculator.logistic_elo1,
-            calculator.variance,
-            calculator.lower_bound,
-            calculator.upper_bound
-        );
-    }
-    if let Some(elo) = args.elo {
-        if !elo.is_finite() {
-            bail!("--elo must be a finite number, got {elo}");
+    let result = match args.elo {
+        Some(elo) if !elo.is_finite() => bail!("--elo must be a finite number, got {elo}"),
+        Some(elo) => CalculatorResult::Point {
+            elo,
+            characteristic: calculator.characteristic(elo),
+        },
+        None => {
+            let fishtest = calculator.fishtest_range();
+            let (from, to) = args.range.unwrap_or((fishtest.from, fishtest.to));
+            let range = EloRange {
+                from,
+                to,
+                step: args.step.unwrap_or(fishtest.step),
+            };
+            let curve = calculator.curve(range).context("--range / --step")?;
+            if let Some(path) = &args.svg {
+                write_svg(path, args, &params, &calculator, &curve)?;
+            }
+            CalculatorResult::Curve(curve)
         }
-        let c = calculator.characteristic(elo);
-        if args.json {
-            return json_line(&c);
-        }
-        let _ = writeln!(
-            out,
-            "True Elo {elo:.2}: pass probability {}, expected games {:.0} ({:.0} pairs)",
-            percent(c.pass_probability),
-            c.expected_games,
-            c.expected_games / 2.0
-        );
-        return Ok(out);
-    }
-    let fishtest = calculator.fishtest_range();
-    let (from, to) = args.range.unwrap_or((fishtest.from, fishtest.to));
-    let range = EloRange {
-        from,
-        to,
-        step: args.step.unwrap_or(fishtest.step),
     };
-    let curve = calculator.curve(range).context("--range / --step")?;
-    if let Some(path) = &args.svg {
-        let title = format!(
-            "SPRT [{}, {}] {}, alpha {}, beta {}, draw ratio {}, RMS bias {}",
-            params.elo0,
-            params.elo1,
-            params.model,
-            params.alpha,
-            params.beta,
-            args.draw_ratio,
-            args.bias
-        );
-        let bounds = [calculator.logistic_elo0, calculator.logistic_elo1];
-        let svg = oracle::report::render_calculator_svg(&title, &curve, bounds);
-        oracle::integrity::write_atomically(path, svg.as_bytes())
-            .with_context(|| format!("--svg {}", path.display()))?;
-    }
-    if args.json {
-        return json_line(&CurveReport {
-            design: &calculator,
-            curve: &curve,
-        });
-    }
-    let _ = writeln!(
-        out,
-        "{:>9} {:>9} {:>15}",
-        "Elo", "P(pass)", "expected games"
+    Ok(CalculatorSummary {
+        params,
+        draw_ratio: args.draw_ratio,
+        bias: args.bias,
+        calculator,
+        result,
+    })
+}
+
+/// Writes the calculator's curves as an SVG figure to `path`.
+fn write_svg(
+    path: &std::path::Path,
+    args: &CalcArgs,
+    params: &SprtParams,
+    calculator: &SprtCalculator,
+    curve: &[CurvePoint],
+) -> anyhow::Result<()> {
+    let title = format!(
+        "SPRT [{}, {}] {}, alpha {}, beta {}, draw ratio {}, RMS bias {}",
+        params.elo0,
+        params.elo1,
+        params.model,
+        params.alpha,
+        params.beta,
+        args.draw_ratio,
+        args.bias
     );
-    for point in &curve {
-        let bound = if point.elo == calculator.logistic_elo0 {
-            "  elo0"
-        } else if point.elo == calculator.logistic_elo1 {
-            "  elo1"
-        } else {
-            ""
-        };
-        let _ = writeln!(
-            out,
-            "{:>9.3} {:>9} {:>15.0}{bound}",
-            point.elo,
-            percent(point.pass_probability),
-            point.expected_games
-        );
-    }
-    Ok(out)
+    let bounds = [calculator.logistic_elo0, calculator.logistic_elo1];
+    let svg = oracle::report::render_calculator_svg(&title, curve, bounds);
+    oracle::integrity::write_atomically(path, svg.as_bytes())
+        .with_context(|| format!("--svg {}", path.display()))
 }
 
-/// The `--json` object of `oracle sprt simulate`.
-#[derive(Serialize)]
-struct SimulateReport {
-    elo0: f64,
-    elo1: f64,
-    alpha: f64,
-    beta: f64,
-    batch_pairs: u64,
-    seed: u64,
-    runs: Vec<SimulationSummary>,
-    seconds: f64,
-}
-
-fn simulate(args: &SimulateArgs) -> anyhow::Result<String> {
+/// `oracle sprt simulate`.
+fn simulate(args: &SimulateArgs) -> anyhow::Result<SimulationReport> {
     let params = SprtParams::new(
         args.elo0,
         args.elo1,
@@ -625,59 +400,21 @@ fn simulate(args: &SimulateArgs) -> anyhow::Result<String> {
             args.max_pairs,
         )?);
     }
-    let seconds = start.elapsed().as_secs_f64();
-    if args.json {
-        return json_line(&SimulateReport {
-            elo0: args.elo0,
-            elo1: args.elo1,
-            alpha: args.alpha,
-            beta: args.beta,
-            batch_pairs: args.batch,
-            seed: args.seed,
-            runs,
-            seconds,
-        });
-    }
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "SPRT [{}, {}] nElo, alpha {}, beta {}, batch {} pairs, {} tests per point, seed {}",
-        args.elo0, args.elo1, args.alpha, args.beta, args.batch, args.tests, args.seed
-    );
-    let _ = writeln!(
-        out,
-        "{:>8} {:>8} {:>17} {:>10} {:>20} {:>11} {:>9}",
-        "nElo", "Elo", "pass rate ± SE", "calc pass", "mean games ± SE", "calc games", "truncated"
-    );
-    for r in &runs {
-        let _ = writeln!(
-            out,
-            "{:>8.3} {:>8.3} {:>9.4} ± {:.4} {:>10.4} {:>11.0} ± {:>6.0} {:>11.0} {:>9}",
-            r.true_nelo,
-            r.true_elo,
-            r.pass_rate,
-            r.pass_rate_se,
-            r.calculator_pass_probability,
-            r.mean_games,
-            r.mean_games_se,
-            r.calculator_expected_games,
-            r.truncated
-        );
-    }
-    let _ = writeln!(out, "time: {seconds:.1} s");
-    Ok(out)
+    Ok(SimulationReport {
+        elo0: args.elo0,
+        elo1: args.elo1,
+        alpha: args.alpha,
+        beta: args.beta,
+        batch_pairs: args.batch,
+        seed: args.seed,
+        runs,
+        seconds: start.elapsed().as_secs_f64(),
+        tests: args.tests,
+    })
 }
 
-/// The `--json` object of `oracle sprt bench`.
-#[derive(Serialize)]
-struct BenchReport {
-    microseconds_per_call: f64,
-    iterations: u64,
-    pairs: u64,
-    llr: f64,
-}
-
-fn bench(args: &BenchArgs) -> anyhow::Result<String> {
+/// `oracle sprt bench`.
+fn bench(args: &BenchArgs) -> anyhow::Result<StatusTiming> {
     let params = args.bounds.params()?;
     let counts = args.counts.counts(&params)?;
     let start = Instant::now();
@@ -685,17 +422,10 @@ fn bench(args: &BenchArgs) -> anyhow::Result<String> {
     for _ in 1..args.iterations {
         last = std::hint::black_box(counts.status(std::hint::black_box(&params))?);
     }
-    let report = BenchReport {
+    Ok(StatusTiming {
         microseconds_per_call: start.elapsed().as_secs_f64() / args.iterations as f64 * 1e6,
         iterations: args.iterations,
         pairs: last.pairs,
         llr: last.llr,
-    };
-    if args.json {
-        return json_line(&report);
-    }
-    Ok(format!(
-        "sprt_status: {:.1} us per call over {} calls (pairs {}, llr {:.4})\n",
-        report.microseconds_per_call, report.iterations, report.pairs, report.llr
-    ))
+    })
 }

@@ -10,8 +10,8 @@ use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Position};
 
-use super::output::outln;
-use oracle::tablebase::{Ending, Table, Tablebase, file_name};
+use super::output::{Summary, render};
+use oracle::tablebase::{Ending, Generated, Probe, Tablebase, file_name};
 
 /// Arguments of `oracle tb`.
 #[derive(Debug, Args)]
@@ -64,7 +64,12 @@ pub fn run(args: TbArgs) -> anyhow::Result<ExitCode> {
                 .or_else(|| tb.cache_path(&ending))
                 .unwrap_or_else(|| PathBuf::from(file_name(&ending)));
             table.write(&path)?;
-            render_generated(&table, &path, seconds, json);
+            let generated = Generated {
+                file: path.display().to_string(),
+                seconds,
+                header: table.header().clone(),
+            };
+            render(&generated, json)?;
         }
         TbCommand::Probe { fen, moves, json } => {
             let mut pos: Chess = fen
@@ -80,57 +85,16 @@ pub fn run(args: TbArgs) -> anyhow::Result<ExitCode> {
                     .with_context(|| format!("argument --moves: `{text}` is not legal here"))?;
                 pos.play_unchecked(m);
             }
-            let probe = tb.probe(&pos)?;
-            if json {
-                let value = serde_json::json!({
-                    "ending": probe.ending,
-                    "wdl": probe.outcome.wdl(),
-                    "dtm_plies": probe.outcome.dtm_plies(),
-                    "best_move": probe.best_move,
-                });
-                outln!("{value}");
-            } else {
-                outln!(
-                    "{}: {} for the side to move, dtm {} plies, best move {}",
-                    probe.ending,
-                    probe.outcome.wdl(),
-                    probe.outcome.dtm_plies(),
-                    probe.best_move.as_deref().unwrap_or("(none)")
-                );
-            }
+            render(&tb.probe(&pos)?, json)?;
         }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// Prints what `tb generate` wrote.
-fn render_generated(table: &Table, path: &std::path::Path, seconds: f64, json: bool) {
-    let h = table.header();
-    if json {
-        let value = serde_json::json!({
-            "file": path.display().to_string(),
-            "seconds": seconds,
-            "header": h,
-        });
-        outln!("{value}");
-        return;
-    }
-    outln!(
-        "{} solved in {seconds:.2} s -> {}",
-        h.ending,
-        path.display()
-    );
-    outln!("longest forced mate: {} moves", h.max_dtm_moves);
-    for (side, c) in [("white", &h.white_to_move), ("black", &h.black_to_move)] {
-        outln!(
-            "{side} to move: win {} draw {} loss {} illegal {} (longest win {} plies, longest loss {} plies)",
-            c.win,
-            c.draw,
-            c.loss,
-            c.invalid,
-            c.max_win_plies,
-            c.max_loss_plies
-        );
-    }
-    outln!("sha256 {}", h.sha256);
+impl Summary for Generated {
+    const SORTED_KEYS: bool = true;
+}
+
+impl Summary for Probe {
+    const SORTED_KEYS: bool = true;
 }

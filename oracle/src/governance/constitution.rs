@@ -456,6 +456,111 @@ impl Constitution {
     }
 }
 
+/// A profile as `oracle constitution check` lists it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProfileLine {
+    /// The profile's name.
+    pub name: String,
+    /// Whether its entries may enter the register.
+    pub binding: bool,
+    /// Its stages, `NAME TC` each, in order.
+    pub stages: Vec<String>,
+}
+
+/// What `oracle constitution check` reports: the constitution as loaded, its profiles and the
+/// stages whose book is not pinned yet.
+#[derive(Debug, Clone, Serialize)]
+pub struct ConstitutionCheck {
+    /// Always true: a constitution that does not load is an error.
+    pub ok: bool,
+    /// The file checked.
+    pub file: PathBuf,
+    /// sha256 of its bytes.
+    pub sha256: Sha256Hex,
+    /// Its version.
+    pub version: NonZeroU32,
+    /// Its profiles, by name.
+    pub profiles: Vec<ProfileLine>,
+    /// `profiles.P.stages[i].book_sha256` of every stage whose book is not pinned (such a stage
+    /// refuses to run).
+    pub unpinned_books: Vec<String>,
+}
+
+impl ConstitutionCheck {
+    /// Loads and checks the constitution in `file`.
+    ///
+    /// # Errors
+    /// See [`Constitution::load_file`].
+    pub fn load(file: &Path) -> Result<ConstitutionCheck, ConstitutionError> {
+        let (constitution, sha256) = Constitution::load_file(file)?;
+        let profiles = constitution
+            .profiles
+            .iter()
+            .map(|(name, profile)| ProfileLine {
+                name: name.clone(),
+                binding: profile.binding,
+                stages: profile
+                    .stages
+                    .iter()
+                    .map(|stage| format!("{} {}", stage.name, stage.tc))
+                    .collect(),
+            })
+            .collect();
+        let unpinned_books = constitution
+            .profiles
+            .iter()
+            .flat_map(|(name, profile)| {
+                profile
+                    .stages
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, stage)| stage.book_sha256.is_none())
+                    .map(move |(index, _)| format!("profiles.{name}.stages[{index}].book_sha256"))
+            })
+            .collect();
+        Ok(ConstitutionCheck {
+            ok: true,
+            file: file.to_owned(),
+            sha256,
+            version: constitution.version,
+            profiles,
+            unpinned_books,
+        })
+    }
+}
+
+impl fmt::Display for ConstitutionCheck {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{}: version {} sha256={}",
+            self.file.display(),
+            self.version,
+            self.sha256
+        )?;
+        for profile in &self.profiles {
+            writeln!(
+                f,
+                "  {:<12} {:<11} {}",
+                profile.name,
+                if profile.binding {
+                    "binding"
+                } else {
+                    "not binding"
+                },
+                profile.stages.join(", ")
+            )?;
+        }
+        for stage in &self.unpinned_books {
+            writeln!(
+                f,
+                "  unpinned: {stage} (book_sha256 is null: the stage refuses to run)"
+            )?;
+        }
+        Ok(())
+    }
+}
+
 impl Stage {
     /// Checks, before the stage is run, that its book under `repo` has the pinned sha256.
     ///

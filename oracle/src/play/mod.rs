@@ -14,6 +14,7 @@ pub mod pgn;
 pub mod preflight;
 pub mod runner;
 mod rusage;
+pub mod session;
 pub mod shard;
 pub mod shard_games;
 pub mod spec;

@@ -32,6 +32,12 @@ impl Shard {
     /// The whole match as one shard.
     pub const WHOLE: Shard = Shard { index: 1, count: 1 };
 
+    /// The file a `--shard` run writes its result to unless told otherwise:
+    /// `shard-K-of-N.json` in the working directory.
+    pub fn default_result_file(&self) -> PathBuf {
+        PathBuf::from(format!("shard-{}-of-{}.json", self.index, self.count))
+    }
+
     /// True when global pair `pair` belongs to this shard.
     pub fn contains(&self, pair: u64) -> bool {
         pair % u64::from(self.count) == u64::from(self.index - 1)

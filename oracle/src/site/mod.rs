@@ -10,10 +10,12 @@ mod forge;
 mod page;
 mod progress;
 
+use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use git2::Repository;
+use serde::Serialize;
 use thiserror::Error;
 
 pub use forge::{Forge, commit_subject};
@@ -38,24 +40,46 @@ pub struct SiteOptions {
     pub base_url: Option<String>,
 }
 
-/// What was built.
-#[derive(Debug, Clone)]
+/// What was built, as `oracle register site` reports it.
+#[derive(Debug, Clone, Serialize)]
 pub struct SiteSummary {
+    /// Whether the register verified when the site was built.
+    pub ok: bool,
     /// The register's head sha256.
     pub head: Sha256Hex,
     /// Entry files in the register.
+    #[serde(rename = "n")]
     pub count: usize,
     /// Everything `register verify` found wrong (empty when the chain verifies).
+    #[serde(rename = "errors")]
     pub findings: Vec<Finding>,
+    /// The site's directory.
+    pub out: PathBuf,
     /// Files written into the site.
     pub files: usize,
 }
 
-impl SiteSummary {
-    /// Whether the register verified when the site was built.
-    #[must_use]
-    pub fn verified(&self) -> bool {
-        self.findings.is_empty()
+impl fmt::Display for SiteSummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for finding in &self.findings {
+            writeln!(f, "{}: {}", finding.file, finding.message)?;
+        }
+        writeln!(
+            f,
+            "site {}: {} files, head={} n={}{}",
+            self.out.display(),
+            self.files,
+            self.head,
+            self.count,
+            if self.ok {
+                String::new()
+            } else {
+                format!(
+                    " (register verify: {} problem(s), marked on the site)",
+                    self.findings.len()
+                )
+            }
+        )
     }
 }
 
@@ -212,6 +236,8 @@ pub fn build(options: &SiteOptions) -> Result<SiteSummary, SiteError> {
     let files = site.render();
     write_site(&options.out, &files)?;
     Ok(SiteSummary {
+        ok: site.audit.ok(),
+        out: options.out.clone(),
         head: site.audit.head.clone(),
         count: site.audit.count,
         findings: site.audit.findings,

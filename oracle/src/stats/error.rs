@@ -32,6 +32,9 @@ pub enum StatsError {
     /// The batch size of a sequential test is zero.
     #[error("batch size must be at least one pair")]
     EmptyBatch,
+    /// A pair outcome outside 0–4 half-points.
+    #[error("pair outcome {0} is not one of 0-4")]
+    PairOutcome(usize),
     /// A hypothesis that no distribution near the data can reach (e.g. elo0 = −1500 nElo).
     #[error(
         "{name} = {elo} {model} Elo is out of reach for these counts: the maximum-likelihood \

@@ -23,6 +23,7 @@ mod roots;
 mod simulate;
 mod sprt;
 mod status;
+mod summary;
 
 pub use calculator::{Characteristic, CurvePoint, EloRange, SprtCalculator};
 pub use counts::{Counts, PentanomialCounts, TrinomialCounts};
@@ -35,9 +36,13 @@ pub use estimate::{
 pub use llr::{llr, llr_normalized_approx};
 pub use notation::{
     FishtestBounds, FishtestModel, FishtestResult, NotationError, parse_count_list,
-    parse_pentanomial, parse_trinomial,
+    parse_pair_outcomes, parse_pentanomial, parse_trinomial,
 };
 pub use params::{SprtDecision, SprtParams};
 pub use simulate::{SimulationSummary, pentanomial_at_nelo, simulate_sprt};
 pub use sprt::{SequentialSprt, overshoot_limit};
 pub use status::{SprtStatus, sprt_status};
+pub use summary::{
+    CalculatorResult, CalculatorSummary, GivenCounts, ReplaySummary, SimulationReport,
+    StatusSummary, StatusTiming, TrajectoryRow, replay,
+};

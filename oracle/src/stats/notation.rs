@@ -27,6 +27,18 @@ pub enum NotationError {
     /// A field that is not a non-negative integer.
     #[error("count '{0}' is not a non-negative integer")]
     NotACount(String),
+    /// A character in a list of pair outcomes that is neither a digit 0–4 nor white space.
+    #[error(
+        "{line}:{column}: unexpected character {character:?} (pair outcomes are the digits 0-4)"
+    )]
+    PairOutcome {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The character.
+        character: char,
+    },
     /// Trinomial counts given by position.
     #[error(
         "'{0}': name the counts, e.g. w=5019,l=5026,d=15699 (three bare numbers are ambiguous: \
@@ -95,6 +107,31 @@ fn count(field: &str) -> Result<u64, NotationError> {
     field
         .parse()
         .map_err(|_| NotationError::NotACount(field.to_owned()))
+}
+
+/// Reads pair outcomes, the candidate's half-points per pair as the digits 0–4 in play order;
+/// white space is ignored.
+///
+/// # Errors
+/// [`NotationError::PairOutcome`] at the first other character.
+pub fn parse_pair_outcomes(text: &str) -> Result<Vec<usize>, NotationError> {
+    let mut outcomes = Vec::new();
+    for (line_index, line) in text.lines().enumerate() {
+        for (column, character) in line.chars().enumerate() {
+            match character {
+                '0'..='4' => outcomes.push(character as usize - '0' as usize),
+                c if c.is_whitespace() => {}
+                character => {
+                    return Err(NotationError::PairOutcome {
+                        line: line_index + 1,
+                        column: column + 1,
+                        character,
+                    });
+                }
+            }
+        }
+    }
+    Ok(outcomes)
 }
 
 /// Reads `N` counts separated by commas and/or whitespace, optionally in square brackets
@@ -353,6 +390,18 @@ impl FishtestResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pair_outcomes_skip_white_space_and_name_line_and_column_of_anything_else() {
+        assert_eq!(
+            parse_pair_outcomes("0 4\n 2\t31\n"),
+            Ok(vec![0, 4, 2, 3, 1])
+        );
+        assert_eq!(
+            parse_pair_outcomes("012\n34 5").map_err(|e| e.to_string()),
+            Err("2:4: unexpected character '5' (pair outcomes are the digits 0-4)".to_owned())
+        );
+    }
 
     #[test]
     fn pentanomial_lists_in_both_spellings() {

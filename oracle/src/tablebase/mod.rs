@@ -14,7 +14,7 @@ use std::path::PathBuf;
 pub use ending::{Ending, MAX_PIECES};
 pub use outcome::Outcome;
 pub use probe::Probe;
-pub use table::{Counts, Header, Man, Table, Tablebase, file_name};
+pub use table::{Counts, Generated, Header, Man, Table, Tablebase, file_name};
 
 /// What can go wrong when solving, loading or probing.
 #[derive(Debug, thiserror::Error)]

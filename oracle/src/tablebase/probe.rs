@@ -1,5 +1,7 @@
 //! Probing real positions: value, best move, and the solver's defence.
 
+use std::fmt;
+
 use serde::Serialize;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Position, Role};
@@ -8,8 +10,8 @@ use super::TablebaseError;
 use super::outcome::Outcome;
 use super::table::{Man, Tablebase};
 
-/// The solver's answer for one position.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// The solver's answer for one position; what `oracle tb probe` reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Probe {
     /// The ending, e.g. `KBNK` (`KK` for bare kings).
     pub ending: String,
@@ -18,6 +20,40 @@ pub struct Probe {
     /// The best move (UCI): fastest mate when winning, any move holding the draw, else the
     /// longest defence; ties go to the first in UCI order. `None` when no move is legal.
     pub best_move: Option<String>,
+}
+
+/// The JSON object of a probe: the value as `wdl` and `dtm_plies` rather than the outcome.
+#[derive(Serialize)]
+struct ProbeObject<'a> {
+    ending: &'a str,
+    wdl: &'static str,
+    dtm_plies: i32,
+    best_move: Option<&'a str>,
+}
+
+impl Serialize for Probe {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        ProbeObject {
+            ending: &self.ending,
+            wdl: self.outcome.wdl(),
+            dtm_plies: self.outcome.dtm_plies(),
+            best_move: self.best_move.as_deref(),
+        }
+        .serialize(serializer)
+    }
+}
+
+impl fmt::Display for Probe {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "{}: {} for the side to move, dtm {} plies, best move {}",
+            self.ending,
+            self.outcome.wdl(),
+            self.outcome.dtm_plies(),
+            self.best_move.as_deref().unwrap_or("(none)")
+        )
+    }
 }
 
 /// The men of a pawnless, castling-free position of at most four pieces. The reasons are

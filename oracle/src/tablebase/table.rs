@@ -5,6 +5,7 @@
 //! for each side to move, the longest mates and the sha256 of the body, which loading checks.
 
 use std::collections::HashMap;
+use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -59,6 +60,37 @@ pub struct Header {
     pub max_dtm_moves: u8,
     /// sha256 of the body, hex.
     pub sha256: String,
+}
+
+/// What `oracle tb generate` reports: the table written, its header and the time it took.
+#[derive(Debug, Clone, Serialize)]
+pub struct Generated {
+    /// The file written.
+    pub file: String,
+    /// Seconds the solver took.
+    pub seconds: f64,
+    /// The table's header.
+    pub header: Header,
+}
+
+impl fmt::Display for Generated {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let h = &self.header;
+        writeln!(
+            f,
+            "{} solved in {:.2} s -> {}",
+            h.ending, self.seconds, self.file
+        )?;
+        writeln!(f, "longest forced mate: {} moves", h.max_dtm_moves)?;
+        for (side, c) in [("white", &h.white_to_move), ("black", &h.black_to_move)] {
+            writeln!(
+                f,
+                "{side} to move: win {} draw {} loss {} illegal {} (longest win {} plies, longest loss {} plies)",
+                c.win, c.draw, c.loss, c.invalid, c.max_win_plies, c.max_loss_plies
+            )?;
+        }
+        writeln!(f, "sha256 {}", h.sha256)
+    }
 }
 
 /// One solved ending in memory.

@@ -9,6 +9,7 @@
 //! games depend on timing and never repeat exactly.
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::path::{Path, PathBuf};
 
 use rand::SeedableRng;
@@ -27,6 +28,7 @@ use super::resolve;
 use super::stage::StagePlan;
 use crate::governance::entry::{BinaryRecord, Entry, IsolationRecord, StageRecord, StageState};
 use crate::governance::hash::Sha256Hex;
+use crate::governance::register::Audit;
 use crate::play::book::{Book, Opening};
 use crate::play::game::GameRecord;
 use crate::play::runner::{MatchConfig, play_single_game};
@@ -97,6 +99,107 @@ impl GamesReplay {
     #[must_use]
     pub fn ok(&self) -> bool {
         self.rebuilds.iter().all(|r| r.pass) && self.stages.iter().all(StageReplay::ok)
+    }
+}
+
+/// What `oracle register replay ID --games K` reports: the register's state and the games
+/// replay.
+#[derive(Debug, Clone, Serialize)]
+pub struct EntryGamesReplay {
+    /// Whether the register verifies and every replayed game is the recorded one.
+    pub ok: bool,
+    /// The entry, as given.
+    pub id: String,
+    /// Whether the register verifies.
+    pub register_ok: bool,
+    /// The games replay.
+    pub replay: GamesReplay,
+    /// The register's state in one line ([`Audit::state_line`]).
+    #[serde(skip)]
+    register_state: String,
+}
+
+impl EntryGamesReplay {
+    /// The report of `replay`, of entry `id` of the register `audit`.
+    #[must_use]
+    pub fn new(audit: &Audit, id: String, replay: GamesReplay) -> EntryGamesReplay {
+        EntryGamesReplay {
+            ok: audit.ok() && replay.ok(),
+            id,
+            register_ok: audit.ok(),
+            replay,
+            register_state: audit.state_line(),
+        }
+    }
+}
+
+/// The games replay for people: the choice, then per stage each game's outcome.
+impl fmt::Display for EntryGamesReplay {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mark = |pass: bool| if pass { "pass" } else { "FAIL" };
+        let replay = &self.replay;
+        writeln!(
+            f,
+            "{} register: {}",
+            mark(self.register_ok),
+            self.register_state
+        )?;
+        writeln!(
+            f,
+            "seed {} (repeat the choice with the same --seed)",
+            replay.seed
+        )?;
+        for check in &replay.rebuilds {
+            writeln!(
+                f,
+                "{} rebuild {}: recorded {}, rebuilt {}",
+                mark(check.pass),
+                check.role,
+                check.recorded,
+                check.rebuilt
+            )?;
+        }
+        let (mut identical, mut total) = (0, 0);
+        for stage in &replay.stages {
+            write!(f, "stage {} ({}): ", stage.name, stage.tc)?;
+            match &stage.outcome {
+                StageOutcome::Skipped { reason } => writeln!(f, "skipped, {reason}")?,
+                StageOutcome::Failed { reason } => writeln!(f, "FAIL {reason}")?,
+                StageOutcome::Replayed {
+                    pgn,
+                    seed,
+                    pairs,
+                    games,
+                } => {
+                    writeln!(
+                        f,
+                        "{} matches pgn_sha256; pairs {pairs:?} (0-based, stage seed {seed})",
+                        pgn.display()
+                    )?;
+                    for game in games {
+                        total += 1;
+                        let round = format!("round {}.{}", game.pair + 1, game.game);
+                        match &game.difference {
+                            None => {
+                                identical += 1;
+                                writeln!(f, "  {round}: identical ({} plies)", game.plies)?;
+                            }
+                            Some(d) => writeln!(
+                                f,
+                                "  {round}: DIFFERS at ply {}: expected {}, played {}",
+                                d.ply, d.expected, d.played
+                            )?,
+                        }
+                    }
+                }
+            }
+        }
+        writeln!(
+            f,
+            "replay {} --games: {identical} of {total} games identical{}",
+            self.id,
+            if self.ok { "" } else { "; failed" }
+        )
     }
 }
 

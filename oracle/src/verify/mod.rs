@@ -1,21 +1,10 @@
-//! `oracle verify`: the whole gatekeeper, step by step (docs/architecture.md).
+//! `oracle verify`: the whole gatekeeper, whose seven steps are described once, in
+//! docs/architecture.md, "The seven steps of `oracle verify`"
+//! (`docs/architecture.md#the-seven-steps-of-oracle-verify`).
 //!
-//! 1. resolve candidate and predecessor; refuse what is not an engine change; read the rules
-//!    from the predecessor; claim `--out` (`rules.rs`)
-//! 2. read the candidate's trailers; check a Randfall confirmation (`declared.rs`)
-//! 3. build both twice, bit-identically; bind their hashes in `--out` before any measurement
-//!    (`bind.rs`)
-//! 4. gate on the candidate; bench of both, the candidate's equal to its trailer; print the plan
-//!    (`checks.rs`)
-//! 5. Randfall only: the proof fails on the predecessor and passes on the candidate
-//!    (`prove.rs`)
-//! 6. stage 1, then stage 2: an SPRT each on the path's bounds; none for bit-identical binaries
-//!    (`measure.rs`)
-//! 7. verdict, loss tolerance, the register entry in `--out` (`--append`: into the register)
-//!    (`judge.rs`)
-//!
-//! [`run`] reads like that list: this file holds the run's state and its order, each step's
-//! body lives in the file named above. Each step either returns what the next needs or a
+//! [`run`] takes the steps in that order: this file holds the run's state and its order, each
+//! step's body lives in a file of its own (`rules.rs`, `declared.rs`, `bind.rs`, `checks.rs`,
+//! `prove.rs`, `measure.rs`, `judge.rs`). Each step either returns what the next needs or a
 //! [`StepFailure`] naming itself, why, and the files that show it; the report is filled as the
 //! steps go, so a failed run still leaves its evidence and its report in `--out` (a run refused
 //! before `--out` was claimed writes nothing there).

@@ -5,9 +5,11 @@
 //! (Games at a clock cannot be replayed bit for bit; their counts are recomputed by the
 //! governance part of replay.)
 
+use std::fmt;
 use std::path::Path;
 
 use git2::Repository;
+use serde::Serialize;
 
 use crate::build::sandbox::engine::EngineIsolation;
 use crate::build::sandbox::{Limits, Sandbox};
@@ -15,14 +17,85 @@ use crate::build::{self, BuildOutcome, BuildRequest};
 use crate::gate;
 use crate::governance::confirmation::confirmer_email;
 use crate::governance::constitution::{CONSTITUTION_PATH, Constitution};
-use crate::governance::entry::{BinaryRecord, Entry, ProofOutcome};
+use crate::governance::entry::{BinaryRecord, Entry, EntryId, ProofOutcome};
 use crate::governance::hash::Sha256Hex;
-use crate::governance::replay::Check;
+use crate::governance::register::Audit;
+use crate::governance::replay::{Check, replay_statistics};
 use crate::proof::verify_proof;
 use crate::tablebase::Tablebase;
 
 use super::confirmation::change_role;
 use super::resolve;
+
+/// What `oracle register replay ID` reports: every check and whether all of them held.
+#[derive(Debug, Clone, Serialize)]
+pub struct EntryReplay {
+    /// Whether every check passed.
+    pub ok: bool,
+    /// The entry replayed.
+    pub id: String,
+    /// The checks: the chain up to the entry, its statistics, and (unless statistics only)
+    /// the rebuilt binaries, gate, bench and proof.
+    pub checks: Vec<Check>,
+}
+
+/// Replays entry `id` of `audit` (the register of `repo` up to that entry): the chain, the
+/// statistics and the verdict, and unless `statistics_only` the re-measurement
+/// ([`remeasure`]); `None` when the audit holds no readable entry `id`.
+#[must_use]
+pub fn replay_entry(
+    repo: &Path,
+    audit: &Audit,
+    id: EntryId,
+    statistics_only: bool,
+    cache_dir: &Path,
+) -> Option<EntryReplay> {
+    let (entry, _) = audit.find(id)?;
+    let used_before = audit
+        .entries
+        .iter()
+        .rev()
+        .nth(1)
+        .map_or(0.0, |(previous, _)| previous.loss_budget.used_after);
+    let mut checks = vec![Check {
+        name: format!("chain up to {id}"),
+        pass: audit.ok(),
+        detail: audit.state_line(),
+    }];
+    checks.extend(replay_statistics(entry, used_before));
+    if !statistics_only {
+        checks.extend(remeasure(repo, entry, cache_dir));
+    }
+    Some(EntryReplay {
+        ok: checks.iter().all(|check| check.pass),
+        id: id.to_string(),
+        checks,
+    })
+}
+
+impl fmt::Display for EntryReplay {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for check in &self.checks {
+            writeln!(
+                f,
+                "{} {}: {}",
+                if check.pass { "pass" } else { "FAIL" },
+                check.name,
+                check.detail
+            )?;
+        }
+        writeln!(
+            f,
+            "replay {}: {}",
+            self.id,
+            if self.ok {
+                "every check passed"
+            } else {
+                "failed"
+            }
+        )
+    }
+}
 
 /// Rebuilds, re-gates and re-benches what `entry` records; one check per comparison.
 pub fn remeasure(repo_path: &Path, entry: &Entry, cache_dir: &Path) -> Vec<Check> {

@@ -4,13 +4,17 @@
 //! `audit` checks a register given as bytes (pure); `rules` checks an entry against the
 //! constitution it was judged under and the chain of custody (for `append` and `verify` alike);
 //! `store` reads the register from a repository and appends to it under a lock, never
-//! overwriting a file.
+//! overwriting a file; `report` holds what `oracle register` says about it.
 
 pub mod audit;
+pub mod report;
 pub mod rules;
 pub mod store;
 
 pub use audit::{Audit, Finding, RegisterFile, audit};
+pub use report::{
+    Appended, Listing, Refused, ShownEntry, VerifySummary, verify_register, verify_up_to,
+};
 pub use store::{
     AppendError, GenesisRecord, REGISTER_DIR, append, genesis, read_files, verify, verify_files,
 };

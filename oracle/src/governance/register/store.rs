@@ -63,6 +63,14 @@ pub enum AppendError {
     /// The entry is not acceptable as the next one.
     #[error("{0}")]
     Refused(String),
+    /// There is no register to verify: a wrong `--repo`, or a checkout without its entries.
+    #[error("{}: {}; there is no register to verify", dir.display(), if *exists { "holds no entries" } else { "does not exist" })]
+    NoRegister {
+        /// The `register/` directory.
+        dir: PathBuf,
+        /// Whether it exists (and holds no entries).
+        exists: bool,
+    },
     /// The entry could not be serialized.
     #[error(transparent)]
     Entry(#[from] EntryError),
