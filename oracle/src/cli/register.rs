@@ -10,6 +10,7 @@ use serde_json::json;
 
 use super::output::{out, outln};
 use crate::cli::EXIT_REJECTED;
+use oracle::build::EngineBuild;
 use oracle::errln;
 use oracle::governance::Constitution;
 use oracle::governance::entry::{BinaryRecord, Entry, EntryId};
@@ -525,7 +526,14 @@ fn genesis(
     let (constitution, constitution_sha256) = Constitution::load(&repo.repo)?;
     let toolchain = match toolchain {
         Some(toolchain) => toolchain,
-        None => rustc_version(&constitution.build.toolchain)?,
+        None => match constitution.contract().build {
+            EngineBuild::Cargo(recipe) => rustc_version(&recipe.toolchain)?,
+            EngineBuild::Make(native)
+            | EngineBuild::Cmake(native)
+            | EngineBuild::Command(native) => {
+                oracle::build::native::Compiler::locate(&native.compiler)?.identity()
+            }
+        },
     };
     let record = GenesisRecord {
         engine,
