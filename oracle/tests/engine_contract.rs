@@ -478,3 +478,67 @@ fn both_engines_get_the_contracts_options_in_every_game() {
     assert_eq!(code, 2, "{result}\n{stderr}");
     assert!(stderr.contains("predecessor disconnected"), "{stderr}");
 }
+
+/// A C++ evaluation, as an engine contract names it: demangled, with its parameter list.
+const CPP_ENGINE: &str = r#"
+#include <cstdint>
+struct Position { std::uint64_t white, black; };
+namespace Eval {
+__attribute__((noinline, target("popcnt"))) int evaluate(const Position& pos) {
+    return __builtin_popcountll(pos.white) - __builtin_popcountll(pos.black);
+}
+}
+int main(int argc, char**) {
+    Position pos{0xffffULL * static_cast<std::uint64_t>(argc), 0xff00ULL};
+    return Eval::evaluate(pos) == 99;
+}
+"#;
+
+#[test]
+fn the_gate_reads_a_cpp_function_by_its_demangled_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("engine.cpp");
+    let binary = dir.path().join("engine");
+    for (name, text) in [
+        ("popcnt", CPP_ENGINE.to_owned()),
+        ("software", CPP_ENGINE.replace(", target(\"popcnt\")", "")),
+    ] {
+        fs::write(&source, text).unwrap();
+        let status = Command::new("g++")
+            .args(["-O2", "-o"])
+            .arg(&binary)
+            .arg(&source)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let run = oracle(&[
+            "gate",
+            binary.to_str().unwrap(),
+            "--symbol",
+            "Eval::evaluate(Position const&)",
+            "--json",
+        ]);
+        let report = run.json();
+        let entry = &report["functions_scanned"][0];
+        assert_eq!(
+            entry["symbol"], "_ZN4Eval8evaluateERK8Position",
+            "{name}: {report}"
+        );
+        assert_eq!(
+            entry["name"], "Eval::evaluate(Position const&)",
+            "{name}: {report}"
+        );
+        match name {
+            "popcnt" => assert_eq!(
+                (run.code, report["pass"].as_bool()),
+                (0, Some(true)),
+                "{report}"
+            ),
+            _ => assert_eq!(
+                (run.code, report["pass"].as_bool()),
+                (1, Some(false)),
+                "{report}"
+            ),
+        }
+    }
+}
