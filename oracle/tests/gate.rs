@@ -79,7 +79,12 @@ fn the_dispatched_popcnt_evaluation_passes_and_a_stripped_copy_fails_closed() {
     let signature = bench.json();
     assert_eq!(signature["deterministic"], true);
     assert_eq!(signature["runs"].as_array().unwrap().len(), 2);
-    let trailer = oracle::build::bench::bench_trailer(&repo.repo, commit).unwrap();
+    let trailer = oracle::build::bench::bench_trailer(
+        &repo.repo,
+        commit,
+        &oracle::build::bench::TrailerForm::standard(),
+    )
+    .unwrap();
     assert_eq!(
         signature["nodes"].as_u64(),
         trailer,

@@ -126,6 +126,7 @@ fn constitution() -> String {
         identical_binaries: true,
         profile_overrides: FULL_RECIPE,
         extra_rustflags: true,
+        engine: None,
         profiles: vec![
             clock,
             profile(

@@ -1,11 +1,14 @@
 //! The bench signature: `coherent bench` prints `<N> nodes <M> nps` last (Stockfish prints
 //! `Nodes searched  : N` and `Nodes/second    : M`; both are read); N identifies the engine's
-//! search (Stockfish's `Bench: N` discipline) and must not vary between runs.
+//! search (Stockfish's `Bench: N` discipline) and must not vary between runs. An engine
+//! contract names its own bench arguments, the line patterns its output is read with
+//! (`OVERALL: {nodes} nodes {nps} nps` for Ethereal) and the trailer form of its commits
+//! (`BENCH : 5,089,147`).
 
 use std::path::{Path, PathBuf};
 
 use git2::{Oid, Repository};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::sandbox::engine::{EngineIsolation, EngineLimits};
 use super::sandbox::{self, ProcessEnding, SandboxError};
@@ -52,6 +55,16 @@ pub enum BenchError {
         /// The offending line.
         line: String,
     },
+    /// No line of the output matches the contract's patterns.
+    #[error(
+        "no line of the `bench` output matches {patterns:?} with a node count; last line: {line:?}"
+    )]
+    NoPatternMatched {
+        /// The contract's patterns.
+        patterns: Vec<String>,
+        /// The output's last non-empty line.
+        line: String,
+    },
     /// Two runs searched different node counts.
     #[error("non-deterministic bench signature: {first} nodes, then {second} nodes")]
     NonDeterministic {
@@ -71,8 +84,8 @@ pub enum BenchError {
         /// libgit2's reason.
         source: git2::Error,
     },
-    /// The commit carries a `Bench:` trailer that is not one number, or several that disagree.
-    #[error("commit {commit} has an invalid `Bench:` trailer: {reason}")]
+    /// The commit carries a bench trailer that is not one number, or several that disagree.
+    #[error("commit {commit} has an invalid bench trailer: {reason}")]
     BadTrailer {
         /// The commit id.
         commit: String,
@@ -125,10 +138,136 @@ pub fn parse_bench_output(output: &str) -> Result<BenchRun, BenchError> {
     }
 }
 
-/// Runs `<binary> bench` `runs` times, each in its own engine sandbox (the players' confinement
-/// with a CPU-time limit), and requires the same node count each time.
+/// How `bench` is run, its output read and its signature declared: the engine contract's
+/// `bench`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BenchRules {
+    /// The arguments after the binary (`[bench]`; Stockfish 11: `[bench, "16", "1", "13"]`).
+    pub args: Vec<String>,
+    /// Line patterns the node count is read with, from stdout and stderr together: `{nodes}`
+    /// (and `{nps}`) stand for a number, digits grouped by commas allowed; a space stands for any
+    /// run of blanks, or none; letters match without regard to case; a pattern matches a whole
+    /// line. The last line that matches gives the figure. Coherent: `{nodes} nodes {nps} nps`;
+    /// Stockfish: `Nodes searched : {nodes}` and `Nodes/second : {nps}`; Ethereal:
+    /// `OVERALL: {nodes} nodes {nps} nps`. Empty: Coherent's last line or Stockfish's lines, as
+    /// read before engine contracts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub output: Vec<String>,
+    /// The form of the commit-message trailer that declares the signature.
+    pub trailer: TrailerForm,
+}
+
+impl BenchRules {
+    /// `bench`, read as before engine contracts, declared by `Bench: N`: the Cargo kind's bench
+    /// under today's constitution.
+    #[must_use]
+    pub fn standard() -> Self {
+        Self {
+            args: vec!["bench".to_owned()],
+            output: Vec::new(),
+            trailer: TrailerForm::standard(),
+        }
+    }
+
+    /// The run's figures from its output (nps 0 when the output has none).
+    pub fn read(&self, output: &str) -> Result<BenchRun, BenchError> {
+        if self.output.is_empty() {
+            return parse_bench_output(output);
+        }
+        let (mut nodes, mut nps) = (None, None);
+        for line in output.lines() {
+            for pattern in &self.output {
+                if let Some(found) = match_line(pattern, line) {
+                    nodes = found.nodes.or(nodes);
+                    nps = found.nps.or(nps);
+                }
+            }
+        }
+        match nodes {
+            Some(nodes) => Ok(BenchRun {
+                nodes,
+                nps: nps.unwrap_or(0),
+                spent: std::time::Duration::ZERO,
+            }),
+            None => Err(BenchError::NoPatternMatched {
+                patterns: self.output.clone(),
+                line: output
+                    .lines()
+                    .rev()
+                    .find(|line| !line.trim().is_empty())
+                    .unwrap_or("")
+                    .to_owned(),
+            }),
+        }
+    }
+}
+
+/// The figures one line gives by a pattern.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct LineFigures {
+    nodes: Option<u64>,
+    nps: Option<u64>,
+}
+
+/// Matches `line` against `pattern` (see [`BenchRules::output`]); the figures it holds.
+fn match_line(pattern: &str, line: &str) -> Option<LineFigures> {
+    let (mut pattern, mut line) = (pattern.trim(), line.trim());
+    let mut figures = LineFigures::default();
+    while !pattern.is_empty() {
+        if let Some(rest) = pattern.strip_prefix(' ') {
+            pattern = rest.trim_start();
+            line = line.trim_start();
+        } else if let Some((slot, rest)) = ["{nodes}", "{nps}"]
+            .iter()
+            .find_map(|slot| pattern.strip_prefix(slot).map(|rest| (*slot, rest)))
+        {
+            let (value, after) = grouped_number(line)?;
+            match slot {
+                "{nodes}" => figures.nodes = Some(value),
+                _ => figures.nps = Some(value),
+            }
+            pattern = rest;
+            line = after;
+        } else {
+            let expected = pattern.chars().next()?;
+            let found = line.chars().next()?;
+            if !expected.eq_ignore_ascii_case(&found) {
+                return None;
+            }
+            pattern = &pattern[expected.len_utf8()..];
+            line = &line[found.len_utf8()..];
+        }
+    }
+    line.is_empty().then_some(figures)
+}
+
+/// A number at the start of `text`, its digits optionally grouped by commas in threes
+/// (`5,089,147`), and the text after it.
+fn grouped_number(text: &str) -> Option<(u64, &str)> {
+    let bytes = text.as_bytes();
+    let mut end = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+    if end == 0 {
+        return None;
+    }
+    let mut digits: String = text[..end].to_owned();
+    while bytes.get(end) == Some(&b',')
+        && bytes.len() >= end + 4
+        && bytes[end + 1..end + 4].iter().all(u8::is_ascii_digit)
+        && !bytes.get(end + 4).is_some_and(u8::is_ascii_digit)
+    {
+        digits.push_str(&text[end + 1..end + 4]);
+        end += 4;
+    }
+    Some((digits.parse().ok()?, &text[end..]))
+}
+
+/// Runs `<binary> <bench.args…>` `runs` times, each in its own engine sandbox (the players'
+/// confinement with a CPU-time limit), reads each output as `bench` says, and requires the
+/// same node count each time.
 pub fn measure(
     binary: &Path,
+    bench: &BenchRules,
     isolation: EngineIsolation,
     runs: usize,
 ) -> Result<BenchSignature, BenchError> {
@@ -136,7 +275,7 @@ pub fn measure(
     let mut results = Vec::with_capacity(runs);
     for index in 0..runs {
         let mut confined = isolation
-            .confine(binary, &["bench".to_string()], &[], EngineLimits::BENCH)
+            .confine(binary, &bench.args, &[], EngineLimits::BENCH)
             .map_err(BenchError::Scratch)?;
         confined.command.stdin(std::process::Stdio::null());
         let log = logs.path().join(format!("run-{index}.log"));
@@ -156,10 +295,14 @@ pub fn measure(
                 tail: lines[lines.len().saturating_sub(10)..].join("\n"),
             });
         }
-        results.push(BenchRun {
-            spent,
-            ..parse_bench_output(&output)?
-        });
+        let read = bench.read(&output)?;
+        // An engine that prints no speed gets the one the oracle measured.
+        let nps = match read.nps {
+            0 => u64::try_from(u128::from(read.nodes) * 1_000_000 / spent.as_micros().max(1))
+                .unwrap_or(u64::MAX),
+            nps => nps,
+        };
+        results.push(BenchRun { spent, nps, ..read });
     }
     let nodes = results.first().map_or(0, |run| run.nodes);
     if let Some(other) = results.iter().find(|run| run.nodes != nodes) {
@@ -184,23 +327,61 @@ impl BenchSignature {
     }
 }
 
-/// The commit's `Bench: N` trailer, if it has one (several must agree).
-pub fn bench_trailer(repo: &Repository, commit: Oid) -> Result<Option<u64>, BenchError> {
+/// The form of the trailer that carries a commit's bench signature: the engine contract's
+/// `bench.trailer`. Coherent: `Bench: 953905`; Stockfish: `Bench: 5156767` and, in older
+/// commits, `BENCH : 5,089,147` (key `Bench`, digit groups allowed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrailerForm {
+    /// The trailer's key, matched without regard to case (git's trailer reader allows blanks
+    /// before the colon, so `BENCH : N` has the key `BENCH`).
+    pub key: String,
+    /// Whether the number may group its digits with commas (`5,089,147`).
+    #[serde(default)]
+    pub digit_groups: bool,
+}
+
+impl TrailerForm {
+    /// `Bench: N`, plain digits: the form before engine contracts.
+    #[must_use]
+    pub fn standard() -> Self {
+        Self {
+            key: "Bench".to_owned(),
+            digit_groups: false,
+        }
+    }
+
+    /// The value of one trailer in this form, if it is a node count.
+    fn nodes(&self, text: &str) -> Option<u64> {
+        if self.digit_groups {
+            grouped_number(text).and_then(|(nodes, rest)| rest.is_empty().then_some(nodes))
+        } else {
+            text.parse().ok()
+        }
+    }
+}
+
+/// The commit's bench trailer in `form`, if it has one (several must agree).
+pub fn bench_trailer(
+    repo: &Repository,
+    commit: Oid,
+    form: &TrailerForm,
+) -> Result<Option<u64>, BenchError> {
     let commit_error = |source| BenchError::Commit {
         commit: commit.to_string(),
         source,
     };
     let found = repo.find_commit(commit).map_err(commit_error)?;
     let message = String::from_utf8_lossy(found.message_bytes()).into_owned();
-    trailer_in_message(&message).map_err(|reason| BenchError::BadTrailer {
+    trailer_in_message(&message, form).map_err(|reason| BenchError::BadTrailer {
         commit: commit.to_string(),
         reason,
     })
 }
 
-/// The `Bench:` trailer value of a commit message, if any.
-pub fn trailer_in_message(message: &str) -> Result<Option<u64>, String> {
-    bench_in_trailers(&message_trailers(message)?)
+/// The bench trailer value of a commit message in `form`, if any.
+pub fn trailer_in_message(message: &str, form: &TrailerForm) -> Result<Option<u64>, String> {
+    bench_in_trailers(&message_trailers(message)?, form)
 }
 
 /// Every trailer of a commit message as (key, value), in order: the one trailer reader that
@@ -215,19 +396,23 @@ pub fn message_trailers(message: &str) -> Result<Vec<(String, String)>, String> 
         .collect())
 }
 
-/// The `Bench:` value among parsed trailers, if any (several must agree).
-pub fn bench_in_trailers(trailers: &[(String, String)]) -> Result<Option<u64>, String> {
+/// The bench value among parsed trailers in `form`, if any (several must agree).
+pub fn bench_in_trailers(
+    trailers: &[(String, String)],
+    form: &TrailerForm,
+) -> Result<Option<u64>, String> {
     let mut value = None;
     for (key, text) in trailers {
-        if !key.eq_ignore_ascii_case("bench") {
+        if !key.eq_ignore_ascii_case(&form.key) {
             continue;
         }
-        let nodes: u64 = text
-            .parse()
-            .map_err(|_| format!("`Bench: {text}` is not a node count"))?;
+        let nodes = form
+            .nodes(text)
+            .ok_or_else(|| format!("`{key}: {text}` is not a node count"))?;
         if value.is_some_and(|seen| seen != nodes) {
             return Err(format!(
-                "several `Bench:` trailers disagree ({} and {nodes})",
+                "several `{}:` trailers disagree ({} and {nodes})",
+                form.key,
                 value.unwrap_or(0)
             ));
         }
@@ -286,7 +471,13 @@ mod tests {
         if !stockfish.is_file() {
             return;
         }
-        let signature = measure(stockfish, EngineIsolation::detect(), 1).unwrap();
+        let signature = measure(
+            stockfish,
+            &BenchRules::standard(),
+            EngineIsolation::detect(),
+            1,
+        )
+        .unwrap();
         assert!(
             signature.nodes > 0 && signature.runs[0].nps > 0,
             "{signature:?}"
@@ -297,13 +488,16 @@ mod tests {
     fn reads_the_bench_trailer() {
         let message =
             "eval: KBNK corner term\n\nLonger text.\n\nBench: 695\nSigned-off-by: A <a@b>\n";
-        assert_eq!(trailer_in_message(message), Ok(Some(695)));
         assert_eq!(
-            trailer_in_message("subject\n\nno trailers here\n"),
+            trailer_in_message(message, &TrailerForm::standard()),
+            Ok(Some(695))
+        );
+        assert_eq!(
+            trailer_in_message("subject\n\nno trailers here\n", &TrailerForm::standard()),
             Ok(None)
         );
-        assert!(trailer_in_message("s\n\nBench: many\n").is_err());
-        assert!(trailer_in_message("s\n\nBench: 1\nBench: 2\n").is_err());
+        assert!(trailer_in_message("s\n\nBench: many\n", &TrailerForm::standard()).is_err());
+        assert!(trailer_in_message("s\n\nBench: 1\nBench: 2\n", &TrailerForm::standard()).is_err());
     }
 
     #[test]
@@ -314,10 +508,93 @@ mod tests {
         std::fs::write(&script, "#!/bin/sh\necho \"$(date +%N) nodes 1 nps\"\n").unwrap();
         // Owner-only, in a private temp dir: the sandbox must still be able to run it.
         set_mode(&script, 0o700).unwrap();
-        let result = measure(&script, EngineIsolation::detect(), 2);
+        let result = measure(
+            &script,
+            &BenchRules::standard(),
+            EngineIsolation::detect(),
+            2,
+        );
         assert!(
             matches!(result, Err(BenchError::NonDeterministic { .. })),
             "{result:?}"
+        );
+    }
+
+    fn patterns(output: &[&str]) -> BenchRules {
+        BenchRules {
+            output: output.iter().map(|p| (*p).to_owned()).collect(),
+            ..BenchRules::standard()
+        }
+    }
+
+    #[test]
+    fn each_engine_is_read_by_its_own_patterns() {
+        let ethereal = patterns(&["OVERALL: {nodes} nodes {nps} nps"]);
+        let output = "Bench [# 1]  4 cp  Best:e2e4\nOVERALL:       5080279 nodes     1234567 nps\n";
+        let run = ethereal.read(output).unwrap();
+        assert_eq!((run.nodes, run.nps), (5_080_279, 1_234_567));
+        let stockfish = patterns(&["Nodes searched : {nodes}", "Nodes/second : {nps}"]);
+        let output = "Total time (ms) : 1234\nNodes searched  : 5156767\nNodes/second    : 4178\n";
+        let run = stockfish.read(output).unwrap();
+        assert_eq!((run.nodes, run.nps), (5_156_767, 4178));
+        let coherent = patterns(&["{nodes} nodes {nps} nps"]);
+        assert_eq!(
+            coherent
+                .read("1 nodes 2 nps\n953905 nodes 1000 nps\nbye\n")
+                .unwrap()
+                .nodes,
+            953_905
+        );
+        assert!(matches!(
+            ethereal.read("953905 nodes 1000 nps\n"),
+            Err(BenchError::NoPatternMatched { .. })
+        ));
+        assert!(
+            coherent.read("x953905 nodes 1000 nps").is_err(),
+            "a pattern matches a whole line"
+        );
+    }
+
+    #[test]
+    fn numbers_may_group_their_digits_and_letters_ignore_case() {
+        assert_eq!(
+            grouped_number("5,089,147 nodes"),
+            Some((5_089_147, " nodes"))
+        );
+        assert_eq!(grouped_number("12,34"), Some((12, ",34")));
+        assert_eq!(grouped_number("1,2345"), Some((1, ",2345")));
+        assert_eq!(grouped_number("x"), None);
+        let figures = match_line("bench : {nodes}", "BENCH: 5,089,147").unwrap();
+        assert_eq!(figures.nodes, Some(5_089_147));
+    }
+
+    #[test]
+    fn each_trailer_form_is_read_and_others_refused() {
+        let stockfish = TrailerForm {
+            key: "Bench".into(),
+            digit_groups: true,
+        };
+        for (message, nodes) in [
+            ("s\n\nBench: 5156767\n", 5_156_767),
+            ("s\n\nBENCH : 5,089,147\n", 5_089_147),
+            ("s\n\nbench: 123\n", 123),
+        ] {
+            assert_eq!(
+                trailer_in_message(message, &stockfish),
+                Ok(Some(nodes)),
+                "{message:?}"
+            );
+        }
+        let standard = TrailerForm::standard();
+        assert!(trailer_in_message("s\n\nBENCH : 5,089,147\n", &standard).is_err());
+        assert!(trailer_in_message("s\n\nBench: 5,08\n", &stockfish).is_err());
+        let other = TrailerForm {
+            key: "Nodes".into(),
+            digit_groups: false,
+        };
+        assert_eq!(
+            trailer_in_message("s\n\nNodes: 7\nBench: 9\n", &other),
+            Ok(Some(7))
         );
     }
 }

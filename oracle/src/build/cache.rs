@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::cargo::CargoError;
 use crate::integrity::{self, hex};
 
 /// What a cache entry records about its binary (`entry.json` beside it).
@@ -109,7 +108,9 @@ impl Cache {
     }
 
     /// The key of a build: sha256 over the version of the oracle's build procedure
-    /// ([`super::cargo::BUILD_PROCEDURE`]), the tree id, the full `rustc -vV` and the recipe hash.
+    /// ([`super::cargo::BUILD_PROCEDURE`], [`super::native::BUILD_PROCEDURE`]), the tree id, the
+    /// toolchain (the full `rustc -vV`; each C or C++ compiler's version and sha256) and the
+    /// recipe (its hash; a native build's with the commit's `SOURCE_DATE_EPOCH`).
     #[must_use]
     pub fn key(
         procedure: &str,
@@ -137,20 +138,16 @@ impl Cache {
         Ok(dir)
     }
 
-    /// Moves a failed build's log out of its work directory (deleted afterwards) to
-    /// `logs/<label>.log` in the cache, and points the error there.
+    /// Copies a failed build's log out of its work directory (deleted afterwards) to
+    /// `logs/<label>.log` in the cache; returns where it now is (the original when it cannot).
     #[must_use]
-    pub fn keep_log(&self, error: CargoError, label: &str) -> CargoError {
-        let CargoError::Failed { ending, log, tail } = error else {
-            return error;
-        };
+    pub fn keep_log(&self, log: &Path, label: &str) -> PathBuf {
         let logs = self.root.join("logs");
         let kept = logs.join(format!("{label}.log"));
-        let log = match fs::create_dir_all(&logs).and_then(|()| fs::copy(&log, &kept)) {
+        match fs::create_dir_all(&logs).and_then(|()| fs::copy(log, &kept)) {
             Ok(_) => kept,
-            Err(_) => log,
-        };
-        CargoError::Failed { ending, log, tail }
+            Err(_) => log.to_owned(),
+        }
     }
 
     /// The cached binary and its record for `key`, if present and its bytes still hash right.

@@ -1,13 +1,15 @@
 //! Reproducible builds of the engine from pinned commits (docs/architecture.md).
 //!
 //! [`build_commit`] reads like its steps: resolve the revision, look in the cache, export the
-//! tree twice into two different directories, build both copies side by side in the sandbox,
-//! require equal sha256, store the binary.
+//! tree twice into two different directories, build both copies side by side in the sandbox
+//! (with Cargo, [`cargo`], or a C or C++ build command, [`native`]), require equal sha256,
+//! store the binary.
 
 pub mod bench;
 pub mod cache;
 pub mod cargo;
 pub mod compare;
+pub mod native;
 pub mod recipe;
 pub mod sandbox;
 pub mod source;
@@ -17,7 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 pub use cache::Cache;
-pub use recipe::BuildRecipe;
+pub use recipe::{BuildRecipe, EngineBuild};
 pub use sandbox::{Isolation, Limits, Sandbox};
 
 /// What `oracle build` asks for.
@@ -27,8 +29,9 @@ pub struct BuildRequest {
     pub repo: PathBuf,
     /// The revision to build.
     pub rev: String,
-    /// The recipe (from the constitution, or [`BuildRecipe::standard`]).
-    pub recipe: BuildRecipe,
+    /// How to build: the engine contract's build (the Cargo kind: [`BuildRecipe::standard`]
+    /// where nothing else is given).
+    pub build: EngineBuild,
     /// The cache root.
     pub cache_dir: PathBuf,
     /// The host's crates.io registry to expose read-only (see [`cargo::build`]).
@@ -48,7 +51,8 @@ pub struct BuildOutcome {
     pub commit: String,
     /// Its tree id.
     pub tree: String,
-    /// First line of `rustc -vV`.
+    /// First line of `rustc -vV`; for a C or C++ build the compiler's `--version` line with the
+    /// path and sha256 of its binary.
     pub toolchain: String,
     /// sha256 of the recipe's canonical form.
     pub recipe_sha256: String,
@@ -76,6 +80,9 @@ pub enum BuildError {
     /// The toolchain is missing, or cargo failed.
     #[error(transparent)]
     Cargo(#[from] cargo::CargoError),
+    /// The C or C++ build could not run, failed or was refused.
+    #[error(transparent)]
+    Native(#[from] native::NativeError),
     /// The cache could not be used.
     #[error(transparent)]
     Cache(#[from] cache::CacheError),
@@ -98,7 +105,8 @@ pub enum BuildError {
 
 impl BuildError {
     /// Whether the candidate itself is at fault (its tree, its build, its reproducibility), as
-    /// opposed to the request or the machine: the CLI exits 1 for these, 2 for the rest.
+    /// opposed to the request or the machine: the CLI exits 1 for these, 2 for the rest. A
+    /// host-dependent flag is bad input (exit 2), named as such.
     #[must_use]
     pub fn rejects_candidate(&self) -> bool {
         use source::SourceError as S;
@@ -107,6 +115,10 @@ impl BuildError {
             Self::Cargo(error) => matches!(
                 error,
                 cargo::CargoError::Failed { .. } | cargo::CargoError::NoBinary { .. }
+            ),
+            Self::Native(error) => matches!(
+                error,
+                native::NativeError::Failed { .. } | native::NativeError::NoBinary { .. }
             ),
             Self::Source(error) => matches!(
                 error,
@@ -119,6 +131,139 @@ impl BuildError {
             ),
             Self::Recipe(_) | Self::Cache(_) => false,
         }
+    }
+
+    /// The same error with its build log copied into the cache (the work directory is removed).
+    fn with_kept_log(self, cache: &Cache, label: &str) -> Self {
+        use cargo::CargoError;
+        use native::NativeError;
+        match self {
+            Self::Cargo(CargoError::Failed { ending, log, tail }) => {
+                let log = cache.keep_log(&log, label);
+                Self::Cargo(CargoError::Failed { ending, log, tail })
+            }
+            Self::Native(NativeError::Failed { ending, log, tail }) => {
+                let log = cache.keep_log(&log, label);
+                Self::Native(NativeError::Failed { ending, log, tail })
+            }
+            Self::Native(NativeError::HostDependentFlag { flag, log }) => {
+                let log = cache.keep_log(&log, label);
+                Self::Native(NativeError::HostDependentFlag { flag, log })
+            }
+            other => other,
+        }
+    }
+}
+
+/// The build of one kind, ready to run on a copy of the tree.
+enum Builder<'a> {
+    /// A Cargo build with its located toolchain.
+    Cargo {
+        recipe: &'a BuildRecipe,
+        toolchain: cargo::Toolchain,
+    },
+    /// A C or C++ build with its compilers and the commit's epoch.
+    Native {
+        kind: &'static str,
+        build: &'a native::NativeBuild,
+        compilers: native::Compilers,
+        epoch: i64,
+    },
+}
+
+impl<'a> Builder<'a> {
+    /// Checks the build and locates its toolchain; `epoch` is the commit's time.
+    fn prepare(build: &'a EngineBuild, epoch: i64) -> Result<Self, BuildError> {
+        Ok(match build {
+            EngineBuild::Cargo(recipe) => {
+                recipe.validate()?;
+                Self::Cargo {
+                    recipe,
+                    toolchain: cargo::Toolchain::locate(&recipe.toolchain)?,
+                }
+            }
+            EngineBuild::Make(native)
+            | EngineBuild::Cmake(native)
+            | EngineBuild::Command(native) => {
+                native.validate()?;
+                Self::Native {
+                    kind: build.kind(),
+                    build: native,
+                    compilers: native::Compilers::locate(native)?,
+                    epoch,
+                }
+            }
+        })
+    }
+
+    /// What the outcome records as the toolchain.
+    fn toolchain(&self) -> String {
+        match self {
+            Self::Cargo { toolchain, .. } => toolchain.version.clone(),
+            Self::Native { compilers, .. } => compilers.named.identity(),
+        }
+    }
+
+    /// The cache key: everything that determines the binary besides the tree.
+    fn key(&self, tree: &str, recipe_sha256: &str) -> String {
+        match self {
+            Self::Cargo { toolchain, .. } => Cache::key(
+                cargo::BUILD_PROCEDURE,
+                tree,
+                &toolchain.verbose_version,
+                recipe_sha256,
+            ),
+            Self::Native {
+                compilers, epoch, ..
+            } => Cache::key(
+                native::BUILD_PROCEDURE,
+                tree,
+                &compilers.key(),
+                &format!("{recipe_sha256}\nSOURCE_DATE_EPOCH={epoch}"),
+            ),
+        }
+    }
+
+    /// The binary's file name in the cache.
+    fn binary_name(&self) -> &str {
+        match self {
+            Self::Cargo { recipe, .. } => &recipe.binary,
+            Self::Native { .. } => native::BINARY_NAME,
+        }
+    }
+
+    /// Where a copy rooted at `root` holds the exported tree.
+    fn source_dir(&self, root: &Path) -> PathBuf {
+        match self {
+            Self::Cargo { .. } => cargo::BuildDirs::under(root).source,
+            Self::Native { .. } => native::NativeDirs::under(root).source,
+        }
+    }
+
+    /// Runs the build of the copy rooted at `root`; the binary it produced.
+    fn build(&self, root: &Path, request: &BuildRequest) -> Result<PathBuf, BuildError> {
+        Ok(match self {
+            Self::Cargo { recipe, toolchain } => cargo::build(
+                recipe,
+                toolchain,
+                &cargo::BuildDirs::under(root),
+                request.registry.as_deref(),
+                &request.sandbox,
+            )?,
+            Self::Native {
+                kind,
+                build,
+                compilers,
+                epoch,
+            } => native::build(
+                kind,
+                build,
+                compilers,
+                *epoch,
+                &native::NativeDirs::under(root),
+                &request.sandbox,
+            )?,
+        })
     }
 }
 
@@ -134,25 +279,19 @@ pub fn host_registry() -> Option<PathBuf> {
 
 /// Builds `request.rev` twice in two directories and returns the reproduced binary.
 pub fn build_commit(request: &BuildRequest) -> Result<BuildOutcome, BuildError> {
-    let recipe = &request.recipe;
-    recipe.validate()?;
     let repo = source::open_repository(&request.repo)?;
     let resolved = source::resolve(&repo, &request.rev)?;
-    let toolchain = cargo::Toolchain::locate(&recipe.toolchain)?;
-    let recipe_sha256 = recipe.sha256();
+    let builder = Builder::prepare(&request.build, source::commit_time(&repo, resolved.commit)?)?;
+    let recipe_sha256 = request.build.sha256();
     let tree = resolved.tree.to_string();
     let commit = resolved.commit.to_string();
     let cache = Cache::open(&request.cache_dir)?;
-    let key = Cache::key(
-        cargo::BUILD_PROCEDURE,
-        &tree,
-        &toolchain.verbose_version,
-        &recipe_sha256,
-    );
+    let key = builder.key(&tree, &recipe_sha256);
+    let toolchain = builder.toolchain();
     let outcome = |binary: PathBuf, sha256: String, cached: bool| BuildOutcome {
         commit: commit.clone(),
         tree: tree.clone(),
-        toolchain: toolchain.version.clone(),
+        toolchain: toolchain.clone(),
         recipe_sha256: recipe_sha256.clone(),
         binary,
         sha256,
@@ -161,34 +300,27 @@ pub fn build_commit(request: &BuildRequest) -> Result<BuildOutcome, BuildError> 
         isolation: (!cached).then_some(request.sandbox.isolation),
     };
     if !request.fresh
-        && let Some((binary, entry)) = cache.lookup(&key, &recipe.binary)?
+        && let Some((binary, entry)) = cache.lookup(&key, builder.binary_name())?
     {
         return Ok(outcome(binary, entry.sha256, true));
     }
     let work = cache.work_dir()?;
-    let copies =
-        ["a", "copy-b"].map(|name| (name, cargo::BuildDirs::under(&work.path().join(name))));
-    for (_, dirs) in &copies {
-        source::export_tree(&repo, resolved.tree, &dirs.source)?;
+    let copies = ["a", "copy-b"].map(|name| (name, work.path().join(name)));
+    for (_, root) in &copies {
+        source::export_tree(&repo, resolved.tree, &builder.source_dir(root))?;
     }
-    if request.registry.is_some() {
-        cargo::fetch_locked(&toolchain, &copies[0].1.source, work.path())?;
+    if let (Builder::Cargo { toolchain, .. }, Some(_)) = (&builder, &request.registry) {
+        cargo::fetch_locked(toolchain, &builder.source_dir(&copies[0].1), work.path())?;
     }
-    let build_copy =
-        |(name, dirs): &(&str, cargo::BuildDirs)| -> Result<(PathBuf, String), BuildError> {
-            let binary = cargo::build(
-                recipe,
-                &toolchain,
-                dirs,
-                request.registry.as_deref(),
-                &request.sandbox,
-            )
-            .map_err(|error| cache.keep_log(error, &format!("{commit}-{name}")))?;
-            let sha256 = crate::integrity::sha256_file(&binary).map_err(cache::CacheError::from)?;
-            Ok((binary, sha256))
-        };
-    // Each copy is essentially one rustc process (one codegen unit, LTO), so building the two
-    // side by side halves the wall time on two cores.
+    let build_copy = |(name, root): &(&str, PathBuf)| -> Result<(PathBuf, String), BuildError> {
+        let binary = builder
+            .build(root, request)
+            .map_err(|error| error.with_kept_log(&cache, &format!("{commit}-{name}")))?;
+        let sha256 = crate::integrity::sha256_file(&binary).map_err(cache::CacheError::from)?;
+        Ok((binary, sha256))
+    };
+    // Each copy is essentially one compiler process (one codegen unit, LTO), so building the
+    // two side by side halves the wall time on two cores.
     let (first, second) = std::thread::scope(|scope| {
         let second = scope.spawn(|| build_copy(&copies[1]));
         let first = build_copy(&copies[0]);
@@ -206,11 +338,11 @@ pub fn build_commit(request: &BuildRequest) -> Result<BuildOutcome, BuildError> 
     let entry = cache::CacheEntry {
         commit: commit.clone(),
         tree: tree.clone(),
-        toolchain: toolchain.version.clone(),
+        toolchain: toolchain.clone(),
         recipe_sha256: recipe_sha256.clone(),
         sha256: first_sha256.clone(),
     };
-    let binary = cache.store(&key, &recipe.binary, &first, &entry)?;
+    let binary = cache.store(&key, builder.binary_name(), &first, &entry)?;
     let stored = crate::integrity::sha256_file(&binary).map_err(cache::CacheError::from)?;
     if stored != first_sha256 {
         return Err(cache::CacheError::Corrupt {

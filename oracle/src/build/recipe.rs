@@ -6,6 +6,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::native::NativeBuild;
+
 /// Where the oracle's path remaps put the source tree inside the binary's recorded paths.
 pub const REMAPPED_SOURCE: &str = "/coherent/src";
 /// Where the oracle's path remaps put the private `CARGO_HOME` (registry sources).
@@ -34,6 +36,56 @@ pub struct BuildRecipe {
     /// Further rustc flags, appended after the oracle's own (target CPU, path remaps).
     #[serde(default)]
     pub extra_rustflags: Vec<String>,
+}
+
+/// How the engine is built: the constitution's `engine.build`, its `kind` first. Without an
+/// `engine:` section the constitution's `build:` recipe is the Cargo kind.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EngineBuild {
+    /// `cargo build` of one binary of a workspace, with the oracle's flags.
+    Cargo(BuildRecipe),
+    /// A Makefile, called by the contract's command (usually `make … EXE={out}`).
+    Make(NativeBuild),
+    /// CMake, configured and built by the contract's command.
+    Cmake(NativeBuild),
+    /// Any other command that writes the binary to `{out}`.
+    Command(NativeBuild),
+}
+
+impl EngineBuild {
+    /// The kind as the constitution writes it (`cargo`, `make`, `cmake`, `command`).
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Cargo(_) => "cargo",
+            Self::Make(_) => "make",
+            Self::Cmake(_) => "cmake",
+            Self::Command(_) => "command",
+        }
+    }
+
+    /// The C or C++ build of the native kinds; `None` for Cargo.
+    #[must_use]
+    pub fn native(&self) -> Option<&NativeBuild> {
+        match self {
+            Self::Cargo(_) => None,
+            Self::Make(build) | Self::Cmake(build) | Self::Command(build) => Some(build),
+        }
+    }
+
+    /// sha256 of the canonical form: the Cargo recipe's own hash (unchanged from before the
+    /// engine contract, so existing cache entries and records keep their keys), or the native
+    /// build's with its kind.
+    #[must_use]
+    pub fn sha256(&self) -> String {
+        match self {
+            Self::Cargo(recipe) => recipe.sha256(),
+            Self::Make(build) | Self::Cmake(build) | Self::Command(build) => {
+                build.sha256(self.kind())
+            }
+        }
+    }
 }
 
 /// One value of a Cargo profile setting, written in YAML as a plain scalar (`true`, `3`, `abort`).

@@ -163,6 +163,18 @@ pub fn resolve(repo: &Repository, rev: &str) -> Result<CommitIds, SourceError> {
     })
 }
 
+/// The committer time of `commit` in seconds since the epoch (never before it): the
+/// `SOURCE_DATE_EPOCH` of its C and C++ builds, so every build of the commit has the same one.
+pub fn commit_time(repo: &Repository, commit: Oid) -> Result<i64, SourceError> {
+    let found = repo
+        .find_commit(commit)
+        .map_err(|source| SourceError::Git {
+            path: String::new(),
+            source,
+        })?;
+    Ok(found.committer().when().seconds().max(0))
+}
+
 /// Writes the tree `tree` into the empty or missing directory `dest`, file by file.
 pub fn export_tree(repo: &Repository, tree: Oid, dest: &Path) -> Result<(), SourceError> {
     let root = repo.find_tree(tree).map_err(|source| SourceError::Git {

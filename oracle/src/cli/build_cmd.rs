@@ -8,7 +8,9 @@ use anyhow::Context;
 use clap::Args;
 
 use oracle::build::sandbox::engine::EngineIsolation;
-use oracle::build::{self, BuildError, BuildRecipe, BuildRequest, Cache, Limits, Sandbox, bench};
+use oracle::build::{
+    self, BuildError, BuildRecipe, BuildRequest, Cache, EngineBuild, Limits, Sandbox, bench,
+};
 use oracle::errln;
 use oracle::gate;
 
@@ -26,7 +28,9 @@ pub struct BuildArgs {
     /// Build cache directory [default: $XDG_CACHE_HOME/coherent-oracle or ~/.cache/coherent-oracle].
     #[arg(long)]
     pub cache_dir: Option<PathBuf>,
-    /// Build recipe as YAML (the constitution's `build:` mapping) [default: the standard recipe].
+    /// Build recipe as YAML: the constitution's `build:` mapping (Cargo), or an engine contract's
+    /// `engine.build` mapping with its `kind` (`make`, `cmake`, `command`, `cargo`) [default: the
+    /// standard recipe].
     #[arg(long)]
     pub recipe: Option<PathBuf>,
     /// Print one JSON object instead of text.
@@ -62,14 +66,9 @@ pub struct BenchArgs {
 
 /// Builds a commit twice, bit-identically, through the cache.
 pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
-    let recipe = match &args.recipe {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading recipe {}", path.display()))?;
-            serde_norway::from_str::<BuildRecipe>(&text)
-                .with_context(|| format!("recipe {}: not a valid build recipe", path.display()))?
-        }
-        None => BuildRecipe::standard(),
+    let build = match &args.recipe {
+        Some(path) => read_recipe(path)?,
+        None => EngineBuild::Cargo(BuildRecipe::standard()),
     };
     let sandbox = Sandbox::detect(Limits::build());
     if !sandbox.isolation.confines_writes() {
@@ -85,7 +84,7 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
     let request = BuildRequest {
         repo: args.repo,
         rev: args.commit,
-        recipe,
+        build,
         cache_dir: args.cache_dir.unwrap_or_else(Cache::default_root),
         registry: build::host_registry(),
         sandbox,
@@ -128,6 +127,21 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A recipe file: an engine contract's build (it names its `kind`) or a Cargo `build:` recipe.
+fn read_recipe(path: &std::path::Path) -> anyhow::Result<EngineBuild> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading recipe {}", path.display()))?;
+    let value: serde_norway::Value = serde_norway::from_str(&text)
+        .with_context(|| format!("recipe {}: not YAML", path.display()))?;
+    let has_kind = value.get("kind").is_some();
+    let parsed = if has_kind {
+        serde_norway::from_value::<EngineBuild>(value)
+    } else {
+        serde_norway::from_value::<BuildRecipe>(value).map(EngineBuild::Cargo)
+    };
+    parsed.with_context(|| format!("recipe {}: not a valid build recipe", path.display()))
 }
 
 fn report_rejection(error: &BuildError, json: bool) {
@@ -180,7 +194,7 @@ pub fn run_bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     );
     let isolation = EngineIsolation::detect();
     errln!("isolation: {}", isolation.describe());
-    match bench::measure(&binary, isolation, 2) {
+    match bench::measure(&binary, &bench::BenchRules::standard(), isolation, 2) {
         Ok(signature) => {
             if args.json {
                 let object = serde_json::json!({

@@ -8,6 +8,7 @@ use clap::{Args, Subcommand};
 
 use super::output::{Summary, outln, render};
 use crate::cli::EXIT_REJECTED;
+use oracle::build::EngineBuild;
 use oracle::errln;
 use oracle::governance::Constitution;
 use oracle::governance::entry::{BinaryRecord, Entry, EntryId};
@@ -321,7 +322,14 @@ fn genesis(
     let (constitution, constitution_sha256) = Constitution::load(&repo.repo)?;
     let toolchain = match toolchain {
         Some(toolchain) => toolchain,
-        None => rustc_version(&constitution.build.toolchain)?,
+        None => match constitution.contract().build {
+            EngineBuild::Cargo(recipe) => rustc_version(&recipe.toolchain)?,
+            EngineBuild::Make(native)
+            | EngineBuild::Cmake(native)
+            | EngineBuild::Command(native) => {
+                oracle::build::native::Compiler::locate(&native.compiler)?.identity()
+            }
+        },
     };
     let record = GenesisRecord {
         engine,

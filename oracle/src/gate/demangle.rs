@@ -1,15 +1,21 @@
-//! Readable names for Rust symbols in the gate's report.
+//! Readable names for Rust and C++ symbols, for the gate's report and for the symbols an engine
+//! contract names.
 //!
 //! Rust 1.95 still mangles user crates in the legacy scheme (`_ZN…E`) while the shipped `std`
 //! uses v0 (`_R…`, RFC 2603). Both are decoded here as far as the report needs: paths, impls,
-//! generic arguments of basic and path types. Anything else keeps its raw name, which is
-//! always correct, only less friendly.
+//! generic arguments of basic and path types. C++ names (the Itanium ABI's `_Z…`, which Rust's
+//! legacy scheme borrows) are decoded by `cpp_demangle`: `_ZN4Eval8evaluateERK8Position` is
+//! `Eval::evaluate(Position const&)`. Anything else keeps its raw name, which is always correct,
+//! only less friendly; C names are not mangled.
 
-/// Readable form of a Rust symbol; other names (and unsupported forms) are returned unchanged.
+/// Readable form of a Rust or C++ symbol; other names (and unsupported forms) are returned
+/// unchanged.
 #[must_use]
 pub fn demangle(name: &str) -> String {
-    let decoded = if let Some(rest) = name.strip_prefix("_ZN") {
-        legacy(rest)
+    let decoded = if let Some(rust) = name.strip_prefix("_ZN").and_then(legacy) {
+        Some(rust)
+    } else if name.starts_with("_Z") {
+        cpp(name)
     } else if let Some(rest) = name.strip_prefix("_R") {
         let mut parser = V0 {
             text: rest.as_bytes(),
@@ -23,7 +29,16 @@ pub fn demangle(name: &str) -> String {
     decoded.unwrap_or_else(|| name.to_owned())
 }
 
-/// `8coherent4eval6helper17h0123456789abcdefE` → `coherent::eval::helper` (hash dropped).
+/// A C++ name as `c++filt` shows it: `Eval::evaluate(Position const&)`.
+fn cpp(name: &str) -> Option<String> {
+    cpp_demangle::Symbol::new(name.as_bytes())
+        .ok()?
+        .demangle()
+        .ok()
+}
+
+/// `8coherent4eval6helper17h0123456789abcdefE` → `coherent::eval::helper` (hash dropped). A name
+/// without Rust's hash, or with more after its `E`, is C++'s (`_ZN4Eval8evaluateERK8Position`).
 fn legacy(mut rest: &str) -> Option<String> {
     let mut parts: Vec<&str> = Vec::new();
     while !rest.starts_with('E') {
@@ -37,9 +52,12 @@ fn legacy(mut rest: &str) -> Option<String> {
             && part.starts_with('h')
             && part[1..].bytes().all(|b| b.is_ascii_hexdigit())
     };
-    if parts.last().is_some_and(is_hash) {
-        parts.pop();
+    // LLVM may append `.llvm.N` after the `E` of a Rust name.
+    let ends = rest == "E" || rest.starts_with("E.");
+    if !ends || !parts.last().is_some_and(is_hash) {
+        return None;
     }
+    parts.pop();
     Some(parts.join("::"))
 }
 
@@ -248,6 +266,22 @@ mod tests {
             "<std::sys::sync::once::futex::Once>::call"
         );
         assert_eq!(demangle("_RINvCs1_4test3maxyE"), "test::max::<u64>");
+    }
+
+    #[test]
+    fn cpp_names_are_read_as_cpp_not_as_rust() {
+        assert_eq!(
+            demangle("_ZN4Eval8evaluateERK8Position"),
+            "Eval::evaluate(Position const&)"
+        );
+        assert_eq!(
+            demangle("_Z8evaluatePK8position"),
+            "evaluate(position const*)"
+        );
+        assert_eq!(
+            demangle("_ZN4Eval8evaluateILNS_5TraceE0EEEiRK8Position"),
+            "int Eval::evaluate<(Eval::Trace)0>(Position const&)"
+        );
     }
 
     #[test]

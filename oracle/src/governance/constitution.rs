@@ -16,6 +16,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use thiserror::Error;
 
 use crate::build::BuildRecipe;
+use crate::governance::contract::EngineContract;
 use crate::governance::entry::StageFaults;
 use crate::governance::hash::Sha256Hex;
 use crate::play::clock::TimeControl;
@@ -25,16 +26,21 @@ use crate::play::tally::FaultCounts;
 /// Where the constitution lives inside a repository.
 pub const CONSTITUTION_PATH: &str = "constitution/constitution.yaml";
 
-/// The machine-readable rules: build, gate, profiles, loss tolerance.
+/// The machine-readable rules: the engine contract (or Coherent's build and gate), profiles,
+/// loss tolerance.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Constitution {
     /// Version of these rules; raised by every amendment.
     pub version: NonZeroU32,
-    /// How both engines are built (toolchain, flags), bit-identically.
-    pub build: BuildRecipe,
-    /// The build-shape gate applied to the candidate binary.
-    pub gate: GateRules,
+    /// How both engines are built (toolchain, flags), bit-identically, when there is no
+    /// `engine:` contract (then it is required; with one it must be absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<BuildRecipe>,
+    /// The build-shape gate applied to the candidate binary, when there is no `engine:`
+    /// contract (then it is required; with one it must be absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<GateRules>,
     /// Named measurement profiles (`official`, `workstation`, `smoke`, …).
     pub profiles: BTreeMap<String, Profile>,
     /// The cumulative loss tolerance of the Randfall path (Annex A3).
@@ -43,6 +49,11 @@ pub struct Constitution {
     /// (Article 2.4, version 3); absent before version 3: its games are played like any other's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub identical_binaries: Option<IdenticalBinaries>,
+    /// The engine contract: build, scope, bench, gate and options of any UCI engine
+    /// (docs/engine-contract.md). Absent: the Cargo kind of `build:` and `gate:`
+    /// ([`Constitution::contract`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<EngineContract>,
 }
 
 /// The rule for a candidate whose binary is bit-identical to its predecessor's.
@@ -61,6 +72,17 @@ pub struct GateRules {
     pub symbols: Vec<String>,
     /// How many levels of direct callees of those symbols are inspected too.
     pub callee_depth: u32,
+}
+
+impl GateRules {
+    /// Coherent's gate: `coherent_evaluate_popcnt` and its callees to depth 2.
+    #[must_use]
+    pub fn standard() -> Self {
+        Self {
+            symbols: vec![crate::gate::DEFAULT_SYMBOL.to_owned()],
+            callee_depth: crate::gate::DEFAULT_CALLEE_DEPTH,
+        }
+    }
 }
 
 /// A measurement profile: its stages, error rates and whether its verdicts bind.
@@ -380,6 +402,21 @@ impl Constitution {
         Ok(constitution)
     }
 
+    /// The engine contract in force: the `engine:` section, or the Cargo kind that `build:` and
+    /// `gate:` state (checked on load: one or the other is there).
+    #[must_use]
+    pub fn contract(&self) -> EngineContract {
+        match (&self.engine, &self.build, &self.gate) {
+            (Some(contract), _, _) => contract.clone(),
+            (None, Some(recipe), Some(gate)) => EngineContract::cargo(recipe, gate),
+            // Not reached for a loaded constitution; the standard recipe is Coherent's own.
+            (None, recipe, gate) => EngineContract::cargo(
+                &recipe.clone().unwrap_or_else(BuildRecipe::standard),
+                &gate.clone().unwrap_or_else(GateRules::standard),
+            ),
+        }
+    }
+
     /// The named profile.
     ///
     /// # Errors
@@ -405,11 +442,41 @@ impl Constitution {
                 "must be a finite number ≥ 0".into(),
             ));
         }
-        if self.gate.symbols.is_empty() {
-            return Err((
-                "gate.symbols".into(),
-                "at least one evaluation symbol is required".into(),
-            ));
+        match (&self.engine, &self.build, &self.gate) {
+            (Some(contract), None, None) => contract
+                .check()
+                .map_err(|(field, message)| (format!("engine.{field}"), message))?,
+            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+                return Err((
+                    if self.build.is_some() {
+                        "build"
+                    } else {
+                        "gate"
+                    }
+                    .into(),
+                    "the `engine:` contract states the build and the gate; leave the top-level \
+                     `build:` and `gate:` out"
+                        .into(),
+                ));
+            }
+            (None, None, _) | (None, _, None) => {
+                return Err((
+                    if self.build.is_none() {
+                        "build"
+                    } else {
+                        "gate"
+                    }
+                    .into(),
+                    "required unless an `engine:` contract is given".into(),
+                ));
+            }
+            (None, Some(_), Some(gate)) if gate.symbols.is_empty() => {
+                return Err((
+                    "gate.symbols".into(),
+                    "at least one evaluation symbol is required".into(),
+                ));
+            }
+            (None, Some(_), Some(_)) => {}
         }
         if self.version.get() >= 3 && self.identical_binaries.is_none() {
             return Err((
@@ -709,5 +776,80 @@ mod tests {
                 .unwrap()
                 .starts_with("the predecessor faulted 2")
         );
+    }
+
+    /// Today's constitution has no `engine:`: it reads as the Cargo kind with the rules it always
+    /// had, and it serialises with the keys it always had, in their order.
+    #[test]
+    fn the_repository_constitution_reads_as_the_cargo_kind() {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../constitution/constitution.yaml");
+        let (constitution, _) = Constitution::load_file(&file).unwrap();
+        assert!(constitution.engine.is_none());
+        let contract = constitution.contract();
+        assert_eq!(contract.build.kind(), "cargo");
+        assert_eq!(contract.scope, ["engine/"]);
+        assert_eq!(contract.bench, crate::build::bench::BenchRules::standard());
+        assert!(contract.options.is_empty());
+        assert_eq!(
+            contract.gate,
+            crate::governance::contract::GateContract::Symbols(GateRules {
+                symbols: vec!["coherent_evaluate_popcnt".into()],
+                callee_depth: 2,
+            })
+        );
+        let yaml = serde_norway::to_string(&constitution).unwrap();
+        let keys: Vec<&str> = yaml
+            .lines()
+            .filter(|line| !line.starts_with([' ', '-']))
+            .filter_map(|line| line.split(':').next())
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "version",
+                "build",
+                "gate",
+                "profiles",
+                "loss_tolerance",
+                "identical_binaries"
+            ]
+        );
+        assert_eq!(
+            Constitution::parse(yaml.as_bytes(), &file).unwrap(),
+            constitution
+        );
+    }
+
+    #[test]
+    fn the_engine_contract_replaces_build_and_gate_and_is_checked() {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../constitution/constitution.yaml");
+        let text = std::fs::read_to_string(&file).unwrap();
+        let contract = "engine:\n  build:\n    kind: make\n    command: make EXE={out}\n    \
+                        compiler: cc\n  scope: [src/]\n  bench:\n    args: [bench]\n    \
+                        output: [\"OVERALL: {nodes} nodes {nps} nps\"]\n    trailer: {key: Bench}\n  \
+                        gate: none\n  options: {Hash: 16}\n";
+        let both = format!("{text}{contract}");
+        let error = Constitution::parse(both.as_bytes(), &file)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("field `build`"), "{error}");
+        let start = text.find("# Article 5: how both engines").unwrap();
+        let end = text.find("# Annex A3 (4)").unwrap();
+        let replaced = format!("{}{}{contract}", &text[..start], &text[end..]);
+        let constitution = Constitution::parse(replaced.as_bytes(), &file).unwrap();
+        assert_eq!(constitution.contract().build.kind(), "make");
+        let broken = replaced.replace("command: make EXE={out}", "command: make");
+        let error = Constitution::parse(broken.as_bytes(), &file)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("field `engine.build`") && error.contains("{out}"),
+            "{error}"
+        );
+        let without = format!("{}{}", &text[..start], &text[end..]);
+        let error = Constitution::parse(without.as_bytes(), &file)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("field `build`: required unless"), "{error}");
     }
 }

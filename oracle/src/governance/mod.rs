@@ -9,6 +9,7 @@ pub mod adjudication;
 pub mod canonical;
 pub mod confirmation;
 pub mod constitution;
+pub mod contract;
 pub mod entry;
 pub mod hash;
 pub mod register;

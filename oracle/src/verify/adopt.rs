@@ -9,6 +9,7 @@
 //! The directory is trusted as a run's own `--out` is when it resumes: it must be one the
 //! maintainer's oracle wrote.
 
+use crate::governance::contract::EngineContract;
 use std::path::Path;
 
 use git2::Repository;
@@ -63,6 +64,7 @@ pub fn check(
     dir: &Path,
     binding: &BindingRecord,
     path: PathKind,
+    contract: &EngineContract,
 ) -> Result<GamesSource, String> {
     let out = OutDir::at(dir);
     let refuse = |why: String| format!("--games-from {}: {why}", dir.display());
@@ -101,10 +103,10 @@ pub fn check(
         )));
     }
     let their_path = resolve::commit(repo, "candidate", &candidate)
-        .and_then(|commit| resolve::declaring_commit(repo, &commit))
+        .and_then(|commit| resolve::declaring_commit(repo, &commit, contract))
         .map_err(|e| refuse(format!("its candidate {candidate}: {e}")))
         .and_then(|declaring| {
-            trailers::parse(&declaring.message)
+            trailers::parse(&declaring.message, &contract.bench.trailer)
                 .map_err(|e| refuse(format!("its candidate {candidate}: {e}")))
         })?
         .path;

@@ -254,7 +254,7 @@ impl Run<'_> {
         let outcome = build::build_commit(&BuildRequest {
             repo: self.request.repo.clone(),
             rev: commit.commit.clone(),
-            recipe: rules.constitution.build.clone(),
+            build: rules.contract.build.clone(),
             cache_dir: self.request.cache_dir.clone(),
             registry: build::host_registry(),
             sandbox,

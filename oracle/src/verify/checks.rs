@@ -5,9 +5,11 @@ use std::fs;
 use std::io::Write as _;
 
 use crate::build;
+use crate::build::bench::BenchRules;
 use crate::build::sandbox::engine::EngineIsolation;
 use crate::errln;
 use crate::gate;
+use crate::governance::contract::GateContract;
 use crate::report::{BenchReport, GateSummary};
 
 use super::binding::{BindingRecord, BoundBinary};
@@ -23,6 +25,11 @@ impl Run<'_> {
         binding: &BindingRecord,
     ) -> Result<(), StepFailure> {
         let step = Step::Gate;
+        let GateContract::Symbols(gate_rules) = &rules.contract.gate else {
+            self.reporter
+                .skip(step, "the engine contract states no gate (`gate: none`)");
+            return Ok(());
+        };
         self.reporter.begin(
             step,
             "build-shape gate on the candidate (POPCNT in the evaluation)",
@@ -33,8 +40,7 @@ impl Run<'_> {
             let bytes = fs::read(&binding.candidate.path).map_err(|e| {
                 StepFailure::error(step, format!("{}: {e}", binding.candidate.path.display()))
             })?;
-            let rules = &rules.constitution.gate;
-            let found = gate::inspect(&bytes, &rules.symbols, rules.callee_depth)
+            let found = gate::inspect(&bytes, &gate_rules.symbols, gate_rules.callee_depth)
                 .map_err(|e| StepFailure::error(step, format!("candidate binary: {e}")))?;
             write_json(step, &file, &found)?;
             self.report.gate = Some(GateSummary {
@@ -62,20 +68,24 @@ impl Run<'_> {
     /// Step 4b: bench signatures of both; the candidate's must equal its trailer.
     pub(super) fn bench(
         &mut self,
+        bench: &BenchRules,
         binding: &BindingRecord,
         trailers: &Trailers,
     ) -> Result<(BenchReport, u64), StepFailure> {
         let step = Step::Bench;
         self.reporter.begin(
             step,
-            "bench signatures (the candidate's equals its Bench: trailer)",
+            &format!(
+                "bench signatures (the candidate's equals its {}: trailer)",
+                bench.trailer.key
+            ),
         );
         let file = self.out.step_file("bench.json");
         let result = (|| {
             rehash(step, binding, &self.out)?;
             let isolation = EngineIsolation::detect();
             let measure = |role: &str, bound: &BoundBinary| {
-                build::bench::measure(&bound.path, isolation, 2)
+                build::bench::measure(&bound.path, bench, isolation, 2)
                     .map_err(|e| StepFailure::error(step, format!("{role}: {e}")))
             };
             let (candidate, predecessor) = (
@@ -126,9 +136,9 @@ impl Run<'_> {
                 return Err(StepFailure::error(
                     step,
                     format!(
-                        "the candidate's bench searched {} nodes but its commit says `Bench: {}`; \
+                        "the candidate's bench searched {} nodes but its commit says `{}: {}`; \
                          put the measured signature in the commit message",
-                        candidate.candidate, trailers.bench
+                        candidate.candidate, bench.trailer.key, trailers.bench
                     ),
                 )
                 .evidence(&file));

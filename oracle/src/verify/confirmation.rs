@@ -5,6 +5,7 @@
 //! the `Oracle-Proof` trailer, the spec's bytes at the candidate, and the emails of the people
 //! who made the change (the confirmer must not be one of them).
 
+use crate::governance::contract::EngineContract;
 use std::path::{Path, PathBuf};
 
 use git2::{Oid, Repository};
@@ -85,6 +86,7 @@ pub fn read(
     repo: &Repository,
     candidate: &ResolvedCommit,
     proof: &str,
+    contract: &EngineContract,
 ) -> Result<Confirmation, ConfirmationError> {
     let bytes = read_bounded(file, MAX_RECORD_BYTES).map_err(|error| ConfirmationError::Read {
         file: file.to_owned(),
@@ -135,7 +137,7 @@ pub fn read(
     }
     let email = confirmer_email(&parsed.confirmed_by).map_err(|why| field("confirmed_by", why))?;
     if let Some(role) =
-        change_role(repo, candidate, email).map_err(|message| ConfirmationError::Git {
+        change_role(repo, candidate, email, contract).map_err(|message| ConfirmationError::Git {
             file: file.to_owned(),
             message,
         })?
@@ -171,8 +173,10 @@ pub fn change_role(
     repo: &Repository,
     candidate: &ResolvedCommit,
     email: &str,
+    contract: &EngineContract,
 ) -> Result<Option<String>, String> {
-    let declaring = resolve::declaring_commit(repo, candidate).map_err(|e| e.to_string())?;
+    let declaring =
+        resolve::declaring_commit(repo, candidate, contract).map_err(|e| e.to_string())?;
     for id in [&candidate.commit, &declaring.commit] {
         let commit = Oid::from_str(id)
             .and_then(|oid| repo.find_commit(oid))

@@ -4,6 +4,7 @@
 use git2::Repository;
 
 use crate::errln;
+use crate::governance::contract::EngineContract;
 use crate::governance::entry::PathKind;
 
 use super::resolve::{self};
@@ -17,11 +18,12 @@ impl Run<'_> {
         &mut self,
         repo: &Repository,
         binding: bool,
+        contract: &EngineContract,
     ) -> Result<Trailers, StepFailure> {
         let step = Step::Trailers;
         self.reporter.begin(step, "read the candidate's trailers");
         let candidate = self.pair().candidate.clone();
-        let result = resolve::declaring_commit(repo, &candidate)
+        let result = resolve::declaring_commit(repo, &candidate, contract)
             .map_err(|e| StepFailure::error(step, e))
             .and_then(|declaring| {
                 let from = if declaring.commit == candidate.commit {
@@ -33,7 +35,7 @@ impl Run<'_> {
                         short(&candidate.commit)
                     )
                 };
-                trailers::parse(&declaring.message)
+                trailers::parse(&declaring.message, &contract.bench.trailer)
                     .map(|t| (t, from.clone()))
                     .map_err(|e| StepFailure::error(step, format!("{from}: {e}")))
             });
@@ -42,7 +44,7 @@ impl Run<'_> {
             self.report.path = t.path.to_string();
         }
         let result = result.and_then(|(t, from)| {
-            self.confirm(repo, &t, binding)?;
+            self.confirm(repo, &t, binding, contract)?;
             Ok((t, from))
         });
         let confirmed = self
@@ -72,6 +74,7 @@ impl Run<'_> {
         repo: &Repository,
         trailers: &Trailers,
         binding: bool,
+        contract: &EngineContract,
     ) -> Result<(), StepFailure> {
         let step = Step::Trailers;
         let given = self.request.confirmation.as_deref();
@@ -111,7 +114,7 @@ impl Run<'_> {
             }
             (Some(file), Some(proof)) => (file, proof),
         };
-        let checked = confirmation::read(file, repo, &self.pair().candidate, proof)
+        let checked = confirmation::read(file, repo, &self.pair().candidate, proof, contract)
             .map_err(|e| StepFailure::error(step, e))?;
         let copy = self.out.input("confirmation.yaml");
         write_atomically(&copy, &checked.bytes)

@@ -420,6 +420,7 @@ pub fn replay_games(request: &GamesRequest<'_>) -> Result<GamesReplay, GamesErro
                 &binding,
                 &out,
                 None,
+                &constitution.contract().option_pairs(),
             )
             .map_err(|e| GamesError::Rules(format!("stage `{}`: {e}", stage.name)))?;
             let config = plan.match_config(Shard::WHOLE, PathBuf::new(), PathBuf::new());

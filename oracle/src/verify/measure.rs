@@ -33,7 +33,7 @@ impl Run<'_> {
         // The earlier run whose games are taken over: checked once, before the first stage.
         let source = match &self.request.games_from {
             Some(dir) => Some(
-                adopt::check(repo, dir, binding, trailers.path)
+                adopt::check(repo, dir, binding, trailers.path, &rules.contract)
                     .map_err(|why| StepFailure::error(Step::Stage(1), why))?,
             ),
             None => None,
@@ -48,6 +48,7 @@ impl Run<'_> {
                 binding,
                 &self.out,
                 source.as_ref(),
+                &rules.contract.option_pairs(),
             )
             .map_err(|e| StepFailure::error(step, e))?
             .with_node_pace(self.node_pace);

@@ -39,6 +39,7 @@ use serde::Serialize;
 use crate::errln;
 use crate::governance::confirmation::ConfirmationRecord;
 use crate::governance::constitution::{Constitution, Profile};
+use crate::governance::contract::EngineContract;
 use crate::governance::entry::{BinaryRecord, PathKind, Verdict};
 use crate::governance::hash::Sha256Hex;
 use crate::integrity::write_atomically;
@@ -202,6 +203,8 @@ struct Run<'a> {
 
 /// What step 1 read from the predecessor's side.
 struct Rules {
+    /// The constitution's engine contract (the Cargo kind when it has no `engine:`).
+    contract: EngineContract,
     constitution: Constitution,
     constitution_sha256: Sha256Hex,
     profile: Profile,
@@ -268,10 +271,10 @@ impl Run<'_> {
     /// The steps, in order.
     fn pipeline(&mut self) -> Result<Conclusion, StepFailure> {
         let (repo, rules) = self.resolve()?;
-        let trailers = self.trailers(&repo, rules.profile.binding)?;
+        let trailers = self.trailers(&repo, rules.profile.binding, &rules.contract)?;
         let binding = self.build_and_bind(&rules)?;
         self.gate(&rules, &binding)?;
-        let (bench, nodes_per_second) = self.bench(&binding, &trailers)?;
+        let (bench, nodes_per_second) = self.bench(&rules.contract.bench, &binding, &trailers)?;
         self.plan(&rules, &binding, &trailers, nodes_per_second)?;
         let proof = self.proof(&repo, &trailers, &binding)?;
         if self.request.checks_only {

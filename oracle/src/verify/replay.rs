@@ -17,6 +17,7 @@ use crate::build::{self, BuildOutcome, BuildRequest};
 use crate::gate;
 use crate::governance::confirmation::confirmer_email;
 use crate::governance::constitution::{CONSTITUTION_PATH, Constitution};
+use crate::governance::contract::GateContract;
 use crate::governance::entry::{BinaryRecord, Entry, EntryId, ProofOutcome};
 use crate::governance::hash::Sha256Hex;
 use crate::governance::register::Audit;
@@ -144,7 +145,7 @@ pub fn remeasure(repo_path: &Path, entry: &Entry, cache_dir: &Path) -> Vec<Check
             let candidate =
                 resolve::commit(&repo, "recorded candidate", entry.candidate.commit.as_str())
                     .map_err(|e| e.to_string())?;
-            change_role(&repo, &candidate, email)
+            change_role(&repo, &candidate, email, &constitution.contract())
         });
         let (pass, detail) = match role {
             Ok(None) => (
@@ -198,9 +199,14 @@ pub fn remeasure(repo_path: &Path, entry: &Entry, cache_dir: &Path) -> Vec<Check
     if let (Some(recorded), Some(outcome)) = (&entry.gate, &candidate) {
         match std::fs::read(&outcome.binary)
             .map_err(|e| e.to_string())
-            .and_then(|bytes| {
-                let rules = &constitution.gate;
-                gate::inspect(&bytes, &rules.symbols, rules.callee_depth).map_err(|e| e.to_string())
+            .and_then(|bytes| match constitution.contract().gate {
+                GateContract::Symbols(rules) => {
+                    gate::inspect(&bytes, &rules.symbols, rules.callee_depth)
+                        .map_err(|e| e.to_string())
+                }
+                GateContract::None => Err("the entry records a gate, but the contract \
+                                               states none (`gate: none`)"
+                    .to_owned()),
             }) {
             Ok(found) => check(
                 "gate",
@@ -220,9 +226,10 @@ pub fn remeasure(repo_path: &Path, entry: &Entry, cache_dir: &Path) -> Vec<Check
         }
     }
     let isolation = EngineIsolation::detect();
+    let contract = constitution.contract();
     let mut bench = |role: &str, record: &BinaryRecord, outcome: &Option<BuildOutcome>| {
         if let Some(outcome) = outcome {
-            match build::bench::measure(&outcome.binary, isolation, 2) {
+            match build::bench::measure(&outcome.binary, &contract.bench, isolation, 2) {
                 Ok(signature) => check(
                     &format!("bench {role}"),
                     signature.nodes == record.bench_nodes,
@@ -333,7 +340,7 @@ pub fn rebuild(
     build::build_commit(&BuildRequest {
         repo: repo_path.to_path_buf(),
         rev: record.commit.as_str().to_owned(),
-        recipe: constitution.build.clone(),
+        build: constitution.contract().build,
         cache_dir: cache_dir.to_path_buf(),
         registry: build::host_registry(),
         sandbox: Sandbox::detect(Limits::build()),

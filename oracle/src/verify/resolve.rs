@@ -12,9 +12,7 @@ use thiserror::Error;
 
 use super::scope;
 use crate::build::source::{self, SourceError};
-
-/// The directory whose history decides which commit is "the current engine change".
-pub const ENGINE_DIR: &str = "engine";
+use crate::governance::contract::EngineContract;
 
 /// One resolved commit: full ids, so that every later record names it unambiguously.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -62,36 +60,44 @@ pub enum ResolveError {
         /// The build module's reason (ambiguous, missing, not a commit).
         source: SourceError,
     },
-    /// No commit given and no commit in HEAD's first-parent history changed `engine/`.
-    #[error("no commit given and no commit in HEAD's first-parent history changes `{ENGINE_DIR}/`")]
-    NoEngineChange,
+    /// No commit given and no commit in HEAD's first-parent history changed the scope.
+    #[error("no commit given and no commit in HEAD's first-parent history changes {scope}")]
+    NoEngineChange {
+        /// The contract's scope.
+        scope: String,
+    },
+    /// No commit given, and HEAD's constitution cannot say which paths are the engine.
+    #[error("no commit given, and HEAD's constitution cannot say which paths are the engine: {0}")]
+    HeadContract(String),
     /// The candidate is a root commit and no `--base` was given.
     #[error("candidate {0} has no parent; name the predecessor with --base")]
     NoParent(String),
-    /// The candidate changes nothing under `engine/`: there is no engine change to judge.
+    /// The candidate changes nothing in the scope: there is no engine change to judge.
     #[error(
-        "candidate {candidate} is not an engine change: it changes nothing under {}{}; \
+        "candidate {candidate} is not an engine change: it changes nothing under {scope}{}; \
          the oracle judges engine changes only",
-        scope::ENGINE_PREFIX,
         list_changed(.changed)
     )]
     NotAnEngineChange {
         /// The candidate commit.
         candidate: String,
+        /// The contract's scope.
+        scope: String,
         /// What it changes instead (empty: nothing at all).
         changed: Vec<String>,
     },
     /// The candidate changes governance paths: it is not an engine change.
     #[error(
         "candidate {candidate} is not an engine change: {}; \
-         a candidate may change {} only, std-only and without build hooks — everything else reaches the build or the judge \
+         a candidate may change {scope} only, and a Cargo engine std-only and without build hooks — everything else reaches the build or the judge \
          and is a governance change under the constitution's amendment article (human review)",
-        list_touches(.touched),
-        scope::ENGINE_PREFIX
+        list_touches(.touched)
     )]
     TouchesGovernance {
         /// The candidate commit.
         candidate: String,
+        /// The contract's scope.
+        scope: String,
         /// Every offending path.
         touched: Vec<GovernanceTouch>,
     },
@@ -152,16 +158,21 @@ pub fn open(path: &Path) -> Result<Repository, ResolveError> {
 
 /// Resolves candidate and predecessor to full ids.
 ///
-/// No candidate: the commit on HEAD's first-parent line that brought in HEAD's `engine/`.
-/// No base: the candidate's first parent.
+/// No candidate: the commit on HEAD's first-parent line that brought in HEAD's scope (the
+/// contract of HEAD's constitution, which `head_contract` reads when it is needed). No base: the
+/// candidate's first parent.
 pub fn resolve_pair(
     repo: &Repository,
     candidate: Option<&str>,
     base: Option<&str>,
+    head_contract: impl FnOnce() -> Result<EngineContract, String>,
 ) -> Result<CommitPair, ResolveError> {
     let candidate_id = match candidate {
         Some(rev) => peel_commit(repo, "candidate", rev)?,
-        None => current_engine_change(repo)?,
+        None => {
+            let contract = head_contract().map_err(ResolveError::HeadContract)?;
+            current_engine_change(repo, &contract)?
+        }
     };
     let candidate_commit = git("read candidate", repo.find_commit(candidate_id))?;
     let predecessor_id = match base {
@@ -202,51 +213,62 @@ fn describe(repo: &Repository, id: Oid) -> Result<ResolvedCommit, ResolveError> 
     })
 }
 
-/// The commit on HEAD's first-parent line that brought in the `engine/` tree HEAD has: the oldest
-/// one whose `engine/` differs from its first parent's and equals HEAD's. On a main branch this is
-/// the merge (or the commit) that landed the current engine; a withdrawal, which restores an
+/// The commit on HEAD's first-parent line that brought in the scope HEAD has: the oldest one
+/// whose scope differs from its first parent's and equals HEAD's. On a main branch this is the
+/// merge (or the commit) that landed the current engine; a withdrawal, which restores an
 /// earlier engine's tree without trailers of its own, is not taken for the change it undoes.
-pub fn current_engine_change(repo: &Repository) -> Result<Oid, ResolveError> {
+pub fn current_engine_change(
+    repo: &Repository,
+    contract: &EngineContract,
+) -> Result<Oid, ResolveError> {
     let head = git("read HEAD", repo.head().and_then(|h| h.peel_to_commit()))?;
-    let current = engine_tree_id(&git("read tree", head.tree())?);
+    let current = scope_ids(&git("read tree", head.tree())?, contract);
     let mut walk = git("walk history", repo.revwalk())?;
     git("walk history from HEAD", walk.push_head())?;
     git("walk first parents", walk.simplify_first_parent())?;
     let mut found = None;
     for id in walk {
         let id = git("walk history", id)?;
-        if changes_engine(repo, id)? {
+        if changes_engine(repo, id, contract)? {
             let commit = git(format!("read commit {id}"), repo.find_commit(id))?;
-            if engine_tree_id(&git("read tree", commit.tree())?) == current {
+            if scope_ids(&git("read tree", commit.tree())?, contract) == current {
                 found = Some(id);
             }
         }
     }
-    found.ok_or(ResolveError::NoEngineChange)
+    found.ok_or_else(|| ResolveError::NoEngineChange {
+        scope: contract.scope_text(),
+    })
 }
 
-/// Whether commit `id`'s `engine/` tree differs from its first parent's.
-fn changes_engine(repo: &Repository, id: Oid) -> Result<bool, ResolveError> {
+/// Whether commit `id`'s scope differs from its first parent's.
+fn changes_engine(
+    repo: &Repository,
+    id: Oid,
+    contract: &EngineContract,
+) -> Result<bool, ResolveError> {
     let commit = git(format!("read commit {id}"), repo.find_commit(id))?;
-    let engine_here = engine_tree_id(&git("read tree", commit.tree())?);
+    let engine_here = scope_ids(&git("read tree", commit.tree())?, contract);
     let engine_before = match commit.parent(0) {
-        Ok(parent) => engine_tree_id(&git("read tree", parent.tree())?),
-        Err(_) => None,
+        Ok(parent) => scope_ids(&git("read tree", parent.tree())?, contract),
+        Err(_) => vec![None; contract.scope.len()],
     };
-    Ok(engine_here.is_some() && engine_here != engine_before)
+    Ok(engine_here.iter().any(Option::is_some) && engine_here != engine_before)
 }
 
 /// The commit whose message declares the candidate's trailers: the candidate itself, unless it
-/// is a merge without a `Bench:` trailer — then the newest non-merge commit that the merge
-/// brings in and that changed `engine/` (where the change was authored and benched).
+/// is a merge without a bench trailer — then the newest non-merge commit that the merge brings
+/// in and that changed the scope (where the change was authored and benched).
 pub fn declaring_commit(
     repo: &Repository,
     candidate: &ResolvedCommit,
+    contract: &EngineContract,
 ) -> Result<ResolvedCommit, ResolveError> {
     let id = git("parse commit id", Oid::from_str(&candidate.commit))?;
     let commit = git(format!("read commit {id}"), repo.find_commit(id))?;
-    let declares = crate::build::bench::trailer_in_message(&candidate.message)
-        .is_ok_and(|bench| bench.is_some());
+    let declares =
+        crate::build::bench::trailer_in_message(&candidate.message, &contract.bench.trailer)
+            .is_ok_and(|bench| bench.is_some());
     if commit.parent_count() < 2 || declares {
         return Ok(candidate.clone());
     }
@@ -264,21 +286,34 @@ pub fn declaring_commit(
         let merged = git("walk the merged commits", merged)?;
         let is_merge =
             git(format!("read commit {merged}"), repo.find_commit(merged))?.parent_count() > 1;
-        if !is_merge && changes_engine(repo, merged)? {
+        if !is_merge && changes_engine(repo, merged, contract)? {
             return describe(repo, merged);
         }
     }
     Ok(candidate.clone())
 }
 
-fn engine_tree_id(tree: &Tree<'_>) -> Option<Oid> {
-    tree.get_name(ENGINE_DIR).map(|entry| entry.id())
+/// The git id of each scope entry in `tree` (`None` where it is absent).
+fn scope_ids(tree: &Tree<'_>, contract: &EngineContract) -> Vec<Option<Oid>> {
+    contract
+        .scope
+        .iter()
+        .map(|entry| {
+            tree.get_path(Path::new(entry.trim_end_matches('/')))
+                .ok()
+                .map(|found| found.id())
+        })
+        .collect()
 }
 
 /// Every changed path of the candidate relative to the predecessor, and every change that is not
-/// an engine change: paths outside `engine/`, build hooks inside it, and refused keys in the
-/// candidate's `engine/Cargo.toml`.
-pub fn changes(repo: &Repository, pair: &CommitPair) -> Result<Changes, ResolveError> {
+/// an engine change under `contract`: paths outside its scope, build hooks inside a Cargo
+/// engine's scope, and refused keys in its manifests (`engine/Cargo.toml`).
+pub fn changes(
+    repo: &Repository,
+    pair: &CommitPair,
+    contract: &EngineContract,
+) -> Result<Changes, ResolveError> {
     let old = tree_of(repo, &pair.predecessor)?;
     let new = tree_of(repo, &pair.candidate)?;
     let mut options = DiffOptions::new();
@@ -299,7 +334,7 @@ pub fn changes(repo: &Repository, pair: &CommitPair) -> Result<Changes, ResolveE
         changed.extend(paths.iter().cloned());
         let found = paths
             .into_iter()
-            .find_map(|path| scope::path_violation(&path).map(|reason| (path, reason)));
+            .find_map(|path| scope::path_violation(&path, contract).map(|reason| (path, reason)));
         if let Some((path, reason)) = found {
             touched.push(GovernanceTouch {
                 path,
@@ -310,19 +345,21 @@ pub fn changes(repo: &Repository, pair: &CommitPair) -> Result<Changes, ResolveE
     }
     // A missing manifest has no keys to refuse; one that cannot be read (past the bound) is
     // refused, not skipped.
-    let manifest = match read_file(repo, &pair.candidate, scope::ENGINE_MANIFEST) {
-        Err(ResolveError::MissingFile { .. }) => None,
-        read => Some(read?),
-    };
-    if let Some(manifest) = manifest {
-        let text = String::from_utf8_lossy(&manifest);
-        touched.extend(scope::manifest_violations(&text).into_iter().map(|reason| {
-            GovernanceTouch {
-                path: scope::ENGINE_MANIFEST.to_owned(),
-                change: "content".to_owned(),
-                reason,
-            }
-        }));
+    for path in scope::manifests(contract) {
+        let manifest = match read_file(repo, &pair.candidate, &path) {
+            Err(ResolveError::MissingFile { .. }) => None,
+            read => Some(read?),
+        };
+        if let Some(manifest) = manifest {
+            let text = String::from_utf8_lossy(&manifest);
+            touched.extend(scope::manifest_violations(&text).into_iter().map(|reason| {
+                GovernanceTouch {
+                    path: path.clone(),
+                    change: "content".to_owned(),
+                    reason,
+                }
+            }));
+        }
     }
     changed.dedup();
     Ok(Changes { changed, touched })
@@ -338,15 +375,17 @@ pub struct Changes {
 }
 
 /// Step 1's refusal: an error unless the candidate is an engine change — one that changes
-/// something under `engine/` and only what an engine change may.
-pub fn refuse_governance_changes(repo: &Repository, pair: &CommitPair) -> Result<(), ResolveError> {
-    let Changes { changed, touched } = changes(repo, pair)?;
-    if !changed
-        .iter()
-        .any(|path| path.starts_with(scope::ENGINE_PREFIX))
-    {
+/// something in the contract's scope and only what an engine change may.
+pub fn refuse_governance_changes(
+    repo: &Repository,
+    pair: &CommitPair,
+    contract: &EngineContract,
+) -> Result<(), ResolveError> {
+    let Changes { changed, touched } = changes(repo, pair, contract)?;
+    if !changed.iter().any(|path| contract.in_scope(path)) {
         return Err(ResolveError::NotAnEngineChange {
             candidate: pair.candidate.commit.clone(),
+            scope: contract.scope_text(),
             changed,
         });
     }
@@ -355,6 +394,7 @@ pub fn refuse_governance_changes(repo: &Repository, pair: &CommitPair) -> Result
     } else {
         Err(ResolveError::TouchesGovernance {
             candidate: pair.candidate.commit.clone(),
+            scope: contract.scope_text(),
             touched,
         })
     }
@@ -421,6 +461,17 @@ mod tests {
 
     use super::*;
 
+    fn coherent() -> EngineContract {
+        EngineContract::cargo(
+            &crate::build::BuildRecipe::standard(),
+            &crate::governance::constitution::GateRules::standard(),
+        )
+    }
+
+    fn no_head_contract() -> Result<EngineContract, String> {
+        Ok(coherent())
+    }
+
     struct Scratch {
         _dir: tempfile::TempDir,
         repo: Repository,
@@ -473,7 +524,13 @@ mod tests {
         }
 
         fn pair(&self, candidate: Oid) -> CommitPair {
-            resolve_pair(&self.repo, Some(&candidate.to_string()), None).unwrap()
+            resolve_pair(
+                &self.repo,
+                Some(&candidate.to_string()),
+                None,
+                no_head_contract,
+            )
+            .unwrap()
         }
     }
 
@@ -498,11 +555,11 @@ mod tests {
             "merge",
         );
         s.head(merge);
-        assert_eq!(current_engine_change(&s.repo).unwrap(), merge);
-        let pair = resolve_pair(&s.repo, None, None).unwrap();
+        assert_eq!(current_engine_change(&s.repo, &coherent()).unwrap(), merge);
+        let pair = resolve_pair(&s.repo, None, None, no_head_contract).unwrap();
         assert_eq!(pair.candidate.commit, merge.to_string());
         assert_eq!(pair.predecessor.commit, side.to_string());
-        let declared = declaring_commit(&s.repo, &pair.candidate).unwrap();
+        let declared = declaring_commit(&s.repo, &pair.candidate, &coherent()).unwrap();
         assert_eq!(
             declared.commit,
             change.to_string(),
@@ -510,13 +567,13 @@ mod tests {
         );
         let plain = s.pair(change);
         assert_eq!(
-            declaring_commit(&s.repo, &plain.candidate).unwrap(),
+            declaring_commit(&s.repo, &plain.candidate, &coherent()).unwrap(),
             plain.candidate
         );
-        let based = resolve_pair(&s.repo, None, Some(&root.to_string())).unwrap();
+        let based = resolve_pair(&s.repo, None, Some(&root.to_string()), no_head_contract).unwrap();
         assert_eq!(based.predecessor.commit, root.to_string());
         s.head(side);
-        assert_eq!(current_engine_change(&s.repo).unwrap(), root);
+        assert_eq!(current_engine_change(&s.repo, &coherent()).unwrap(), root);
 
         // A change withdrawn (engine/ restored, no trailers) leaves the change it undid out and
         // the one before it current.
@@ -528,9 +585,9 @@ mod tests {
         let withdrawal = s.commit(&[tried], &[("engine/src/lib.rs", Some("v2"))], "withdraw");
         let later_docs = s.commit(&[withdrawal], &[("README.md", Some("c"))], "docs");
         s.head(later_docs);
-        assert_eq!(current_engine_change(&s.repo).unwrap(), change);
+        assert_eq!(current_engine_change(&s.repo, &coherent()).unwrap(), change);
         s.head(tried);
-        assert_eq!(current_engine_change(&s.repo).unwrap(), tried);
+        assert_eq!(current_engine_change(&s.repo, &coherent()).unwrap(), tried);
     }
 
     #[test]
@@ -552,12 +609,12 @@ mod tests {
         );
         let engine_only = s.commit(&[root], &[("engine/src/lib.rs", Some("v2"))], "e");
         assert!(
-            changes(&s.repo, &s.pair(engine_only))
+            changes(&s.repo, &s.pair(engine_only), &coherent())
                 .unwrap()
                 .touched
                 .is_empty()
         );
-        refuse_governance_changes(&s.repo, &s.pair(engine_only)).unwrap();
+        refuse_governance_changes(&s.repo, &s.pair(engine_only), &coherent()).unwrap();
         for (path, content, change) in [
             ("register/T-0002.yaml", Some("next"), "added"),
             ("register/T-0001.yaml", Some("edited"), "modified"),
@@ -584,7 +641,8 @@ mod tests {
                 &[("engine/src/lib.rs", Some("v2")), (path, content)],
                 "e",
             );
-            let error = refuse_governance_changes(&s.repo, &s.pair(candidate)).unwrap_err();
+            let error =
+                refuse_governance_changes(&s.repo, &s.pair(candidate), &coherent()).unwrap_err();
             let text = error.to_string();
             assert!(text.contains(&format!("{path} ({change})")), "{text}");
             assert!(text.contains("is not an engine change"), "{text}");
@@ -600,7 +658,7 @@ mod tests {
             "root",
         );
         let readme = s.commit(&[root], &[("README.md", Some("b"))], "docs");
-        let error = refuse_governance_changes(&s.repo, &s.pair(readme)).unwrap_err();
+        let error = refuse_governance_changes(&s.repo, &s.pair(readme), &coherent()).unwrap_err();
         assert!(
             matches!(&error, ResolveError::NotAnEngineChange { changed, .. } if changed == &["README.md"]),
             "{error:?}"
@@ -612,7 +670,7 @@ mod tests {
             "{error}"
         );
         let empty = s.commit(&[root], &[], "nothing");
-        let error = refuse_governance_changes(&s.repo, &s.pair(empty)).unwrap_err();
+        let error = refuse_governance_changes(&s.repo, &s.pair(empty), &coherent()).unwrap_err();
         assert!(
             error.to_string().contains("(it changes no file at all)"),
             "{error}"
@@ -654,7 +712,7 @@ mod tests {
         let root = s.commit(&[], &[("engine/Cargo.toml", Some("[package]\n"))], "root");
         let huge = " ".repeat(usize::try_from(source::MAX_FILE_BYTES).unwrap() + 1);
         let pair = s.pair(s.commit(&[root], &[("engine/Cargo.toml", Some(&huge))], "c"));
-        let error = changes(&s.repo, &pair).unwrap_err();
+        let error = changes(&s.repo, &pair, &coherent()).unwrap_err();
         assert!(
             matches!(error, ResolveError::Source { source: SourceError::FileTooLarge { ref path, .. }, .. } if path == "engine/Cargo.toml"),
             "{error}"

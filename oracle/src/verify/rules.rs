@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use git2::Repository;
 
 use crate::governance::constitution::{CONSTITUTION_PATH, Constitution};
+use crate::governance::contract::EngineContract;
 use crate::governance::hash::Sha256Hex;
 use crate::governance::register::{self, RegisterFile, audit};
 
@@ -27,14 +28,16 @@ impl Run<'_> {
                 &repo,
                 self.request.candidate.as_deref(),
                 self.request.base.as_deref(),
+                || head_contract(&repo),
             )
             .map_err(error)?;
             self.report.candidate = pair.candidate.commit.clone();
             self.report.candidate_summary = pair.candidate.summary.clone();
             self.report.predecessor = pair.predecessor.commit.clone();
             self.pair = Some(pair.clone());
-            resolve::refuse_governance_changes(&repo, &pair).map_err(error)?;
+            // The scope an engine change keeps to is the predecessor's contract.
             let rules = self.read_rules(&repo, &pair)?;
+            resolve::refuse_governance_changes(&repo, &pair, &rules.contract).map_err(error)?;
             self.claim_out(&pair, &rules)?;
             Ok((repo, rules))
         })();
@@ -70,6 +73,7 @@ impl Run<'_> {
         ));
         let constitution = Constitution::parse(&bytes, &label).map_err(|e| error(&e))?;
         let constitution_sha256 = Sha256Hex::of(&bytes);
+        let contract = constitution.contract();
         let profile = constitution
             .profile(&self.request.profile)
             .map_err(|e| error(&e))?
@@ -126,6 +130,7 @@ impl Run<'_> {
             }
         };
         Ok(Rules {
+            contract,
             constitution,
             constitution_sha256,
             profile,
@@ -158,4 +163,15 @@ impl Run<'_> {
         }
         Ok(())
     }
+}
+
+/// The engine contract of HEAD's constitution: which paths make a commit an engine change when
+/// no candidate is named.
+fn head_contract(repo: &Repository) -> Result<EngineContract, String> {
+    let head = resolve::commit(repo, "HEAD", "HEAD").map_err(|e| e.to_string())?;
+    let bytes = resolve::read_file(repo, &head, CONSTITUTION_PATH).map_err(|e| e.to_string())?;
+    let label = PathBuf::from(format!("HEAD:{CONSTITUTION_PATH}"));
+    Constitution::parse(&bytes, &label)
+        .map(|constitution| constitution.contract())
+        .map_err(|e| e.to_string())
 }

@@ -1,22 +1,21 @@
-//! What a candidate may change: `engine/` and nothing else (an allowlist), and inside it nothing
-//! that changes how the engine is built.
+//! What a candidate may change: the engine contract's scope (`engine/` for Coherent) and nothing
+//! else (an allowlist), and inside a Cargo engine's scope nothing that changes how it is built.
 //!
-//! Everything outside `engine/` reaches the build or the judge: the root `Cargo.toml` (patches,
+//! Everything outside the scope reaches the build or the judge: the root `Cargo.toml` (patches,
 //! profiles, members), `Cargo.lock`, `rust-toolchain.toml`, scripts, CI, the oracle, the
 //! constitution, the books, the register. A list of refused paths misses the next such file; an
-//! allowlist does not. Inside `engine/` the engine stays std-only: its manifest may not declare
-//! dependencies, a build script, native links, a proc-macro, patches or a workspace, and no build
-//! script or Cargo configuration file may appear — each would run code or change flags at build
-//! time, before anything is measured.
+//! allowlist does not. Inside the scope a Cargo engine stays std-only: its manifest may not
+//! declare dependencies, a build script, native links, a proc-macro, patches or a workspace, and
+//! no build script or Cargo configuration file may appear — each would run code or change flags
+//! at build time, before anything is measured. A C or C++ engine's build files inside its scope
+//! (its Makefile) are the engine's; what they could do to the binary's portability, the compiler
+//! wrapper refuses (`build::native`).
 
 use serde::Serialize;
 use toml::de::DeTable;
 
-/// The only directory a candidate may change.
-pub const ENGINE_PREFIX: &str = "engine/";
-
-/// The engine's manifest, checked key by key.
-pub const ENGINE_MANIFEST: &str = "engine/Cargo.toml";
+use crate::build::EngineBuild;
+use crate::governance::contract::EngineContract;
 
 /// Tables whose entries bring code into the build (`[target.…]` is refused as a whole).
 const DEPENDENCY_TABLES: [&str; 5] = [
@@ -48,12 +47,24 @@ pub struct Violation {
     pub reason: String,
 }
 
-/// Why a changed path is outside what a candidate may change (`None`: it may).
+/// Why a changed path is outside what a candidate may change under `contract` (`None`: it may).
 #[must_use]
-pub fn path_violation(path: &str) -> Option<String> {
-    let Some(inside) = path.strip_prefix(ENGINE_PREFIX) else {
-        return Some("outside engine/ (an engine change may change engine/ only)".to_owned());
-    };
+pub fn path_violation(path: &str, contract: &EngineContract) -> Option<String> {
+    if !contract.in_scope(path) {
+        let scope = contract.scope_text();
+        return Some(format!(
+            "outside {scope} (an engine change may change {scope} only)"
+        ));
+    }
+    if !matches!(contract.build, EngineBuild::Cargo(_)) {
+        return None;
+    }
+    let inside = contract
+        .scope
+        .iter()
+        .filter(|entry| entry.ends_with('/'))
+        .find_map(|dir| path.strip_prefix(dir.as_str()))
+        .unwrap_or(path);
     let name = inside.rsplit('/').next().unwrap_or(inside);
     let components: Vec<&str> = inside.split('/').collect();
     if inside == "build.rs" {
@@ -66,6 +77,21 @@ pub fn path_violation(path: &str) -> Option<String> {
         return Some("the toolchain is pinned by the constitution's build recipe".to_owned());
     }
     None
+}
+
+/// The Cargo manifests of the scope whose keys are checked: `Cargo.toml` at the root of each
+/// scope directory of a Cargo engine (`engine/Cargo.toml`); none for a C or C++ engine.
+#[must_use]
+pub fn manifests(contract: &EngineContract) -> Vec<String> {
+    if !matches!(contract.build, EngineBuild::Cargo(_)) {
+        return Vec::new();
+    }
+    contract
+        .scope
+        .iter()
+        .filter(|entry| entry.ends_with('/'))
+        .map(|dir| format!("{dir}Cargo.toml"))
+        .collect()
 }
 
 /// What is wrong with the engine's manifest, one line per refused table or key (empty: nothing).
@@ -123,6 +149,13 @@ pub fn manifest_violations(text: &str) -> Vec<String> {
 mod tests {
     use super::*;
 
+    fn coherent() -> EngineContract {
+        EngineContract::cargo(
+            &crate::build::BuildRecipe::standard(),
+            &crate::governance::constitution::GateRules::standard(),
+        )
+    }
+
     #[test]
     fn only_engine_paths_without_build_hooks_are_engine_changes() {
         for allowed in [
@@ -131,7 +164,7 @@ mod tests {
             "engine/proofs/x.yaml",
             "engine/src/build.rs",
         ] {
-            assert_eq!(path_violation(allowed), None, "{allowed}");
+            assert_eq!(path_violation(allowed, &coherent()), None, "{allowed}");
         }
         for refused in [
             "Cargo.toml",
@@ -151,8 +184,32 @@ mod tests {
             "engine/rust-toolchain.toml",
             "engineer/x",
         ] {
-            assert!(path_violation(refused).is_some(), "{refused}");
+            assert!(path_violation(refused, &coherent()).is_some(), "{refused}");
         }
+    }
+
+    #[test]
+    fn a_native_scope_allows_its_build_files_and_nothing_outside() {
+        let mut contract = coherent();
+        contract.build =
+            serde_norway::from_str("kind: make\ncommand: make -C src EXE={out}\ncompiler: cc\n")
+                .unwrap();
+        contract.scope = vec!["src/".into(), "Makefile".into()];
+        for allowed in [
+            "src/Makefile",
+            "src/build.rs",
+            "src/.cargo/config",
+            "Makefile",
+        ] {
+            assert_eq!(path_violation(allowed, &contract), None, "{allowed}");
+        }
+        let outside = path_violation("README.md", &contract).unwrap();
+        assert_eq!(
+            outside,
+            "outside src/, Makefile (an engine change may change src/, Makefile only)"
+        );
+        assert!(manifests(&contract).is_empty());
+        assert_eq!(manifests(&coherent()), ["engine/Cargo.toml"]);
     }
 
     #[test]

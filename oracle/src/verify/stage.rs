@@ -164,7 +164,12 @@ struct Started {
 }
 
 impl StagePlan {
-    /// The plan of stage `index` (1-based) for the declared path.
+    /// The plan of stage `index` (1-based) for the declared path; both engines get the engine
+    /// contract's UCI `options` in every game.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "each is one input of the stage's plan"
+    )]
     pub fn new(
         index: usize,
         stage: &Stage,
@@ -173,6 +178,7 @@ impl StagePlan {
         binding: &BindingRecord,
         out: &OutDir,
         source: Option<&GamesSource>,
+        options: &[(String, String)],
     ) -> Result<Self, StageError> {
         let params = stage_sprt_params(stage, profile, path)?;
         let book_sha256 = stage
@@ -188,6 +194,9 @@ impl StagePlan {
         let engine = |name: &str, path: &Path| {
             let mut config = EngineConfig::new(path);
             config.name = name.to_owned();
+            for (option, value) in options {
+                config.set_option(option, value);
+            }
             config
         };
         // The match policy (play::cpus): timed games one per physical core.

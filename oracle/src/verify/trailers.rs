@@ -6,7 +6,7 @@
 use serde::Serialize;
 use thiserror::Error;
 
-use crate::build::bench::{bench_in_trailers, message_trailers};
+use crate::build::bench::{TrailerForm, bench_in_trailers, message_trailers};
 use crate::governance::entry::PathKind;
 
 /// The candidate's declarations.
@@ -27,8 +27,8 @@ pub enum TrailerError {
     #[error("{0}")]
     Parse(String),
     /// Every candidate must carry its bench signature.
-    #[error("the candidate has no `Bench: N` trailer (the node count printed by `coherent bench`)")]
-    MissingBench,
+    #[error("the candidate has no `{0}: N` trailer (the node count its bench prints)")]
+    MissingBench(String),
     /// The same trailer twice: ambiguous, so refused.
     #[error("trailer `{0}` appears more than once")]
     Repeated(&'static str),
@@ -54,12 +54,13 @@ const PROOF: &str = "Oracle-Proof";
 /// with it, so that a trailer cannot point the proof at another file of the tree.
 pub const PROOF_DIR: &str = "engine/proofs/";
 
-/// Reads the candidate's trailers from its full commit message.
-pub fn parse(message: &str) -> Result<Trailers, TrailerError> {
+/// Reads the candidate's trailers from its full commit message; the bench signature in the
+/// engine contract's `form`.
+pub fn parse(message: &str, form: &TrailerForm) -> Result<Trailers, TrailerError> {
     let trailers = message_trailers(message).map_err(TrailerError::Parse)?;
-    let bench = bench_in_trailers(&trailers)
+    let bench = bench_in_trailers(&trailers, form)
         .map_err(TrailerError::Parse)?
-        .ok_or(TrailerError::MissingBench)?;
+        .ok_or_else(|| TrailerError::MissingBench(form.key.clone()))?;
     let mut path = None;
     let mut proof = None;
     for (key, value) in &trailers {
@@ -113,7 +114,11 @@ mod tests {
 
     #[test]
     fn standard_with_bench() {
-        let t = parse("eval: tweak\n\nBody.\n\nBench: 1234567\n").unwrap();
+        let t = parse(
+            "eval: tweak\n\nBody.\n\nBench: 1234567\n",
+            &TrailerForm::standard(),
+        )
+        .unwrap();
         assert_eq!(t.bench, 1_234_567);
         assert_eq!(t.path, PathKind::Standard);
         assert_eq!(t.proof, None);
@@ -123,6 +128,7 @@ mod tests {
     fn randfall_with_proof() {
         let t = parse(
             "eval: KBNK corner\n\nBench: 695\nOracle-Path: randfall\nOracle-Proof: engine/proofs/kbnk.yaml\n",
+            &TrailerForm::standard(),
         )
         .unwrap();
         assert_eq!(t.path, PathKind::Randfall);
@@ -132,31 +138,43 @@ mod tests {
     #[test]
     fn bench_in_body_is_not_a_trailer() {
         assert_eq!(
-            parse("x\n\nBench: 5 was measured\n\nSigned-off-by: a <b@c>\n"),
-            Err(TrailerError::MissingBench)
+            parse(
+                "x\n\nBench: 5 was measured\n\nSigned-off-by: a <b@c>\n",
+                &TrailerForm::standard()
+            ),
+            Err(TrailerError::MissingBench("Bench".into()))
         );
     }
 
     #[test]
     fn refusals() {
         assert!(matches!(
-            parse("x\n\nBench: 12a\n"),
+            parse("x\n\nBench: 12a\n", &TrailerForm::standard()),
             Err(TrailerError::Parse(_))
         ));
         assert!(matches!(
-            parse("x\n\nBench: 1\nBench: 2\n"),
+            parse("x\n\nBench: 1\nBench: 2\n", &TrailerForm::standard()),
             Err(TrailerError::Parse(_))
         ));
         assert_eq!(
-            parse("x\n\nBench: 1\nOracle-Path: standard\nOracle-Path: randfall\n"),
+            parse(
+                "x\n\nBench: 1\nOracle-Path: standard\nOracle-Path: randfall\n",
+                &TrailerForm::standard()
+            ),
             Err(TrailerError::Repeated("Oracle-Path"))
         );
         assert!(matches!(
-            parse("x\n\nBench: 1\nOracle-Path: randfall\n"),
+            parse(
+                "x\n\nBench: 1\nOracle-Path: randfall\n",
+                &TrailerForm::standard()
+            ),
             Err(TrailerError::Inconsistent(_))
         ));
         assert!(matches!(
-            parse("x\n\nBench: 1\nOracle-Path: randfall\nOracle-Proof: ../etc/passwd\n"),
+            parse(
+                "x\n\nBench: 1\nOracle-Path: randfall\nOracle-Proof: ../etc/passwd\n",
+                &TrailerForm::standard()
+            ),
             Err(TrailerError::Invalid {
                 key: "Oracle-Proof",
                 ..
@@ -169,9 +187,12 @@ mod tests {
         ] {
             assert!(
                 matches!(
-                    parse(&format!(
-                        "x\n\nBench: 1\nOracle-Path: randfall\nOracle-Proof: {elsewhere}\n"
-                    )),
+                    parse(
+                        &format!(
+                            "x\n\nBench: 1\nOracle-Path: randfall\nOracle-Proof: {elsewhere}\n"
+                        ),
+                        &TrailerForm::standard()
+                    ),
                     Err(TrailerError::Invalid {
                         key: "Oracle-Proof",
                         ..
@@ -181,7 +202,10 @@ mod tests {
             );
         }
         assert!(matches!(
-            parse("x\n\nBench: 1\nOracle-Path: maybe\n"),
+            parse(
+                "x\n\nBench: 1\nOracle-Path: maybe\n",
+                &TrailerForm::standard()
+            ),
             Err(TrailerError::Invalid {
                 key: "Oracle-Path",
                 ..

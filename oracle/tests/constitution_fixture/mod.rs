@@ -18,6 +18,9 @@ pub struct ConstitutionFixture {
     pub extra_rustflags: bool,
     /// The profiles, in order.
     pub profiles: Vec<ProfileFixture>,
+    /// The `engine:` contract as YAML lines indented by two spaces; when given, it states the
+    /// build and the gate, and `build:` and `gate:` are left out.
+    pub engine: Option<String>,
 }
 
 /// The real constitution's `profile_overrides` (the recipe every binding build uses).
@@ -80,18 +83,22 @@ impl ConstitutionFixture {
         if self.identical_binaries {
             y.push_str("identical_binaries: gleich\n");
         }
-        y.push_str(
-            "build:\n  toolchain: \"1.95.0\"\n  package: coherent\n  binary: coherent\n  target_cpu: x86-64\n  profile_overrides:\n",
-        );
-        for line in self.profile_overrides {
-            let _ = writeln!(y, "    {line}");
+        if let Some(engine) = &self.engine {
+            let _ = write!(y, "engine:\n{engine}");
+        } else {
+            y.push_str(
+                "build:\n  toolchain: \"1.95.0\"\n  package: coherent\n  binary: coherent\n  target_cpu: x86-64\n  profile_overrides:\n",
+            );
+            for line in self.profile_overrides {
+                let _ = writeln!(y, "    {line}");
+            }
+            if self.extra_rustflags {
+                y.push_str("  extra_rustflags: []\n");
+            }
+            y.push_str("gate:\n  symbols: [coherent_evaluate_popcnt]\n  callee_depth: 2\n");
         }
-        if self.extra_rustflags {
-            y.push_str("  extra_rustflags: []\n");
-        }
         y.push_str(
-            "gate:\n  symbols: [coherent_evaluate_popcnt]\n  callee_depth: 2\n\
-             loss_tolerance:\n  booking: final_stage_nelo_deficit\n  limit_nelo: 10.0\nprofiles:\n",
+            "loss_tolerance:\n  booking: final_stage_nelo_deficit\n  limit_nelo: 10.0\nprofiles:\n",
         );
         for profile in &self.profiles {
             profile.write(&mut y);

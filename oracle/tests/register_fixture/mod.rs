@@ -72,6 +72,7 @@ pub fn constitution_text() -> String {
         identical_binaries: false,
         profile_overrides: &["codegen-units: 1"],
         extra_rustflags: false,
+        engine: None,
         profiles: vec![
             profile(
                 "bound",

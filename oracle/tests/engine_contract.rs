@@ -1,0 +1,544 @@
+//! The engine contract on a C engine: the fixture in `fixtures/c-engine/` (a minimal UCI engine
+//! with a Makefile that honours `EXE=`, a `bench` in three engines' formats and a POPCNT
+//! evaluation), committed into real git repositories and judged by the real `oracle` binary:
+//! `oracle build` with a make recipe, and `oracle verify` under a constitution whose `engine:`
+//! section states the make build, the scope `src/`, the bench, the gate and the options.
+
+mod build_support;
+mod constitution_fixture;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use build_support::{FixtureRepo, Run, oracle};
+use constitution_fixture::{ConstitutionFixture, ProfileFixture, StageFixture};
+use oracle::integrity::sha256_hex;
+use serde_json::Value;
+
+const ENGINE: &str = include_str!("fixtures/c-engine/engine.c");
+const MAKEFILE: &str = include_str!("fixtures/c-engine/Makefile");
+
+/// The evaluation's attribute that compiles its popcount to the POPCNT instruction.
+const POPCNT_TARGET: &str = "__attribute__((noinline, target(\"popcnt\")))";
+
+/// The same function compiled for baseline x86-64: its popcount is software.
+const NO_POPCNT_TARGET: &str = "__attribute__((noinline))";
+
+/// The make build of the tests: the fixture's Makefile, called with `EXE={out}`.
+const MAKE_BUILD: &str = "kind: make\ncommand: make EXE={out}\ncompiler: cc\n";
+
+/// Fixture commits are made at this time (`build_support`): 2023-11-14 22:13:20 UTC.
+const COMMIT_DATE: &str = "Nov 14 2023 22:13:20";
+
+const BOOK: &str = "\
+rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -
+rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -
+rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -
+rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq -
+";
+
+/// A build cache the sandbox's unprivileged user can enter (the tests may run as root, whose
+/// temporary directories are closed to it): under the test target directory, else `/tmp`.
+fn cache(name: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let enterable = target.ancestors().all(|dir| {
+        fs::metadata(dir).is_ok_and(|metadata| metadata.permissions().mode() & 0o001 != 0)
+    });
+    let base = if enterable {
+        target.to_owned()
+    } else {
+        std::env::temp_dir()
+    };
+    let dir = base.join(format!(
+        "engine-contract-{name}-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    ));
+    fs::create_dir_all(&dir).unwrap();
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+    dir
+}
+
+/// `oracle build COMMIT` of `repo` with the make recipe `recipe` into `cache`.
+fn build(repo: &FixtureRepo, commit: &str, recipe: &str, cache: &Path) -> Run {
+    let file = cache.join(format!("recipe-{}.yaml", sha256_hex(recipe.as_bytes())));
+    fs::write(&file, recipe).unwrap();
+    oracle(&[
+        "build",
+        commit,
+        "--repo",
+        repo.path().to_str().unwrap(),
+        "--cache-dir",
+        cache.to_str().unwrap(),
+        "--recipe",
+        file.to_str().unwrap(),
+        "--json",
+    ])
+}
+
+/// The fixture at the root of a repository: `engine.c` and `Makefile`.
+fn commit_engine(repo: &FixtureRepo, engine: &str, makefile: &str) -> String {
+    repo.commit(
+        &[("engine.c", engine), ("Makefile", makefile)],
+        "tiny: the C fixture",
+    )
+    .to_string()
+}
+
+#[test]
+fn make_builds_bit_identically_with_the_commits_date_in_the_binary() {
+    let repo = FixtureRepo::new();
+    let commit = commit_engine(&repo, ENGINE, MAKEFILE);
+    let first_cache = cache("date-1");
+    let run = build(&repo, &commit, MAKE_BUILD, &first_cache);
+    assert_eq!(run.code, 0, "{run:?}");
+    let json = run.json();
+    assert_eq!(
+        (json["reproduced"].as_bool(), json["cached"].as_bool()),
+        (Some(true), Some(false))
+    );
+    let toolchain = json["toolchain"].as_str().unwrap();
+    assert!(
+        toolchain.contains(" sha256 "),
+        "the compiler's identity: {toolchain}"
+    );
+    // The engine prints `__DATE__ __TIME__`. Without SOURCE_DATE_EPOCH they are the moment of
+    // compilation, and a rebuild a second later (a replay, years later) is another binary. The
+    // oracle sets SOURCE_DATE_EPOCH to the commit's time, so the binary carries the commit's
+    // date and every build of the commit is the same.
+    let binary = PathBuf::from(json["binary"].as_str().unwrap());
+    let mut child = Command::new(&binary)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"uci\nquit\n")
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let id = String::from_utf8_lossy(&output.stdout);
+    assert!(id.contains(COMMIT_DATE), "{id}");
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let again = build(&repo, &commit, MAKE_BUILD, &cache("date-2"));
+    assert_eq!(again.code, 0, "{again:?}");
+    assert_eq!(again.json()["cached"], false, "a fresh cache builds again");
+    assert_eq!(again.json()["sha256"], json["sha256"]);
+}
+
+#[test]
+fn host_dependent_flags_are_refused_wherever_they_come_from() {
+    let repo = FixtureRepo::new();
+    let plain = commit_engine(&repo, ENGINE, MAKEFILE);
+    let in_makefile = commit_engine(
+        &repo,
+        ENGINE,
+        // An absolute compiler path too: the wrapper stands in the compiler's own place.
+        &MAKEFILE
+            .replace("CC ?= cc", "CC = /usr/bin/gcc")
+            .replace("EXTRA =", "EXTRA = -mtune=native"),
+    );
+    let cases = [
+        (
+            &plain,
+            "kind: make\ncommand: make EXE={out} EXTRA=-march=native\ncompiler: cc\n".to_owned(),
+            "-march=native",
+        ),
+        (
+            &plain,
+            "kind: command\ncommand: cc -O2 -mcpu=native -o {out} engine.c\ncompiler: cc\n"
+                .to_owned(),
+            "-mcpu=native",
+        ),
+        (
+            &plain,
+            format!("{MAKE_BUILD}environment: {{CFLAGS: -O2 -march=native}}\n"),
+            "-march=native",
+        ),
+        (&in_makefile, MAKE_BUILD.to_owned(), "-mtune=native"),
+    ];
+    let cache = cache("native");
+    for (commit, recipe, flag) in cases {
+        let run = build(&repo, commit, &recipe, &cache);
+        assert_eq!(run.code, 2, "{recipe}: {run:?}");
+        assert!(
+            run.json()["error"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("the host-dependent flag `{flag}`")),
+            "{recipe}: {run:?}"
+        );
+    }
+    let run = build(&repo, &plain, MAKE_BUILD, &cache);
+    assert_eq!(
+        run.code, 0,
+        "the same tree without the flag builds: {run:?}"
+    );
+}
+
+/// A repository judged by a constitution with a make contract: `src/` holds the engine.
+struct ContractRepo {
+    repo: FixtureRepo,
+    cache: PathBuf,
+}
+
+/// The parts of the contract a test varies.
+struct Contract<'a> {
+    bench_args: &'a str,
+    output: &'a str,
+    trailer: &'a str,
+    gate: &'a str,
+    options: &'a str,
+}
+
+impl Default for Contract<'_> {
+    fn default() -> Self {
+        Self {
+            bench_args: "[bench]",
+            output: "[\"{nodes} nodes {nps} nps\"]",
+            trailer: "{key: Bench}",
+            gate: "gate:\n    symbols: [evaluate]\n    callee_depth: 1\n",
+            options: "  options: {Threads: 1, Hash: 16}\n",
+        }
+    }
+}
+
+impl ContractRepo {
+    /// The first commit: the engine in `src/`, the constitution, the book, an empty register.
+    fn new(contract: &Contract<'_>) -> Self {
+        let engine = format!(
+            "  build:\n    kind: make\n    command: make -C src EXE={{out}}\n    compiler: cc\n  \
+             scope: [src/]\n  bench:\n    args: {}\n    output: {}\n    trailer: {}\n  {}{}",
+            contract.bench_args, contract.output, contract.trailer, contract.gate, contract.options
+        );
+        let stage = StageFixture {
+            name: "short",
+            tc: "nodes=300",
+            book: "books/book.epd",
+            book_sha256: sha256_hex(BOOK.as_bytes()),
+            min_games: 0,
+            max_games: 8,
+            standard: [0.0, 150.0],
+            randfall: [-150.0, 0.0],
+        };
+        let constitution = ConstitutionFixture {
+            version: 3,
+            identical_binaries: true,
+            profile_overrides: &[],
+            extra_rustflags: false,
+            engine: Some(engine),
+            profiles: vec![ProfileFixture {
+                name: "smoke",
+                binding: false,
+                description: "the C fixture's one short stage",
+                error_rate: 0.1,
+                batch_size: 2,
+                adjudicated: true,
+                stages: vec![stage],
+            }],
+        }
+        .yaml();
+        let repo = FixtureRepo::new();
+        repo.commit(
+            &[
+                ("src/engine.c", ENGINE),
+                ("src/Makefile", MAKEFILE),
+                ("constitution/constitution.yaml", &constitution),
+                ("books/book.epd", BOOK),
+                ("register/.keep", ""),
+            ],
+            "genesis: the C fixture",
+        );
+        Self {
+            repo,
+            cache: cache("verify"),
+        }
+    }
+
+    /// Commits a candidate whose engine is `engine` (the rest as the first commit).
+    fn candidate(&self, engine: &str, message: &str) {
+        let head = self.repo.repo.head().unwrap().peel_to_tree().unwrap();
+        let mut files: Vec<(String, String)> = Vec::new();
+        head.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
+            if let Some(git2::ObjectType::Blob) = entry.kind() {
+                let blob = self.repo.repo.find_blob(entry.id()).unwrap();
+                let path = format!("{dir}{}", entry.name().unwrap());
+                let text = String::from_utf8(blob.content().to_vec()).unwrap();
+                files.push((path, text));
+            }
+            git2::TreeWalkResult::Ok
+        })
+        .unwrap();
+        for (path, text) in &mut files {
+            if path == "src/engine.c" {
+                *text = engine.to_owned();
+            }
+        }
+        let files: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        self.repo.commit(&files, message);
+    }
+
+    /// `oracle verify HEAD --profile smoke EXTRA… --json`: exit code, result and stderr.
+    fn verify(&self, extra: &[&str]) -> (i32, Value, String) {
+        let out = self.repo.path().join("out");
+        let _ = fs::remove_dir_all(&out);
+        let mut args = vec![
+            "verify",
+            "HEAD",
+            "--repo",
+            self.repo.path().to_str().unwrap(),
+            "--profile",
+            "smoke",
+            "--cache-dir",
+            self.cache.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let run = oracle(&args);
+        let result = serde_json::from_str(&run.stdout).unwrap_or(Value::Null);
+        (run.code, result, run.stderr)
+    }
+
+    /// The run's `bench.json`.
+    fn bench_file(&self) -> Value {
+        let text = fs::read_to_string(self.repo.path().join("out/bench.json")).unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+}
+
+/// The fixture with its evaluation weighted differently: another engine, another signature.
+fn stronger_engine() -> String {
+    ENGINE.replace(
+        "int score = material + 4 * presence;",
+        "int score = material + 9 * presence;",
+    )
+}
+
+/// The fixture's bench signature, measured on a build with the host's `cc` (the search, and so
+/// the count, does not depend on how it is compiled).
+fn bench_of(engine: &str) -> u64 {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("engine.c");
+    fs::write(&source, engine).unwrap();
+    let binary = dir.path().join("tiny");
+    let status = Command::new("cc")
+        .args(["-O2", "-o"])
+        .arg(&binary)
+        .arg(&source)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = Command::new(&binary).arg("bench").output().unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    text.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+/// `5089147` as `5,089,147`.
+fn grouped(nodes: u64) -> String {
+    let digits = nodes.to_string();
+    let mut out = String::new();
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+#[test]
+fn each_bench_and_trailer_format_is_read_and_held_to_the_measurement() {
+    let engine = stronger_engine();
+    let nodes = bench_of(&engine);
+    assert!(nodes >= 1000, "a grouped trailer needs a comma: {nodes}");
+    let plain = |n: u64| n.to_string();
+    let cases: [(&str, &str, &str, &str, fn(u64) -> String); 3] = [
+        (
+            "[bench]",
+            "[\"{nodes} nodes {nps} nps\"]",
+            "{key: Bench}",
+            "Bench: ",
+            plain,
+        ),
+        (
+            "[bench, stockfish]",
+            "[\"Nodes searched : {nodes}\", \"Nodes/second : {nps}\"]",
+            "{key: Bench, digit_groups: true}",
+            "BENCH : ",
+            grouped,
+        ),
+        (
+            "[bench, ethereal]",
+            "[\"OVERALL: {nodes} nodes {nps} nps\"]",
+            "{key: Bench}",
+            "bench: ",
+            plain,
+        ),
+    ];
+    for (bench_args, output, trailer, key, number) in cases {
+        let contract = Contract {
+            bench_args,
+            output,
+            trailer,
+            ..Contract::default()
+        };
+        let repo = ContractRepo::new(&contract);
+        let declared = format!("{key}{}", number(nodes));
+        repo.candidate(
+            &engine,
+            &format!("eval: weigh the centre more\n\n{declared}\n"),
+        );
+        let (code, result, stderr) = repo.verify(&["--no-play"]);
+        assert_eq!(code, 0, "{declared}: {result}\n{stderr}");
+        assert_eq!(repo.bench_file()["candidate"], nodes, "{declared}");
+        // One node more in the same form, judged against the same predecessor, is refused
+        // before any game.
+        let wrong = format!("{key}{}", number(nodes + 1));
+        repo.candidate(ENGINE, "withdraw");
+        repo.candidate(&engine, &format!("eval: off by one\n\n{wrong}\n"));
+        let (code, result, stderr) = repo.verify(&["--no-play", "--base", "HEAD~3"]);
+        assert_eq!(code, 2, "{wrong}: {result}\n{stderr}");
+        assert!(stderr.contains("but its commit says"), "{wrong}: {stderr}");
+    }
+    // A pattern that matches no line of the engine's output is an error naming the pattern.
+    let contract = Contract {
+        bench_args: "[bench, ethereal]",
+        output: "[\"Nodes searched : {nodes}\"]",
+        ..Contract::default()
+    };
+    let repo = ContractRepo::new(&contract);
+    repo.candidate(
+        &engine,
+        &format!("eval: weigh the centre more\n\nBench: {nodes}\n"),
+    );
+    let (code, _, stderr) = repo.verify(&["--no-play"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("Nodes searched : {nodes}"), "{stderr}");
+}
+
+#[test]
+fn the_gate_reads_a_c_function_with_and_without_popcnt() {
+    let repo = ContractRepo::new(&Contract::default());
+    let engine = stronger_engine();
+    repo.candidate(
+        &engine,
+        &format!("eval: centre\n\nBench: {}\n", bench_of(&engine)),
+    );
+    let (code, result, stderr) = repo.verify(&["--no-play"]);
+    assert_eq!(code, 0, "{result}\n{stderr}");
+    assert!(stderr.contains("PASS:"), "{stderr}");
+    let software = engine.replace(POPCNT_TARGET, NO_POPCNT_TARGET);
+    assert_ne!(software, engine);
+    repo.candidate(
+        &software,
+        &format!("eval: baseline x86-64\n\nBench: {}\n", bench_of(&software)),
+    );
+    let (code, result, stderr) = repo.verify(&["--no-play"]);
+    assert_eq!(code, 1, "{result}\n{stderr}");
+    assert!(stderr.contains("step 4 (gate) failed"), "{stderr}");
+    assert!(stderr.contains("`evaluate`"), "{stderr}");
+}
+
+#[test]
+fn both_engines_get_the_contracts_options_in_every_game() {
+    // The fixture exits instead of searching until Threads and Hash are set: every game it
+    // finishes was played with the contract's options on both sides.
+    let engine = stronger_engine();
+    let message = format!("eval: centre\n\nBench: {}\n", bench_of(&engine));
+    let repo = ContractRepo::new(&Contract::default());
+    repo.candidate(&engine, &message);
+    let (code, result, stderr) = repo.verify(&[]);
+    assert!(
+        code == 0 || code == 1,
+        "a verdict, not an error: {result}\n{stderr}"
+    );
+    let stage = &result["stages"][0]["record"];
+    assert!(stage["games"].as_u64().unwrap() > 0, "{result}");
+    assert_eq!(stage["faults"]["candidate"]["disconnect"], 0, "{result}");
+    assert_eq!(stage["faults"]["predecessor"]["disconnect"], 0, "{result}");
+    let without = ContractRepo::new(&Contract {
+        options: "",
+        ..Contract::default()
+    });
+    without.candidate(&engine, &message);
+    let (code, result, stderr) = without.verify(&[]);
+    assert_eq!(code, 2, "{result}\n{stderr}");
+    assert!(stderr.contains("predecessor disconnected"), "{stderr}");
+}
+
+/// A C++ evaluation, as an engine contract names it: demangled, with its parameter list.
+const CPP_ENGINE: &str = r#"
+#include <cstdint>
+struct Position { std::uint64_t white, black; };
+namespace Eval {
+__attribute__((noinline, target("popcnt"))) int evaluate(const Position& pos) {
+    return __builtin_popcountll(pos.white) - __builtin_popcountll(pos.black);
+}
+}
+int main(int argc, char**) {
+    Position pos{0xffffULL * static_cast<std::uint64_t>(argc), 0xff00ULL};
+    return Eval::evaluate(pos) == 99;
+}
+"#;
+
+#[test]
+fn the_gate_reads_a_cpp_function_by_its_demangled_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("engine.cpp");
+    let binary = dir.path().join("engine");
+    for (name, text) in [
+        ("popcnt", CPP_ENGINE.to_owned()),
+        ("software", CPP_ENGINE.replace(", target(\"popcnt\")", "")),
+    ] {
+        fs::write(&source, text).unwrap();
+        let status = Command::new("g++")
+            .args(["-O2", "-o"])
+            .arg(&binary)
+            .arg(&source)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let run = oracle(&[
+            "gate",
+            binary.to_str().unwrap(),
+            "--symbol",
+            "Eval::evaluate(Position const&)",
+            "--json",
+        ]);
+        let report = run.json();
+        let entry = &report["functions_scanned"][0];
+        assert_eq!(
+            entry["symbol"], "_ZN4Eval8evaluateERK8Position",
+            "{name}: {report}"
+        );
+        assert_eq!(
+            entry["name"], "Eval::evaluate(Position const&)",
+            "{name}: {report}"
+        );
+        match name {
+            "popcnt" => assert_eq!(
+                (run.code, report["pass"].as_bool()),
+                (0, Some(true)),
+                "{report}"
+            ),
+            _ => assert_eq!(
+                (run.code, report["pass"].as_bool()),
+                (1, Some(false)),
+                "{report}"
+            ),
+        }
+    }
+}
