@@ -22,7 +22,7 @@
 # A task plays as many games at once as it has CPUs, at most the stage's concurrency: give it
 # that many (--cpus-per-task, default 2 here, the constitution's concurrency).
 set -euo pipefail
-[ $# -ge 1 ] && [ $# -le 2 ] || { sed -n '2,25p' "$0" >&2; exit 2; }
+[ $# -ge 1 ] && [ $# -le 2 ] || { sed -n '2,23p' "$0" >&2; exit 2; }
 deploy=$(cd "$(dirname "$0")" && pwd)
 export CANDIDATE=$1 BASE=${2:-}
 export ORACLE=$(realpath "$(command -v "${ORACLE:-oracle}")")
