@@ -15,6 +15,8 @@
 # Environment: ORACLE [target/release/oracle], PROFILE [cluster-clock], SHARDS [2],
 # ROUND_MINUTES [2; empty: the profile's batch_size], DEMO_DIR [oracle-out/slurm-demo-PROFILE].
 # Exits 0 when every check holds. Not part of .ci/run: it plays at a clock for many minutes.
+# Under a lock that keeps measurements apart, use `flock -o LOCK deploy/slurm/demo.sh`, so that the
+# cluster's daemons do not inherit the lock.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
