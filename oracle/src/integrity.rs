@@ -88,12 +88,32 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), FileError> {
     })
 }
 
+/// Copies the file `from` to `to` as [`write_atomically`] writes one, streamed, never held whole.
+pub fn copy_atomically(from: &Path, to: &Path) -> Result<(), FileError> {
+    let mut source = fs::File::open(from).map_err(|reason| FileError {
+        path: from.to_owned(),
+        reason,
+    })?;
+    replace_whole(to, |temp| io::copy(&mut source, temp).map(drop)).map_err(|reason| FileError {
+        path: to.to_owned(),
+        reason,
+    })
+}
+
 fn write_whole(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    replace_whole(path, |temp| temp.write_all(bytes))
+}
+
+/// Replaces `path` with a temp file in its directory that `fill` writes.
+fn replace_whole(
+    path: &Path,
+    fill: impl FnOnce(&mut fs::File) -> io::Result<()>,
+) -> io::Result<()> {
     let dir = path.parent().filter(|dir| !dir.as_os_str().is_empty());
     let dir = dir.unwrap_or(Path::new("."));
     fs::create_dir_all(dir)?;
     let mut temp = tempfile::NamedTempFile::new_in(dir)?;
-    temp.write_all(bytes)?;
+    fill(temp.as_file_mut())?;
     temp.as_file()
         .set_permissions(fs::Permissions::from_mode(0o644))?;
     temp.as_file().sync_all()?;
@@ -138,6 +158,10 @@ mod tests {
         write_atomically(&path, b"first").unwrap();
         write_atomically(&path, b"second").unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"second");
+        let copy = dir.path().join("sub").join("copy.json");
+        copy_atomically(&path, &copy).unwrap();
+        assert_eq!(fs::read(&copy).unwrap(), b"second");
+        fs::remove_file(&copy).unwrap();
         assert_eq!(fs::read_dir(path.parent().unwrap()).unwrap().count(), 1);
         assert_eq!(
             fs::metadata(&path).unwrap().permissions().mode() & 0o777,
@@ -159,6 +183,7 @@ mod tests {
         fs::create_dir(&blocked).unwrap();
         fs::write(blocked.join("x"), b"").unwrap();
         assert!(write_atomically(&blocked, b"new").is_err());
+        assert!(copy_atomically(&path, &blocked).is_err());
         assert_eq!(fs::read(&path).unwrap(), b"old");
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
     }

@@ -386,6 +386,7 @@ fn match_config(args: &MatchArgs) -> anyhow::Result<MatchConfig> {
         opening_offset: args.opening_offset,
         pairs: args.pairs,
         shard: args.shard.unwrap_or(Shard::WHOLE),
+        pairs_below: None,
         concurrency,
         pgn_out,
         state: args.state.clone(),

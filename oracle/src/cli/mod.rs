@@ -43,7 +43,7 @@ pub struct Cli {
 enum Command {
     /// The whole gatekeeper: resolve, build and bind, gate, bench, proof, stages, verdict.
     Verify(Box<verify::VerifyArgs>),
-    /// The constitution: check it as the oracle enforces it.
+    /// The constitution: check it as the oracle enforces it; forecast a profile on a fleet.
     Constitution(constitution::ConstitutionArgs),
     /// The register: verify, show, append, replay, genesis.
     Register(register::RegisterArgs),

@@ -48,16 +48,23 @@ pub struct VerifyArgs {
     /// submitted again under a new commit; the entry names the runs that played them.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["shard", "no_play"])]
     games_from: Option<PathBuf>,
-    /// Play only shard K of N of the next round of the current stage (CI matrix jobs).
+    /// Play only shard K of N of the current stage, up to the end of the round the last
+    /// --no-play planned (a fleet's jobs: CI matrix, Slurm array, Kubernetes Indexed Job).
     #[arg(long, value_name = "K/N", conflicts_with_all = ["no_play", "append"])]
     shard: Option<Shard>,
-    /// Play no games: merge the shard files in --out, apply the SPRT, decide or ask for a round.
+    /// Play no games: merge the shard files in --out, apply the SPRT, decide or plan the next
+    /// round (recorded in --out, where every shard of the round reads it).
     #[arg(long)]
     no_play: bool,
     /// Run every check before the first game (build twice and bind, gate, bench against the
     /// trailer, proof) and stop: no game, no verdict, no entry.
     #[arg(long, conflicts_with_all = ["shard", "no_play", "append", "games_from"])]
     checks_only: bool,
+    /// With --no-play: size the next round to what one shard plays in MINUTES (from the stage's
+    /// clock, or its node limit at this machine's bench speed, and its concurrency) instead of
+    /// the profile's batch_size pairs a shard.
+    #[arg(long, value_name = "MINUTES", requires = "no_play")]
+    round_minutes: Option<std::num::NonZeroU32>,
     /// The independent confirmation (constitution Annex A3.3) of a Randfall candidate, written by
     /// someone other than its author (docs/randfall.md); required on the Randfall path only.
     #[arg(long, value_name = "FILE")]
@@ -71,7 +78,9 @@ pub struct VerifyArgs {
 pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     let mode = match (args.shard, args.no_play) {
         (Some(shard), _) => Mode::Shard(shard),
-        (None, true) => Mode::NoPlay,
+        (None, true) => Mode::NoPlay {
+            round_minutes: args.round_minutes,
+        },
         (None, false) => Mode::Local,
     };
     let request = Request {

@@ -65,6 +65,9 @@ pub struct MatchConfig {
     pub pairs: u64,
     /// The slice this run plays.
     pub shard: Shard,
+    /// Plays only the pairs whose index is below this one (where a shard's round ends); `None`:
+    /// all of them. Not part of the fingerprint: it chooses when a pair is played, never how.
+    pub pairs_below: Option<u64>,
     /// Games played at once.
     pub concurrency: usize,
     /// PGN output file.
@@ -264,7 +267,7 @@ pub fn run_match(
         }
     }
     let done: HashSet<u64> = state.pairs.iter().map(|p| p.index).collect();
-    let todo: Vec<u64> = (0..config.pairs)
+    let todo: Vec<u64> = (0..config.pairs.min(config.pairs_below.unwrap_or(u64::MAX)))
         .filter(|&i| config.shard.contains(i) && !done.contains(&i))
         .collect();
     let games_total = state.games_played + 2 * todo.len() as u64;

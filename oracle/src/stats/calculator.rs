@@ -7,6 +7,11 @@ use super::elo::{Model, NELO_PER_T, logistic_elo, logistic_score};
 use super::error::{StatsError, finite};
 use super::params::SprtParams;
 
+/// The expected score of a difference of `nelo` normalized Elo at per-game variance `variance`.
+fn normalized_score(nelo: f64, variance: f64) -> f64 {
+    0.5 + nelo / NELO_PER_T * variance.sqrt()
+}
+
 /// Below this |h·(A − B)| the drift is treated as zero (the limit formulas avoid 0/0).
 const ZERO_DRIFT: f64 = 1e-6;
 
@@ -104,7 +109,7 @@ impl SprtCalculator {
         }
         let score = |elo: f64| match params.model {
             Model::Logistic => logistic_score(elo),
-            Model::Normalized => 0.5 + elo / NELO_PER_T * variance.sqrt(),
+            Model::Normalized => normalized_score(elo, variance),
         };
         let (score0, score1) = (score(params.elo0), score(params.elo1));
         Ok(Self {
@@ -176,6 +181,13 @@ impl SprtCalculator {
                 }
             })
             .collect())
+    }
+
+    /// The logistic Elo of a true difference of `nelo` normalized Elo at this design's
+    /// per-game variance (the point of the characteristic to look at for it).
+    #[must_use]
+    pub fn logistic_elo_of_nelo(&self, nelo: f64) -> f64 {
+        logistic_elo(normalized_score(nelo, self.variance))
     }
 
     /// Pass probability and expected games at true logistic Elo `elo`.

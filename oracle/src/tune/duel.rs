@@ -151,6 +151,7 @@ impl DuelPlayer for MatchDuels {
             opening_offset: usize::try_from(duel.first_pair)?,
             pairs: duel.pairs,
             shard: Shard::WHOLE,
+            pairs_below: None,
             concurrency: self.concurrency,
             pgn_out: None,
             state: None,

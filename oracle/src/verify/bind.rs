@@ -67,7 +67,7 @@ impl Run<'_> {
         // only a CPU account does (the `/proc` tree misses children that exit unreaped). A
         // merge (`--no-play`) plays nothing and needs none.
         let timed = rules.profile.stages.iter().any(|stage| stage.tc.is_timed());
-        let plays = !matches!(self.request.mode, Mode::NoPlay) && !self.request.checks_only;
+        let plays = !matches!(self.request.mode, Mode::NoPlay { .. }) && !self.request.checks_only;
         if rules.profile.binding && timed && plays && !CpuAccount::available() {
             return Err(StepFailure::error(
                 step,

@@ -51,7 +51,8 @@ impl Run<'_> {
                 &rules.contract.option_pairs(),
             )
             .map_err(|e| StepFailure::error(step, e))?
-            .with_node_pace(self.node_pace);
+            .with_node_pace(self.node_pace)
+            .with_seconds_per_game(self.plan.get(index).map_or(0.0, |f| f.seconds_per_game));
             self.reporter.begin(
                 step,
                 &format!(

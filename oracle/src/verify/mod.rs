@@ -25,6 +25,7 @@ pub mod provenance;
 pub mod recorded;
 pub mod replay;
 pub mod resolve;
+pub mod round;
 mod rules;
 pub mod scope;
 pub mod stage;
@@ -91,8 +92,12 @@ pub enum Mode {
     /// One shard's pairs of the next round of the current stage (a CI matrix job).
     Shard(Shard),
     /// No games: merge the shard files in `--out`, apply the SPRT at the round boundary, and
-    /// either decide or ask for another round.
-    NoPlay,
+    /// either decide or plan another round.
+    NoPlay {
+        /// The minutes a shard may take for the next round (`--round-minutes`); `None`: the
+        /// profile's `batch_size` pairs a shard.
+        round_minutes: Option<std::num::NonZeroU32>,
+    },
 }
 
 /// How a run ended.

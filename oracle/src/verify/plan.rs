@@ -9,6 +9,7 @@
 //! [`PLIES_PER_GAME`] plies; the wall time divides by the games played at once.
 
 use std::fmt::Write as _;
+use std::num::NonZeroU32;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -18,6 +19,7 @@ use crate::governance::entry::PathKind;
 use crate::play::clock::TimeControl;
 use crate::stats::SprtCalculator;
 
+use super::round::RoundSize;
 use super::stage::{StageError, stage_sprt_params};
 
 /// Plies a game is assumed to last for the time estimate (adjudication ends many games sooner).
@@ -131,6 +133,147 @@ pub fn seconds_per_game(tc: TimeControl, nodes_per_second: u64) -> f64 {
     }
 }
 
+/// What one stage is expected to take at one true difference, played in rounds of shards.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StageRounds {
+    /// The stage's name.
+    pub name: String,
+    /// Time control or node limit, as the constitution writes it.
+    pub tc: String,
+    /// `[elo0, elo1]` in nElo for the declared path.
+    pub bounds: [f64; 2],
+    /// Probability that the stage accepts H1 (calculator).
+    pub pass_probability: f64,
+    /// Expected games until the stage decides (calculator, clamped to the stage's minimum and
+    /// maximum).
+    pub expected_games: u64,
+    /// How a round is sized for one shard.
+    pub round: RoundSize,
+    /// Games all shards play in one round.
+    pub games_per_round: u64,
+    /// Expected rounds: the expected games in whole rounds.
+    pub expected_rounds: u64,
+}
+
+/// What the profile is expected to take at one true difference, played in rounds of shards.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProfileRounds {
+    /// The true difference in nElo.
+    pub nelo: f64,
+    /// Shards a round is cut into.
+    pub shards: u32,
+    /// Every stage, as if it were played.
+    pub stages: Vec<StageRounds>,
+    /// Expected rounds of the profile: each stage's, weighted by the probability that every
+    /// stage before it passed (a stage that fails ends the run).
+    pub expected_rounds: f64,
+}
+
+/// The rounds `profile` is expected to take at a true difference of `nelo` when every round
+/// gives each of `shards` shards `round_minutes` (sized as `oracle verify --no-play
+/// --round-minutes` sizes it, [`RoundSize`]) on machines of `cores` cores and, for stages at a
+/// node limit, `nodes_per_second`.
+///
+/// # Errors
+/// A stage whose bounds are not a valid SPRT.
+pub fn rounds(
+    profile: &Profile,
+    path: PathKind,
+    nelo: f64,
+    shards: u32,
+    round_minutes: NonZeroU32,
+    nodes_per_second: u64,
+    cores: usize,
+) -> Result<ProfileRounds, StageError> {
+    let mut stages = Vec::with_capacity(profile.stages.len());
+    let (mut expected_rounds, mut reached) = (0.0, 1.0);
+    for stage in &profile.stages {
+        let params = stage_sprt_params(stage, profile, path)?;
+        let calculator = SprtCalculator::new(&params, DRAW_RATIO, RMS_BIAS)
+            .expect("the calculator's defaults are a valid design");
+        let at = calculator.characteristic(calculator.logistic_elo_of_nelo(nelo));
+        let expected_games =
+            (at.expected_games.round() as u64).clamp(stage.min_games, stage.max_games.get());
+        let concurrency = (stage.concurrency.get() as usize).clamp(1, cores.max(1));
+        let round = RoundSize::new(
+            Some(round_minutes),
+            u64::from(profile.batch_size.get()),
+            seconds_per_game(stage.tc, nodes_per_second),
+            concurrency,
+        );
+        let games_per_round = 2 * round.pairs * u64::from(shards.max(1));
+        let stage_rounds = expected_games.div_ceil(games_per_round);
+        expected_rounds += reached * stage_rounds as f64;
+        reached *= at.pass_probability;
+        stages.push(StageRounds {
+            name: stage.name.clone(),
+            tc: stage.tc.to_string(),
+            bounds: [params.elo0, params.elo1],
+            pass_probability: at.pass_probability,
+            expected_games,
+            round,
+            games_per_round,
+            expected_rounds: stage_rounds,
+        });
+    }
+    Ok(ProfileRounds {
+        nelo,
+        shards,
+        stages,
+        expected_rounds,
+    })
+}
+
+/// [`rounds`] as lines for the terminal; with `rounds_per_run`, also the workflow runs (a run
+/// plays at most that many rounds).
+#[must_use]
+pub fn render_rounds(
+    profile: &str,
+    forecast: &ProfileRounds,
+    rounds_per_run: Option<u32>,
+) -> String {
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "{profile} at a true {:+} nElo, {} shards a round:",
+        forecast.nelo, forecast.shards
+    );
+    for s in &forecast.stages {
+        let _ = writeln!(
+            text,
+            "  {} at {} [{}, {}]: passes {:.1}%, ~{} games expected; {} pairs a shard a round \
+             (~{:.0} s a game, {} at once), {} games a round: ~{} rounds",
+            s.name,
+            s.tc,
+            s.bounds[0],
+            s.bounds[1],
+            100.0 * s.pass_probability,
+            s.expected_games,
+            s.round.pairs,
+            s.round.seconds_per_game,
+            s.round.concurrency,
+            s.games_per_round,
+            s.expected_rounds
+        );
+    }
+    let _ = write!(
+        text,
+        "  expected: {:.1} rounds (a later stage's weighted by the chance that it is reached)",
+        forecast.expected_rounds
+    );
+    match rounds_per_run {
+        Some(per_run) => {
+            let _ = writeln!(
+                text,
+                ", ~{} workflow runs of {per_run} rounds",
+                (forecast.expected_rounds / f64::from(per_run.max(1))).ceil()
+            );
+        }
+        None => text.push('\n'),
+    }
+    text
+}
+
 /// The plan as lines for the terminal.
 #[must_use]
 pub fn render(forecasts: &[StageForecast], nodes_per_second: u64) -> String {
@@ -210,6 +353,29 @@ mod tests {
             "{text}"
         );
         assert!(text.contains(" days"), "{text}");
+    }
+
+    /// The pull-request workflow's fleet: 8 shards, 300 minutes a round, 2 games at once.
+    #[test]
+    fn the_official_profile_in_rounds_of_a_fleet() {
+        let minutes = NonZeroU32::new(300).unwrap();
+        let gain = rounds(&official(), PathKind::Standard, 2.0, 8, minutes, 1, 2).unwrap();
+        let short = &gain.stages[0];
+        assert_eq!((short.round.pairs, short.games_per_round), (750, 12_000));
+        assert_eq!(short.expected_games, 159_942, "at elo1 of [0, 2]");
+        assert_eq!(short.expected_rounds, 14);
+        assert!((short.pass_probability - 0.95).abs() < 1e-9);
+        assert_eq!(gain.stages[1].round.pairs, 150, "40+0.4: 120 s a game");
+        let expected = 14.0 + 0.95 * gain.stages[1].expected_rounds as f64;
+        assert!((gain.expected_rounds - expected).abs() < 1e-6, "{gain:?}");
+        let none = rounds(&official(), PathKind::Standard, 0.0, 8, minutes, 1, 2).unwrap();
+        assert!((none.stages[0].pass_probability - 0.05).abs() < 1e-9);
+        let text = render_rounds("official", &none, Some(6));
+        assert!(
+            text.starts_with("official at a true +0 nElo, 8 shards a round:"),
+            "{text}"
+        );
+        assert!(text.contains("workflow runs of 6 rounds"), "{text}");
     }
 
     #[test]

@@ -3,16 +3,19 @@
 //! Three ways to play a stage, one set of rules:
 //! - locally ([`Mode::Local`]): one resumable match of up to `max_games`, stopped by the SPRT at
 //!   batch boundaries once `min_games` are played;
-//! - as one shard of a round ([`Mode::Shard`]): `batch_size` more pairs of shard K/N, resumable,
-//!   written as a shard result file for the merge;
-//! - as the merge of a round ([`Mode::NoPlay`]): combine the shard files in `--out` and apply the
-//!   SPRT at round boundaries (the match runner's group-sequential merge).
+//! - as one shard of a round ([`Mode::Shard`]): shard K/N's pairs up to the end of the round the
+//!   merge planned ([`super::round`]), resumable, published as a shard result file and its PGN
+//!   for the merge;
+//! - as the merge of a round ([`Mode::NoPlay`]): combine the shard files in `--out`, apply the
+//!   SPRT at round boundaries (the match runner's group-sequential merge), and plan the next
+//!   round when it has not decided.
 //!
 //! A stage that reaches `max_games` undecided ends `undecided`: not passed. A stage at a node
 //! limit whose every pair, from its minimum games on, was the same game twice ends
 //! `indistinguishable` (Article 2.5): passed, with no gain found.
 
 use std::fmt;
+use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -22,12 +25,13 @@ use super::Mode;
 use super::adopt::{self, GamesSource};
 use super::binding::{BindingRecord, timestamp};
 use super::out::OutDir;
+use super::round::{self, Round, RoundSize};
 use super::steps::StepReporter;
 use crate::governance::constitution::{FaultLimits, Profile, Stage};
 use crate::governance::entry::{PathKind, StageFaults, StageRecord, StageState};
 use crate::governance::hash::Sha256Hex;
 use crate::governance::replay::replay_stage_record;
-use crate::integrity::{MAX_RECORD_BYTES, read_bounded, write_atomically};
+use crate::integrity::{MAX_RECORD_BYTES, copy_atomically, read_bounded, write_atomically};
 use crate::play::book::{BookFormat, BookOrder};
 use crate::play::clock::ClockRules;
 use crate::play::cpu_guard::NodePace;
@@ -38,7 +42,7 @@ use crate::play::runner::{MatchConfig, MatchProgress, MatchReport, run_match};
 use crate::play::shard::Shard;
 use crate::play::shard::{ShardResult, merge, read_shards};
 use crate::play::stop::{SprtStop, StopRule};
-use crate::play::tally::{FaultCounts, PairOutcome, Tally};
+use crate::play::tally::{FaultCounts, PairOutcome};
 use crate::play::uci::EngineConfig;
 use crate::report::StageReport;
 use crate::stats::{
@@ -81,6 +85,8 @@ pub struct StagePlan {
     /// The candidate's and the predecessor's CPU per node (their benches), bounding their
     /// searches at a node limit.
     node_pace: [Option<NodePace>; 2],
+    /// The plan's estimate of one game's seconds, which sizes a round to `--round-minutes`.
+    seconds_per_game: f64,
 }
 
 /// A finished stage: the register's record and the report's figures.
@@ -231,6 +237,7 @@ impl StagePlan {
             fault_limits: profile.fault_limits,
             source: source.cloned(),
             node_pace: [None, None],
+            seconds_per_game: 0.0,
         })
     }
 
@@ -260,6 +267,14 @@ impl StagePlan {
         self
     }
 
+    /// The plan with the estimated seconds of one game ([`super::plan::StageForecast`]), from
+    /// which a round is sized to `--round-minutes`.
+    #[must_use]
+    pub fn with_seconds_per_game(mut self, seconds_per_game: f64) -> StagePlan {
+        self.seconds_per_game = seconds_per_game;
+        self
+    }
+
     pub(super) fn match_config(&self, shard: Shard, state: PathBuf, pgn: PathBuf) -> MatchConfig {
         MatchConfig {
             engines: self.engines.clone(),
@@ -281,6 +296,7 @@ impl StagePlan {
             opening_offset: 0,
             pairs: self.max_pairs,
             shard,
+            pairs_below: None,
             concurrency: self.concurrency,
             pgn_out: Some(pgn),
             state: Some(state),
@@ -318,6 +334,11 @@ impl StagePlan {
     fn started_file(&self) -> PathBuf {
         self.dir.join("started.json")
     }
+
+    /// The round the merge planned last, `None` before the first.
+    fn round(&self) -> Result<Option<Round>, StageError> {
+        read_optional(&round::record_file(&self.shards_dir))
+    }
 }
 
 /// Plays (or merges) the stage as `mode` says. A finished stage in which the predecessor
@@ -331,7 +352,7 @@ pub fn run(
     let progress = match mode {
         Mode::Local => play_local(plan, reporter).map(|o| StageProgress::Finished(Box::new(o))),
         Mode::Shard(shard) => play_shard(plan, shard, reporter),
-        Mode::NoPlay => merge_round(plan),
+        Mode::NoPlay { round_minutes } => merge_round(plan, round_minutes),
     }?;
     if let StageProgress::Finished(outcome) = &progress
         && let (Some(limits), Some(faults)) = (plan.fault_limits, outcome.record.faults)
@@ -355,7 +376,7 @@ fn play_local(plan: &StagePlan, reporter: &StepReporter) -> Result<StageOutcome,
     if plan.can_be_indistinguishable() {
         sprt = sprt.stopping_when_indistinguishable();
     }
-    let report = play(config, &mut sprt, plan.max_pairs, reporter)?;
+    let report = play(config, Some(&mut sprt), plan.max_pairs, reporter)?;
     if let Some(error) = sprt.error() {
         return Err(fail(format!("SPRT: {error}")));
     }
@@ -394,7 +415,7 @@ fn play_local(plan: &StagePlan, reporter: &StepReporter) -> Result<StageOutcome,
 
 fn play(
     config: MatchConfig,
-    rule: &mut dyn StopRule,
+    rule: Option<&mut dyn StopRule>,
     max_pairs: u64,
     reporter: &StepReporter,
 ) -> Result<MatchReport, StageError> {
@@ -407,7 +428,7 @@ fn play(
             t.wins, t.draws, t.losses, t.pentanomial
         ));
     };
-    let report = run_match(config, Some(rule), &mut observer).map_err(fail);
+    let report = run_match(config, rule, &mut observer).map_err(fail);
     bar.finish_and_clear();
     report
 }
@@ -417,69 +438,128 @@ fn play_shard(
     shard: Shard,
     reporter: &StepReporter,
 ) -> Result<StageProgress, StageError> {
-    // A stage the merged rounds have decided is done: the pipeline goes on to the next one.
-    if let Some(finished @ StageProgress::Finished(_)) = merged_progress(plan)? {
-        return Ok(finished);
+    // A stage the merge has decided is done: the pipeline goes on to the next one. Deciding is
+    // the merge's job alone; a shard never reads the other shards' files, which may be mid-write.
+    if let Some(outcome) = read_finished(plan)? {
+        return Ok(StageProgress::Finished(Box::new(outcome)));
     }
-    mark_started(plan)?;
-    std::fs::create_dir_all(&plan.shards_dir)
-        .map_err(|e| fail(format!("{}: {e}", plan.shards_dir.display())))?;
+    let round = plan.round()?.ok_or_else(|| {
+        fail(format!(
+            "stage {}: no round is planned in {}; run `oracle verify … --no-play` first, which \
+             binds the run and plans each round",
+            plan.index,
+            plan.shards_dir.display()
+        ))
+    })?;
     let stem = format!("shard-{}-of-{}", shard.index, shard.count);
+    let _held = round::lock_shard(&plan.shards_dir.join(format!("{stem}.lock"))).map_err(fail)?;
+    mark_started(plan)?;
+    // The runner works on files of its own; the merge reads the shard result and its PGN, which
+    // are published together once this run ends, so a task killed mid-round leaves the last
+    // published pair of files intact and its rerun resumes from the runner's state.
     let result_file = plan.shards_dir.join(format!("{stem}.json"));
-    let already = match read_shards(std::slice::from_ref(&result_file)) {
-        Ok(mut found) => found.pop().map_or(0, |(_, r)| r.tally.pairs),
-        Err(_) => 0,
-    };
-    let quota = already + plan.batch;
-    let config = plan.match_config(
+    let working_pgn = plan.shards_dir.join(format!("{stem}.state.pgn"));
+    let mut config = plan.match_config(
         shard,
         plan.shards_dir.join(format!("{stem}.state.json")),
-        crate::play::shard_games::pgn_path(&result_file),
+        working_pgn.clone(),
     );
-    let mut rule = Quota { pairs: quota };
-    let report = play(config, &mut rule, quota, reporter)?;
+    config.pairs_below = Some(round.end(shard.count));
+    let report = play(config, None, plan.max_pairs, reporter)?;
     let result = ShardResult::of(&report);
     let json = serde_json::to_vec_pretty(&result).expect("shard results serialize");
+    copy_atomically(
+        &working_pgn,
+        &crate::play::shard_games::pgn_path(&result_file),
+    )
+    .map_err(|e| fail(e.to_string()))?;
     write_atomically(&result_file, &json).map_err(|e| fail(e.to_string()))?;
     Ok(StageProgress::ShardPlayed {
         reason: format!(
-            "shard {}/{} of stage {} has {} pairs ({} this round) in {}",
+            "shard {}/{} of stage {} has {} pairs, {} of round {} ({} a shard) in {}",
             shard.index,
             shard.count,
             plan.index,
             report.tally.pairs,
-            report.tally.pairs - already,
+            if report.tally.pairs >= round.pairs_per_shard.min(shard_pairs(plan, shard)) {
+                "all"
+            } else {
+                "not all"
+            },
+            round.number,
+            round.pairs_per_shard,
             result_file.display()
         ),
     })
 }
 
-/// Stops a shard's run once it has counted `pairs` pairs: one round's share.
-struct Quota {
-    pairs: u64,
+/// The pairs of `shard` in the whole stage.
+fn shard_pairs(plan: &StagePlan, shard: Shard) -> u64 {
+    (0..plan.max_pairs).filter(|&i| shard.contains(i)).count() as u64
 }
 
-impl StopRule for Quota {
-    fn should_stop(&mut self, tally: &Tally) -> bool {
-        tally.pairs >= self.pairs
+fn merge_round(
+    plan: &StagePlan,
+    round_minutes: Option<NonZeroU32>,
+) -> Result<StageProgress, StageError> {
+    let (shards, contiguous_pairs, summary) = match merged(plan)? {
+        Merge::Finished(outcome) => return Ok(StageProgress::Finished(outcome)),
+        Merge::Open {
+            shards,
+            contiguous_pairs,
+            summary,
+        } => (shards, contiguous_pairs, summary),
+        Merge::NoShards => (
+            0,
+            0,
+            format!("stage {}: no shard has played yet", plan.index),
+        ),
+    };
+    let previous = plan.round()?;
+    // A round is finished when the merged pairs reach its end with no gap: every shard played
+    // its share. Until then the same round is planned again, and only its missing pairs are
+    // played.
+    let finished = previous.is_some_and(|round| {
+        shards > 0 && contiguous_pairs >= round.end(shards).min(plan.max_pairs)
+    });
+    let size = RoundSize::new(
+        round_minutes,
+        plan.batch,
+        plan.seconds_per_game,
+        plan.concurrency,
+    );
+    let next = Round::next(previous.as_ref(), finished, size);
+    if previous != Some(next) {
+        let json = serde_json::to_vec_pretty(&next).expect("rounds serialize");
+        write_atomically(&round::record_file(&plan.shards_dir), &json)
+            .map_err(|e| fail(e.to_string()))?;
     }
+    Ok(StageProgress::NeedsRound {
+        reason: format!("{summary}; {}", next.describe()),
+    })
 }
 
-fn merge_round(plan: &StagePlan) -> Result<StageProgress, StageError> {
-    Ok(
-        merged_progress(plan)?.unwrap_or_else(|| StageProgress::NeedsRound {
-            reason: format!(
-                "stage {}: no shard has played yet; play round 1",
-                plan.index
-            ),
-        }),
-    )
+/// What the shard files of a stage show.
+enum Merge {
+    /// No shard has played.
+    NoShards,
+    /// Decided, or undecided at the maximum.
+    Finished(Box<StageOutcome>),
+    /// Not decided yet.
+    Open {
+        /// The shard count the fleet cut the stage into.
+        shards: u32,
+        /// The gap-free prefix of pairs merged.
+        contiguous_pairs: u64,
+        /// What was merged, in one line.
+        summary: String,
+    },
 }
 
-/// The stage as the shard files in `--out` show it (`None` when there are none).
-fn merged_progress(plan: &StagePlan) -> Result<Option<StageProgress>, StageError> {
+/// The stage as the shard files in `--out` show it.
+fn merged(plan: &StagePlan) -> Result<Merge, StageError> {
     if let Some(outcome) = read_finished(plan)? {
-        return Ok(Some(StageProgress::Finished(Box::new(outcome))));
+        return Ok(Merge::Finished(Box::new(outcome)));
     }
     let files: Vec<PathBuf> = match std::fs::read_dir(&plan.shards_dir) {
         Ok(listing) => listing
@@ -491,10 +571,10 @@ fn merged_progress(plan: &StagePlan) -> Result<Option<StageProgress>, StageError
                 })
             })
             .collect(),
-        Err(_) => return Ok(None),
+        Err(_) => return Ok(Merge::NoShards),
     };
     if files.is_empty() {
-        return Ok(None);
+        return Ok(Merge::NoShards);
     }
     let shards = read_shards(&files).map_err(fail)?;
     let config = plan.match_config(Shard::WHOLE, plan.state(), plan.pgn());
@@ -520,8 +600,10 @@ fn merged_progress(plan: &StagePlan) -> Result<Option<StageProgress>, StageError
         _ => None,
     };
     let Some(state) = state else {
-        return Ok(Some(StageProgress::NeedsRound {
-            reason: format!(
+        return Ok(Merge::Open {
+            shards: merged.fingerprint.shards,
+            contiguous_pairs: merged.contiguous_pairs,
+            summary: format!(
                 "stage {}: {} shards merged, {} contiguous pairs, LLR {:.2} in [{:.2}, {:.2}]: another round",
                 plan.index,
                 merged.shards.len(),
@@ -530,7 +612,7 @@ fn merged_progress(plan: &StagePlan) -> Result<Option<StageProgress>, StageError
                 plan.params.lower_bound(),
                 plan.params.upper_bound()
             ),
-        }));
+        });
     };
     let started = read_started(plan)?.unwrap_or(0);
     let path = llr_path(
@@ -558,7 +640,7 @@ fn merged_progress(plan: &StagePlan) -> Result<Option<StageProgress>, StageError
         merged.games_played,
         merged.tally.faults,
     )?;
-    Ok(Some(StageProgress::Finished(Box::new(outcome))))
+    Ok(Merge::Finished(Box::new(outcome)))
 }
 
 /// The LLR after every `every` pairs of `pairs` (in pair order), from (0, 0).
