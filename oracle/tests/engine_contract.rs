@@ -346,12 +346,21 @@ fn bench_of(engine: &str) -> u64 {
     text.split_whitespace().next().unwrap().parse().unwrap()
 }
 
+/// One bench format: arguments, output patterns, trailer form, trailer key, number form.
+type FormatCase = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    fn(u64) -> String,
+);
+
 /// `5089147` as `5,089,147`.
 fn grouped(nodes: u64) -> String {
     let digits = nodes.to_string();
     let mut out = String::new();
     for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index) % 3 == 0 {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
             out.push(',');
         }
         out.push(digit);
@@ -365,7 +374,7 @@ fn each_bench_and_trailer_format_is_read_and_held_to_the_measurement() {
     let nodes = bench_of(&engine);
     assert!(nodes >= 1000, "a grouped trailer needs a comma: {nodes}");
     let plain = |n: u64| n.to_string();
-    let cases: [(&str, &str, &str, &str, fn(u64) -> String); 3] = [
+    let cases: [FormatCase; 3] = [
         (
             "[bench]",
             "[\"{nodes} nodes {nps} nps\"]",
