@@ -327,6 +327,17 @@ fn stronger_engine() -> String {
     )
 }
 
+/// Compiles one source file with the host's `compiler` at `-O2`, outside the oracle.
+fn compile(compiler: &str, source: &Path, binary: &Path) {
+    let status = Command::new(compiler)
+        .args(["-O2", "-o"])
+        .arg(binary)
+        .arg(source)
+        .status()
+        .unwrap();
+    assert!(status.success(), "{compiler} {}", source.display());
+}
+
 /// The fixture's bench signature, measured on a build with the host's `cc` (the search, and so
 /// the count, does not depend on how it is compiled).
 fn bench_of(engine: &str) -> u64 {
@@ -334,13 +345,7 @@ fn bench_of(engine: &str) -> u64 {
     let source = dir.path().join("engine.c");
     fs::write(&source, engine).unwrap();
     let binary = dir.path().join("tiny");
-    let status = Command::new("cc")
-        .args(["-O2", "-o"])
-        .arg(&binary)
-        .arg(&source)
-        .status()
-        .unwrap();
-    assert!(status.success());
+    compile("cc", &source, &binary);
     let output = Command::new(&binary).arg("bench").output().unwrap();
     let text = String::from_utf8_lossy(&output.stdout);
     text.split_whitespace().next().unwrap().parse().unwrap()
@@ -513,13 +518,7 @@ fn the_gate_reads_a_cpp_function_by_its_demangled_name() {
         ("software", CPP_ENGINE.replace(", target(\"popcnt\")", "")),
     ] {
         fs::write(&source, text).unwrap();
-        let status = Command::new("g++")
-            .args(["-O2", "-o"])
-            .arg(&binary)
-            .arg(&source)
-            .status()
-            .unwrap();
-        assert!(status.success());
+        compile("g++", &source, &binary);
         let run = oracle(&[
             "gate",
             binary.to_str().unwrap(),
