@@ -178,8 +178,10 @@ fn a_c_engine_is_set_up_and_then_verified() {
     assert_eq!(repo.git(&["rev-parse", "HEAD~1"]), engine_commit);
     assert_eq!(repo.git(&["status", "--porcelain"]), "?? register/");
     let genesis = repo.read("register/T-0001.yaml");
-    assert!(
-        genesis.contains(&format!("commit: \"{setup}\"")),
+    let entry: serde_norway::Value = serde_norway::from_str(&genesis).unwrap();
+    assert_eq!(
+        entry["candidate"]["commit"].as_str(),
+        Some(setup.as_str()),
         "{genesis}"
     );
     let audit = oracle(&["register", "verify", "--repo", repo.text()]);

@@ -438,10 +438,11 @@ pub fn build(
             .unwrap_or_else(|| std::ffi::OsStr::new("cc"));
         let home = Path::new(REAL_COMPILERS).join(index.to_string());
         let mounted = home.join("bin").join(file_name);
-        // A driver finds its programs (cc1, as) relative to its own directory: `../lib` and
-        // `../libexec` beside the mounted driver are the real ones.
+        // A driver finds its programs (cc1, as) and the C++ headers (`../include/c++/N`)
+        // relative to its own directory: `../lib`, `../libexec` and `../include` beside the
+        // mounted driver are the real ones.
         if let Some(prefix) = compiler.binary.parent().and_then(Path::parent) {
-            for dir in ["lib", "libexec"] {
+            for dir in ["lib", "libexec", "include"] {
                 if prefix.join(dir).is_dir() {
                     read_only.push((prefix.join(dir), home.join(dir)));
                 }

@@ -9,6 +9,7 @@ use clap::Args;
 use super::output::outln;
 use oracle::build::Cache;
 use oracle::errln;
+use oracle::governance::contract::GateContract;
 use oracle::init::detect::BuildChoice;
 use oracle::init::{self, GateChoice, InitRequest};
 
@@ -117,12 +118,15 @@ pub fn run(args: InitArgs) -> anyhow::Result<ExitCode> {
             ""
         }
     );
-    outln!(
-        "gate       {}",
-        serde_norway::to_string(&contract.gate)?
-            .trim()
-            .replace('\n', " ")
-    );
+    let gate = match &contract.gate {
+        GateContract::Symbols(rules) => format!(
+            "POPCNT in {} (callee depth {})",
+            rules.symbols.join(", "),
+            rules.callee_depth
+        ),
+        GateContract::None => "none".to_owned(),
+    };
+    outln!("gate       {gate}");
     let options: Vec<String> = contract
         .option_pairs()
         .iter()

@@ -140,7 +140,7 @@ pub enum InitError {
         /// Which commit.
         commit: String,
         /// Why.
-        source: BuildError,
+        source: Box<BuildError>,
         /// What to pass, when the build was detected rather than given.
         hint: String,
     },
@@ -171,7 +171,7 @@ pub enum InitError {
     File(#[from] FileError),
     /// The composed constitution does not load (a defect of init).
     #[error("the composed constitution does not load: {0}")]
-    Constitution(#[from] ConstitutionError),
+    Constitution(#[from] Box<ConstitutionError>),
     /// The genesis entry was refused (everything init wrote was taken back).
     #[error("genesis: {0} (everything init wrote was taken back)")]
     Genesis(#[from] AppendError),
@@ -288,7 +288,8 @@ pub fn run(request: &InitRequest, step: &mut dyn FnMut(&str)) -> Result<Initiali
         refuse_existing(&workdir, &tree, path)?;
     }
     let constitution_bytes = &written[0].1;
-    let constitution = Constitution::parse(constitution_bytes, Path::new(CONSTITUTION_PATH))?;
+    let constitution =
+        Constitution::parse(constitution_bytes, Path::new(CONSTITUTION_PATH)).map_err(Box::new)?;
     let constitution_sha256 = Sha256Hex::of(constitution_bytes);
 
     step("building the setup commit, which the genesis entry records");
@@ -489,12 +490,12 @@ fn build_commit(
         build: contract.build.clone(),
         cache_dir: request.cache_dir.clone(),
         registry: build::host_registry(),
-        sandbox: sandbox.clone(),
+        sandbox: *sandbox,
         fresh: false,
     };
     build::build_commit(&build).map_err(|source| InitError::Build {
         commit: commit.get(..12).unwrap_or(commit).to_owned(),
-        source,
+        source: Box::new(source),
         hint: hint.to_owned(),
     })
 }
