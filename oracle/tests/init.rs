@@ -1,18 +1,18 @@
-//! `oracle init` on real git repositories, driven through the real `oracle` binary: a small C
-//! engine whose Makefile honours `EXE=` (`fixtures/init-c-engine/`) and a small Cargo engine
+//! `oracle init` on real git repositories, driven through the real `oracle` binary: the C engine
+//! fixture (`fixtures/c-engine/`, a Makefile that honours `EXE=`, benches in several engines'
+//! formats, and no search before `Threads` and `Hash` are set) and a small Cargo engine
 //! (`build_support`). Each detection path, each "cannot tell" message, the refusal to overwrite,
 //! and that `oracle register verify` and `oracle verify --profile smoke` then work.
 
 mod build_support;
+mod c_engine_fixture;
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use build_support::{Run, engine_source, oracle};
-
-const ENGINE: &str = include_str!("fixtures/init-c-engine/engine.c");
-const MAKEFILE: &str = include_str!("fixtures/init-c-engine/Makefile");
+use c_engine_fixture::{ENGINE, MAKEFILE, bench_of, grouped, stronger_engine};
 
 const BOOK: &str = "\
 rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -
@@ -108,33 +108,23 @@ impl Repo {
     }
 }
 
-/// The C fixture engine's files, its bench line replaced by `bench_line`.
-fn c_engine(bench_line: Option<&str>) -> Vec<(&'static str, String)> {
-    let engine = match bench_line {
-        Some(line) => ENGINE.replace("\"OVERALL: %llu nodes %llu nps\\n\"", line),
-        None => ENGINE.to_owned(),
-    };
+/// The C engine fixture's files, the engine in `src/` as in Stockfish's and Ethereal's trees.
+fn c_engine() -> Vec<(&'static str, &'static str)> {
     vec![
-        ("src/Makefile", MAKEFILE.to_owned()),
-        ("src/engine.c", engine),
-        ("README.md", "A fixture engine.\n".to_owned()),
+        ("src/Makefile", MAKEFILE),
+        ("src/engine.c", ENGINE),
+        ("README.md", "A fixture engine.\n"),
     ]
-}
-
-fn refs<'a>(files: &'a [(&'static str, String)]) -> Vec<(&'static str, &'a str)> {
-    files
-        .iter()
-        .map(|(path, text)| (*path, text.as_str()))
-        .collect()
 }
 
 #[test]
 fn a_c_engine_is_set_up_and_then_verified() {
-    let files = c_engine(None);
-    let repo = Repo::with(&refs(&files));
+    let repo = Repo::with(&c_engine());
     let engine_commit = repo.git(&["rev-parse", "HEAD"]);
     let book = repo.book();
     let run = repo.init(&[
+        "--bench",
+        "bench ethereal",
         "--gate-symbol",
         "evaluate",
         "--option",
@@ -148,11 +138,18 @@ fn a_c_engine_is_set_up_and_then_verified() {
             .contains("build      make (a Makefile honouring EXE= in src/)"),
         "{run:?}"
     );
-    assert!(run.stdout.contains("Ethereal format"), "{run:?}");
+    assert!(
+        run.stdout.contains(&format!(
+            "bench ethereal → {} nodes (Ethereal format",
+            bench_of(ENGINE)
+        )),
+        "{run:?}"
+    );
     let constitution = repo.read("constitution/constitution.yaml");
     for expected in [
         "    kind: make\n    command: make -C src EXE={out}\n    compiler: cc\n",
         "  scope:\n  - src/\n",
+        "    args:\n    - bench\n    - ethereal\n",
         "    - 'OVERALL: {nodes} nodes {nps} nps'\n",
         "      digit_groups: true\n",
         "    symbols:\n    - evaluate\n",
@@ -187,12 +184,15 @@ fn a_c_engine_is_set_up_and_then_verified() {
     let audit = oracle(&["register", "verify", "--repo", repo.text()]);
     assert_eq!(audit.code, 0, "{audit:?}");
 
-    // The maintainer commits the entry; a change to the engine is then verified.
+    // The maintainer commits the entry; a change to the engine, with its new bench in the
+    // history's grouped form, is then verified.
     repo.commit(&[], "register: genesis");
-    let changed = files[1].1.replace("nodes * 10", "nodes * 11");
+    let changed = stronger_engine();
+    let nodes = bench_of(&changed);
+    assert_ne!(nodes, bench_of(ENGINE), "the change moves the bench");
     repo.commit(
         &[("src/engine.c", &changed)],
-        "engine: faster nps\n\nBench: 150,263\n",
+        &format!("eval: weigh the centre more\n\nBench: {}\n", grouped(nodes)),
     );
     let out = tempfile::tempdir().unwrap();
     let cache = cache();
@@ -229,10 +229,10 @@ fn each_cannot_tell_names_the_flag_and_writes_nothing() {
         "{run:?}"
     );
 
-    let mut both = c_engine(None);
-    both.push(("Cargo.toml", "[package]\nname = \"tool\"\n".to_owned()));
-    both.push(("src/main.rs", "fn main() {}\n".to_owned()));
-    let several = Repo::with(&refs(&both));
+    let mut both = c_engine();
+    both.push(("Cargo.toml", "[package]\nname = \"tool\"\n"));
+    both.push(("src/main.rs", "fn main() {}\n"));
+    let several = Repo::with(&both);
     let run = several.init(&[]);
     assert_eq!(run.code, 2, "{run:?}");
     assert!(
@@ -242,8 +242,7 @@ fn each_cannot_tell_names_the_flag_and_writes_nothing() {
         "{run:?}"
     );
 
-    let files = c_engine(None);
-    let repo = Repo::with(&refs(&files));
+    let repo = Repo::with(&c_engine());
     let head = repo.git(&["rev-parse", "HEAD"]);
     let run = repo.init(&[]);
     assert_eq!(run.code, 2, "{run:?}");
@@ -252,15 +251,17 @@ fn each_cannot_tell_names_the_flag_and_writes_nothing() {
         "{run:?}"
     );
 
-    let unknown = c_engine(Some("\"searched %llu positions at %llu\\n\""));
-    let odd = Repo::with(&refs(&unknown));
-    let run = odd.init(&["--no-gate"]);
+    // `bench plain` prints its count in a form no known format reads.
+    let odd = Repo::with(&c_engine());
+    let run = odd.init(&["--no-gate", "--bench", "bench plain"]);
     assert_eq!(run.code, 2, "{run:?}");
     assert!(run.stderr.contains("--bench-output 'PATTERN'"), "{run:?}");
     let run = odd.init(&[
         "--no-gate",
+        "--bench",
+        "bench plain",
         "--bench-output",
-        "searched {nodes} positions at {nps}",
+        "searched {nodes} positions at {nps} per second",
         "--book",
         odd.book().to_str().unwrap(),
     ]);
@@ -282,9 +283,9 @@ fn each_cannot_tell_names_the_flag_and_writes_nothing() {
 
 #[test]
 fn an_existing_constitution_is_never_overwritten() {
-    let mut files = c_engine(None);
-    files.push(("constitution/constitution.yaml", "version: 1\n".to_owned()));
-    let repo = Repo::with(&refs(&files));
+    let mut files = c_engine();
+    files.push(("constitution/constitution.yaml", "version: 1\n"));
+    let repo = Repo::with(&files);
     let run = repo.init(&["--no-gate"]);
     assert_eq!(run.code, 2, "{run:?}");
     assert!(
@@ -298,8 +299,9 @@ fn an_existing_constitution_is_never_overwritten() {
 
 #[test]
 fn the_books_are_generated_with_the_engine_when_none_is_given() {
-    let files = c_engine(None);
-    let repo = Repo::with(&refs(&files));
+    // The fixture searches only once `Threads` and `Hash` are set: the scoring engines got the
+    // contract's options.
+    let repo = Repo::with(&c_engine());
     let run = repo.init(&["--no-gate"]);
     assert_eq!(run.code, 0, "{run:?}");
     let (a, b) = (repo.read("books/book-a.epd"), repo.read("books/book-b.epd"));
