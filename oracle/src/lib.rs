@@ -7,6 +7,7 @@ pub mod book;
 pub mod build;
 pub mod gate;
 pub mod governance;
+pub mod init;
 pub mod integrity;
 pub mod play;
 pub mod proof;

@@ -5,6 +5,7 @@
 //! section states the make build, the scope `src/`, the bench, the gate and the options.
 
 mod build_support;
+mod c_engine_fixture;
 mod constitution_fixture;
 
 use std::fs;
@@ -12,12 +13,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use build_support::{FixtureRepo, Run, oracle};
+use c_engine_fixture::{ENGINE, MAKEFILE, bench_of, compile, grouped, stronger_engine};
 use constitution_fixture::{ConstitutionFixture, ProfileFixture, StageFixture};
 use oracle::integrity::sha256_hex;
 use serde_json::Value;
-
-const ENGINE: &str = include_str!("fixtures/c-engine/engine.c");
-const MAKEFILE: &str = include_str!("fixtures/c-engine/Makefile");
 
 /// The evaluation's attribute that compiles its popcount to the POPCNT instruction.
 const POPCNT_TARGET: &str = "__attribute__((noinline, target(\"popcnt\")))";
@@ -319,38 +318,6 @@ impl ContractRepo {
     }
 }
 
-/// The fixture with its evaluation weighted differently: another engine, another signature.
-fn stronger_engine() -> String {
-    ENGINE.replace(
-        "int score = material + 4 * presence;",
-        "int score = material + 9 * presence;",
-    )
-}
-
-/// Compiles one source file with the host's `compiler` at `-O2`, outside the oracle.
-fn compile(compiler: &str, source: &Path, binary: &Path) {
-    let status = Command::new(compiler)
-        .args(["-O2", "-o"])
-        .arg(binary)
-        .arg(source)
-        .status()
-        .unwrap();
-    assert!(status.success(), "{compiler} {}", source.display());
-}
-
-/// The fixture's bench signature, measured on a build with the host's `cc` (the search, and so
-/// the count, does not depend on how it is compiled).
-fn bench_of(engine: &str) -> u64 {
-    let dir = tempfile::tempdir().unwrap();
-    let source = dir.path().join("engine.c");
-    fs::write(&source, engine).unwrap();
-    let binary = dir.path().join("tiny");
-    compile("cc", &source, &binary);
-    let output = Command::new(&binary).arg("bench").output().unwrap();
-    let text = String::from_utf8_lossy(&output.stdout);
-    text.split_whitespace().next().unwrap().parse().unwrap()
-}
-
 /// One bench format: arguments, output patterns, trailer form, trailer key, number form.
 type FormatCase = (
     &'static str,
@@ -359,19 +326,6 @@ type FormatCase = (
     &'static str,
     fn(u64) -> String,
 );
-
-/// `5089147` as `5,089,147`.
-fn grouped(nodes: u64) -> String {
-    let digits = nodes.to_string();
-    let mut out = String::new();
-    for (index, digit) in digits.chars().enumerate() {
-        if index > 0 && (digits.len() - index).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
-}
 
 #[test]
 fn each_bench_and_trailer_format_is_read_and_held_to_the_measurement() {

@@ -262,6 +262,60 @@ fn grouped_number(text: &str) -> Option<(u64, &str)> {
     Some((digits.parse().ok()?, &text[end..]))
 }
 
+/// The bench output formats the oracle knows, with the engine that prints each: the patterns
+/// `oracle init` tries, in this order, on an engine's bench output to choose `bench.output`.
+pub const KNOWN_OUTPUTS: [(&str, &[&str]); 3] = [
+    ("Coherent", &["{nodes} nodes {nps} nps"]),
+    (
+        "Stockfish",
+        &["Nodes searched : {nodes}", "Nodes/second : {nps}"],
+    ),
+    ("Ethereal", &["OVERALL: {nodes} nodes {nps} nps"]),
+];
+
+/// Runs `<binary> <args…>` once in its own engine sandbox (the players' confinement with a
+/// CPU-time limit), its log at `log`: the output (stdout and stderr together) and what the run
+/// cost, its CPU where the engine has an account, else its wall time.
+fn run_once(
+    binary: &Path,
+    args: &[String],
+    isolation: EngineIsolation,
+    log: &Path,
+) -> Result<(String, std::time::Duration), BenchError> {
+    let mut confined = isolation
+        .confine(binary, args, &[], EngineLimits::BENCH)
+        .map_err(BenchError::Scratch)?;
+    confined.command.stdin(std::process::Stdio::null());
+    let started = std::time::Instant::now();
+    let ending = sandbox::run_logged(&mut confined.command, log, BENCH_WALL_TIME)?;
+    let spent = confined
+        .account
+        .as_ref()
+        .and_then(|account| account.cpu_time())
+        .unwrap_or_else(|| started.elapsed());
+    let output = std::fs::read_to_string(log).unwrap_or_default();
+    if !matches!(ending, ProcessEnding::Exited(status) if status.success()) {
+        let lines: Vec<&str> = output.lines().collect();
+        return Err(BenchError::Failed {
+            binary: binary.to_owned(),
+            ending: sandbox::describe(&ending),
+            tail: lines[lines.len().saturating_sub(10)..].join("\n"),
+        });
+    }
+    Ok((output, spent))
+}
+
+/// The output of one run of `<binary> <args…>` in the engine sandbox, for reading a bench whose
+/// format is not known yet.
+pub fn run_output(
+    binary: &Path,
+    args: &[String],
+    isolation: EngineIsolation,
+) -> Result<String, BenchError> {
+    let logs = tempfile::tempdir().map_err(BenchError::Scratch)?;
+    run_once(binary, args, isolation, &logs.path().join("run.log")).map(|(output, _)| output)
+}
+
 /// Runs `<binary> <bench.args…>` `runs` times, each in its own engine sandbox (the players'
 /// confinement with a CPU-time limit), reads each output as `bench` says, and requires the
 /// same node count each time.
@@ -274,27 +328,8 @@ pub fn measure(
     let logs = tempfile::tempdir().map_err(BenchError::Scratch)?;
     let mut results = Vec::with_capacity(runs);
     for index in 0..runs {
-        let mut confined = isolation
-            .confine(binary, &bench.args, &[], EngineLimits::BENCH)
-            .map_err(BenchError::Scratch)?;
-        confined.command.stdin(std::process::Stdio::null());
         let log = logs.path().join(format!("run-{index}.log"));
-        let started = std::time::Instant::now();
-        let ending = sandbox::run_logged(&mut confined.command, &log, BENCH_WALL_TIME)?;
-        let spent = confined
-            .account
-            .as_ref()
-            .and_then(|account| account.cpu_time())
-            .unwrap_or_else(|| started.elapsed());
-        let output = std::fs::read_to_string(&log).unwrap_or_default();
-        if !matches!(ending, ProcessEnding::Exited(status) if status.success()) {
-            let lines: Vec<&str> = output.lines().collect();
-            return Err(BenchError::Failed {
-                binary: binary.to_owned(),
-                ending: sandbox::describe(&ending),
-                tail: lines[lines.len().saturating_sub(10)..].join("\n"),
-            });
-        }
+        let (output, spent) = run_once(binary, &bench.args, isolation, &log)?;
         let read = bench.read(&output)?;
         // An engine that prints no speed gets the one the oracle measured.
         let nps = match read.nps {

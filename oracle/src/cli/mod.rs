@@ -17,6 +17,7 @@ mod book;
 mod build_cmd;
 mod check_engine;
 mod constitution;
+mod init;
 mod match_cmd;
 mod output;
 mod proof;
@@ -45,6 +46,8 @@ enum Command {
     Verify(Box<verify::VerifyArgs>),
     /// The constitution: check it as the oracle enforces it; forecast a profile on a fleet.
     Constitution(constitution::ConstitutionArgs),
+    /// Put the oracle on a repository that has no constitution: contract, books, workflows, genesis.
+    Init(Box<init::InitArgs>),
     /// The register: verify, show, append, replay, genesis.
     Register(register::RegisterArgs),
     /// SPRT statistics: status, replay, calculator, simulation.
@@ -134,6 +137,7 @@ fn execute(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Verify(args) => verify::run(*args),
         Command::Constitution(args) => constitution::run(args),
+        Command::Init(args) => init::run(*args),
         Command::Register(args) => register::run(args),
         Command::Sprt(args) => sprt::run(args),
         Command::Book(args) => book::run(args),

@@ -64,6 +64,13 @@ impl<'data> Binary<'data> {
             .find(|function| function.name == name || demangle(&function.name) == name)
     }
 
+    /// Every function's readable name (demangled), in address order.
+    pub fn function_names(&self) -> impl Iterator<Item = String> + '_ {
+        self.by_address
+            .values()
+            .map(|function| demangle(&function.name))
+    }
+
     /// The function that starts at `address`.
     #[must_use]
     pub fn function_at(&self, address: u64) -> Option<&Function> {

@@ -249,6 +249,23 @@ impl Walk<'_> {
     }
 }
 
+/// The most evaluation-like names [`evaluation_functions`] offers.
+const MAX_EVALUATION_FUNCTIONS: usize = 12;
+
+/// The functions of the binary whose readable name says "evaluat…" (any case), a few at most:
+/// the entry symbols a contract's gate might name, offered to a maintainer who must choose.
+pub fn evaluation_functions(bytes: &[u8]) -> Result<Vec<String>, GateError> {
+    let binary = Binary::parse(bytes)?;
+    let mut names: Vec<String> = binary
+        .function_names()
+        .filter(|name| name.to_ascii_lowercase().contains("evaluat"))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    names.truncate(MAX_EVALUATION_FUNCTIONS);
+    Ok(names)
+}
+
 /// A short human summary: verdict, counts, each scanned function, each failure.
 #[must_use]
 pub fn render(report: &GateReport) -> String {
