@@ -6,9 +6,9 @@
 # `oracle verify --checks-only` builds every sixth commit that carries a Bench trailer (and the
 # last one) twice, bit-identically, gates it and measures its bench against the trailer. It
 # prints the table docs/stockfish.md shows. `judge` then makes two candidates on the same setup,
-# Stockfish 11 as one change on Stockfish 10 and Stockfish 11 without null-move pruning, and
-# judges each under the workstation profile with `--append` (hours of games; run it on an idle
-# machine).
+# Stockfish 11 as one change on Stockfish 10, then the engine that stands on the setup branch
+# afterwards (Stockfish 10 when 11 is rejected) without null-move pruning, and judges each under
+# the workstation profile with `--append` (up to hours of games; run it on an idle machine).
 #
 #   tools/stockfish-history.sh checks          clone, init, rebase, checks-only table (~1 h)
 #   tools/stockfish-history.sh judge           the two workstation verdicts (up to several hours)
@@ -88,21 +88,21 @@ checks() {
 
 judge() {
   setup
-  local base=oracle-setup
+  # The setup branch plays main: entries are committed on it, and a candidate lands on it only
+  # when the oracle accepts it (an Abgelehnt entry is committed, its change is not merged).
+  git checkout -q oracle-setup
   if ! git rev-parse -q --verify refs/heads/sf11 >/dev/null; then
     local squash
     squash=$(printf '%s\n' 'Stockfish 11, as one change on Stockfish 10' '' \
       'The tree of the sf_11 release as one candidate against Stockfish 10.' '' \
-      "Bench: $(git show -s --format=%B sf_11 | sed -n 's/^Bench: *//p' | tail -1)" |
-      git commit-tree "history^{tree}" -p "$base")
+      "Bench: $(git show -s --format=%B sf_11 | sed -n 's/^Bench: *//p' | head -1)" |
+      git commit-tree "history^{tree}" -p oracle-setup)
     git branch sf11 "$squash"
   fi
-  git checkout -q sf11
-  "$ORACLE" verify sf11 --repo "$repo" --profile workstation --append --out "$WORK/sf11" || true
-  git add register && git commit -q -m 'register: Stockfish 11 judged against Stockfish 10' || true
+  judge_one sf11 'Stockfish 11 judged against Stockfish 10'
   if ! git rev-parse -q --verify refs/heads/no-null-move >/dev/null; then
     git checkout -q -b no-null-move
-    python3 - <<'EOF'
+    python3 - <<'EOF_PY'
 import pathlib
 path = pathlib.Path("src/search.cpp")
 text = path.read_text()
@@ -110,14 +110,24 @@ old = "    // Step 9. Null move search with verification search (~40 Elo)\n    i
 new = "    // Step 9. Null move search removed: a deliberately weakened engine\n    if (   false\n        && !PvNode\n"
 assert old in text, "src/search.cpp: Step 9 not found"
 path.write_text(text.replace(old, new))
-EOF
+EOF_PY
     local bench
     bench=$(cd src && make -s -j2 build ARCH=x86-64-modern COMP=gcc >/dev/null && ./stockfish bench 2>&1 |
       sed -n 's/^Nodes searched *: *//p')
     git -C src clean -qfdx .
     git commit -q -am "Remove null-move pruning (a deliberately weakened Stockfish)" -m "Bench: $bench"
+    git checkout -q oracle-setup
   fi
-  "$ORACLE" verify no-null-move --repo "$repo" --profile workstation --append --out "$WORK/no-null-move" || true
+  judge_one no-null-move 'Stockfish without null-move pruning judged'
+}
+
+# Judges BRANCH under the workstation profile from the setup branch's work tree, commits the
+# entry there, and merges the branch when the oracle accepted it.
+judge_one() {
+  local branch=$1 subject=$2 status=0
+  "$ORACLE" verify "$branch" --repo "$repo" --profile workstation --append --out "$WORK/$branch" || status=$?
+  git add register && git commit -q -m "register: $subject"
+  if [ "$status" -eq 0 ]; then git merge -q --no-edit "$branch"; fi
 }
 
 case $mode in
