@@ -6,7 +6,7 @@ mod build_support;
 use std::path::PathBuf;
 
 use build_support::{FixtureRepo, Run, oracle, shared_cache};
-use oracle::build::Isolation;
+use oracle::builder::Isolation;
 
 /// A cheaper recipe than the standard one (no LTO): these tests are about the mechanics of
 /// reproducibility, the gate tests build with the standard recipe.

@@ -79,10 +79,10 @@ fn the_dispatched_popcnt_evaluation_passes_and_a_stripped_copy_fails_closed() {
     let signature = bench.json();
     assert_eq!(signature["deterministic"], true);
     assert_eq!(signature["runs"].as_array().unwrap().len(), 2);
-    let trailer = oracle::build::bench::bench_trailer(
+    let trailer = oracle::builder::bench::bench_trailer(
         &repo.repo,
         commit,
-        &oracle::build::bench::TrailerForm::standard(),
+        &oracle::builder::bench::TrailerForm::standard(),
     )
     .unwrap();
     assert_eq!(

@@ -606,7 +606,7 @@ fn cpu_burnt_in_the_opponents_turn_loses_a_timed_game() {
 /// (their parent ignores `SIGCHLD`), which the `/proc` tree never sees, still loses the game.
 #[test]
 fn cpu_burnt_by_unreaped_children_loses_a_timed_game() {
-    if !oracle::build::sandbox::cpu_account::CpuAccount::available() {
+    if !oracle::builder::sandbox::cpu_account::CpuAccount::available() {
         eprintln!("SKIPPED: no writable cgroup2 mount here (not root?): no CPU accounts");
         return;
     }
@@ -632,7 +632,7 @@ fn cpu_burnt_by_unreaped_children_loses_a_timed_game() {
     // turn and takes nothing from it: the burner wins nothing and only starves itself (its
     // processes may pile up frozen until it can start no search thread, a fault of its own).
     // Elsewhere the account catches the CPU its unreaped children used.
-    if oracle::build::sandbox::cpu_account::CpuAccount::freezer_available() {
+    if oracle::builder::sandbox::cpu_account::CpuAccount::freezer_available() {
         assert_eq!(
             (&json["wins"], &json["faults"]["second"]),
             (&serde_json::json!(0), &serde_json::json!(0)),

@@ -985,7 +985,7 @@ fn a_bit_identical_engine_change_is_gleich_without_games() {
 #[test]
 fn a_time_management_change_is_judged_at_the_clock() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    if !oracle::build::sandbox::cpu_account::CpuAccount::available() {
+    if !oracle::builder::sandbox::cpu_account::CpuAccount::available() {
         // A binding profile with a clock stage plays only with CPU accounts (Article 6.7).
         eprintln!("SKIPPED: no writable cgroup2 mount here (not root?): no CPU accounts");
         return;
