@@ -35,7 +35,8 @@ old_oracle=$(realpath "$old_oracle")
 root=$(git rev-parse --show-toplevel)
 cd "$root"
 
-# FILE::TEST for each attack of issue 12 (and the hostile inputs that used to panic).
+# Each attack of issue 12 (and the hostile inputs that used to panic) by its test's path in the
+# integration test binary (oracle/tests/main.rs).
 round_2=(
   play::a_candidate_cannot_kill_stop_or_overwrite_its_opponent
   play::merge_refuses_forged_shards_naming_file_and_field
@@ -81,38 +82,28 @@ if [[ ${#tests[@]} -eq 0 ]]; then
   esac
 fi
 
-files=$(printf '%s\n' "${tests[@]}" | sed 's/::.*//' | sort -u)
-test_args=()
-for file in $files; do
-  test_args+=(--test "$file")
-done
 target=$(cargo metadata --format-version 1 --no-deps | grep -o '"target_directory":"[^"]*"' | cut -d'"' -f4)
 oracle="$target/debug/oracle"
-built=$(cargo test -p oracle --no-run "${test_args[@]}" 2>&1 | tee /dev/stderr)
-executable() {
-  sed -n "s|^ *Executable tests/$1\.rs (\(.*\))$|\1|p" <<<"$built" | tail -1
-}
+built=$(cargo test -p oracle --no-run --test integration 2>&1 | tee /dev/stderr)
+exe=$(sed -n 's|^ *Executable tests/main\.rs (\(.*\))$|\1|p' <<<"$built" | tail -1)
+if [[ -z $exe ]]; then
+  echo "attack-regression: no integration test executable" >&2
+  exit 2
+fi
+# Relative paths in cargo's output are relative to the workspace root.
+[[ $exe = /* ]] || exe="$root/$exe"
 
 failures=0
 for entry in "${tests[@]}"; do
-  file=${entry%%::*}
-  name=${entry#*::}
-  exe=$(executable "$file")
-  if [[ -z $exe ]]; then
-    echo "attack-regression: no test executable for $file" >&2
-    exit 2
-  fi
-  # Relative paths in cargo's output are relative to the workspace root.
-  [[ $exe = /* ]] || exe="$root/$exe"
   log_now=$(mktemp)
   log_old=$(mktemp)
-  if "$exe" --exact "$name" --test-threads 1 >"$log_now" 2>&1; then now=pass; else now=FAIL; fi
+  if "$exe" --exact "$entry" --test-threads 1 >"$log_now" 2>&1; then now=pass; else now=FAIL; fi
   mounts="mount --bind \"\$0\" \"\$1\""
   if [[ -n $old_tree ]]; then
     mounts+=" && mount --bind \"\$2/.github\" \"\$3/.github\""
   fi
   if unshare --mount sh -c "$mounts && exec \"\$4\" --exact \"\$5\" --test-threads 1" \
-    "$old_oracle" "$oracle" "${old_tree:-.}" "$root" "$exe" "$name" >"$log_old" 2>&1; then
+    "$old_oracle" "$oracle" "${old_tree:-.}" "$root" "$exe" "$entry" >"$log_old" 2>&1; then
     old=pass
   else
     old=FAIL

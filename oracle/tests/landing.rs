@@ -1,12 +1,10 @@
 //! `scripts/check-landing.sh paths`: what a push to main may change, checked from git alone
 //! before the `register` workflow builds anything (docs/ci-trust.md).
 
-mod build_support;
-
 use std::path::Path;
 use std::process::{Command, Output};
 
-use build_support::FixtureRepo;
+use crate::support::fixture_repo::FixtureRepo;
 
 /// The tree of main before the push: an engine, a root build file, the genesis entry.
 const BEFORE: &[(&str, &str)] = &[

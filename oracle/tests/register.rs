@@ -1,11 +1,9 @@
 //! The register end to end: verify, show, replay, genesis, and the tamper cases.
 
-mod build_support;
-mod register_fixture;
-
 use oracle::governance::entry::{Entry, StageRecord, StageState, Verdict};
 use oracle::stats::{Model, PentanomialCounts, SprtParams, sprt_status};
-use register_fixture::{Repo, measure, redecide, sample_entries, stdout};
+
+use crate::support::register_fixture::{self, Repo, measure, redecide, sample_entries, stdout};
 
 #[test]
 fn sample_register_has_the_intended_verdicts_and_verifies() {

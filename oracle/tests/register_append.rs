@@ -1,14 +1,12 @@
 //! `oracle register append`: locking, refusals, crash safety.
 
-mod build_support;
-mod register_fixture;
-
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use oracle::governance::entry::{Entry, PathKind, StageRecord, StageState};
 use oracle::stats::{Model, PentanomialCounts, SequentialSprt, SprtDecision, SprtParams};
-use register_fixture::{
+
+use crate::support::register_fixture::{
     Repo, at, binary, engine, genesis_entry, git_id, sample_entries, stage, stdout, tested_entry,
 };
 

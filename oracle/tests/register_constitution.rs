@@ -1,15 +1,14 @@
 //! The constitution: the repository's own file holds the seed's rules, and
 //! every error names the file, line, column and field.
 
-mod build_support;
-mod register_fixture;
-
 use std::path::Path;
 use std::process::Command;
 
 use oracle::governance::Constitution;
 use oracle::governance::constitution::{ConstitutionError, NeloBounds};
 use oracle::play::clock::TimeControl;
+
+use crate::support::register_fixture;
 
 /// The repository's constitution.
 fn repository_constitution() -> Constitution {

@@ -1,14 +1,12 @@
 //! `scripts/check-register-diff.sh`: a change to `register/` may only add the next entries.
 
-mod build_support;
-mod register_fixture;
-
 use std::path::Path;
 use std::process::{Command, Output};
 
 use oracle::governance::entry::Entry;
 use oracle::governance::hash::Sha256Hex;
-use register_fixture::{Repo, chain, sample_entries, stdout};
+
+use crate::support::register_fixture::{Repo, chain, sample_entries, stdout};
 
 /// Runs the script against the commit tagged `base`.
 fn check(repo: &Path) -> Output {

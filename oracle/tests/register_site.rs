@@ -6,11 +6,8 @@
 //! The browser test skips with a loud message when either is missing, and fails instead under
 //! CI (`CI` set), where `.ci/run` installs them. With
 //! `ORACLE_SITE_SCREENSHOTS=DIR` it also copies its screenshots there:
-//! `ORACLE_SITE_SCREENSHOTS=$PWD/docs cargo test -p oracle --test register_site` refreshes
-//! `docs/site-index.png` and `docs/site-entry.png`.
-
-mod build_support;
-mod register_fixture;
+//! `ORACLE_SITE_SCREENSHOTS=$PWD/docs cargo test -p oracle --test integration register_site::`
+//! refreshes `docs/site-index.png` and `docs/site-entry.png`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -20,11 +17,12 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use oracle::governance::hash::GitId;
-use register_fixture::{
+use serde_json::{Value, json};
+
+use crate::support::register_fixture::{
     BOOK_A, BOOK_B, Repo, chain, constitution_text, oracle_at, sample_entries, stdout,
     write_fixture,
 };
-use serde_json::{Value, json};
 
 /// The Gewinn's commit subject: markup that must reach the page as text, never as markup.
 const HOSTILE_SUBJECT: &str =

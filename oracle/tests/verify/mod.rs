@@ -6,17 +6,18 @@
 //! Builds are cached in the test target directory (or, where the build sandbox's user could not
 //! enter it, in the system's temporary directory), so only the first run pays for them.
 
-mod constitution_fixture;
-
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Mutex;
 
-use constitution_fixture::{ConstitutionFixture, FULL_RECIPE, ProfileFixture, StageFixture};
 use git2::{Oid, Repository, Signature};
 use oracle::integrity::sha256_hex;
 use serde_json::Value;
+
+use crate::support::constitution_fixture::{
+    ConstitutionFixture, FULL_RECIPE, ProfileFixture, StageFixture,
+};
 
 /// The games and builds of these tests share two cores: one scenario at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
