@@ -16,7 +16,7 @@ use crate::support::c_engine_fixture::{
 };
 use crate::support::constitution_fixture::{ConstitutionFixture, ProfileFixture, StageFixture};
 use crate::support::fixture_repo::FixtureRepo;
-use crate::support::{Run, oracle};
+use crate::support::{Run, enterable_by_the_sandbox, oracle};
 
 /// The evaluation's attribute that compiles its popcount to the POPCNT instruction.
 const POPCNT_TARGET: &str = "__attribute__((noinline, target(\"popcnt\")))";
@@ -35,10 +35,7 @@ const COMMIT_DATE: &str = "Nov 14 2023 22:13:20";
 fn cache(name: &str) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let enterable = target.ancestors().all(|dir| {
-        fs::metadata(dir).is_ok_and(|metadata| metadata.permissions().mode() & 0o001 != 0)
-    });
-    let base = if enterable {
+    let base = if enterable_by_the_sandbox(target) {
         target.to_owned()
     } else {
         std::env::temp_dir()

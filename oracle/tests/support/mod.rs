@@ -6,6 +6,7 @@ pub mod constitution_fixture;
 pub mod fixture_repo;
 pub mod register_fixture;
 
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// The `oracle` binary Cargo built for these tests.
@@ -52,4 +53,19 @@ pub fn oracle(args: &[&str]) -> Run {
         .output()
         .expect("the oracle binary runs")
         .into()
+}
+/// The root of the repository these tests belong to (its scripts, workflows and engine).
+#[must_use]
+pub fn repository_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Whether the build sandbox's unprivileged user can enter `dir`: every directory above it lets
+/// others through. The tests may run as root, whose private directories are closed to that user.
+#[must_use]
+pub fn enterable_by_the_sandbox(dir: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    dir.ancestors().all(|dir| {
+        std::fs::metadata(dir).is_ok_and(|metadata| metadata.permissions().mode() & 0o001 != 0)
+    })
 }

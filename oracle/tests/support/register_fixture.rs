@@ -20,6 +20,7 @@ use oracle::stats::{Model, PentanomialCounts, SprtDecision, SprtParams, sprt_sta
 
 use super::constitution_fixture::{ConstitutionFixture, ProfileFixture, StageFixture};
 use super::fixture_repo::FixtureRepo;
+use super::{ORACLE, Run};
 
 /// The fixture's engine commits, oldest first, each a child of the one before: the digit that
 /// names it in [`binary`] and the bench signature of its binary.
@@ -120,7 +121,7 @@ impl Repo {
 
     /// Runs `oracle ARGS… --repo <this repo>`.
     #[must_use]
-    pub fn oracle(&self, args: &[&str]) -> Output {
+    pub fn oracle(&self, args: &[&str]) -> Run {
         oracle_at(self.path(), args)
     }
 
@@ -212,13 +213,14 @@ pub fn write_fixture(root: &Path) {
 
 /// Runs the oracle binary with `--repo root` appended.
 #[must_use]
-pub fn oracle_at(root: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oracle"))
+pub fn oracle_at(root: &Path, args: &[&str]) -> Run {
+    Command::new(ORACLE)
         .args(args)
         .arg("--repo")
         .arg(root)
         .output()
-        .unwrap()
+        .expect("the oracle binary runs")
+        .into()
 }
 
 /// Stdout of a finished command as text.

@@ -8,7 +8,8 @@ use std::process::Command;
 use oracle::integrity::sha256_hex;
 use serde_json::Value;
 
-use super::{Fixture, ORACLE, SERIAL, copy_tree, json};
+use super::{Fixture, SERIAL, copy_tree};
+use crate::support::ORACLE;
 
 /// Issue 12: a binding profile without a working sandbox stops before building, exit 2,
 /// saying what is missing (here bubblewrap is not on `PATH`).
@@ -116,15 +117,17 @@ fn a_poisoned_build_cache_is_detected_and_never_used() {
     let (bench, registered_sha256) = fixture.bench_of_worktree();
     let registered = fixture.register_genesis(&registered_sha256, bench);
     // The predecessor's build, taken from the shared cache into a private one that may be poisoned.
-    let built = json(&fixture.oracle(&[
-        "build",
-        &registered.to_string(),
-        "--repo",
-        &repo,
-        "--cache-dir",
-        &fixture.cache.display().to_string(),
-        "--json",
-    ]));
+    let built = fixture
+        .oracle(&[
+            "build",
+            &registered.to_string(),
+            "--repo",
+            &repo,
+            "--cache-dir",
+            &fixture.cache.display().to_string(),
+            "--json",
+        ])
+        .json();
     let shared_entry = Path::new(built["binary"].as_str().unwrap())
         .parent()
         .unwrap();

@@ -6,7 +6,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use super::{Fixture, ORACLE, SERIAL, step_names};
+use super::{Fixture, SERIAL, step_names};
+use crate::support::ORACLE;
 
 #[test]
 fn wrong_bench_trailer_is_an_error_before_any_game() {

@@ -9,8 +9,9 @@ use std::process::Command;
 use serde_json::Value;
 
 use super::{
-    CRIPPLE_SUBJECT, Fixture, ORACLE, SERIAL, assert_bound_before_games, copy_tree, counted_pairs,
+    CRIPPLE_SUBJECT, Fixture, SERIAL, assert_bound_before_games, copy_tree, counted_pairs,
 };
+use crate::support::ORACLE;
 
 #[test]
 fn killed_verify_resumes_without_replaying_finished_pairs() {

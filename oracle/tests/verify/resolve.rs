@@ -5,7 +5,8 @@
 use std::fs;
 use std::process::Command;
 
-use super::{Fixture, ORACLE, SERIAL, step_names};
+use super::{Fixture, SERIAL, step_names};
+use crate::support::ORACLE;
 
 /// A commit that changes nothing under `engine/` is not an engine change (exit 2, step 1), not a
 /// candidate without a `Bench:` trailer; `--out` is not even created, and no report is named.

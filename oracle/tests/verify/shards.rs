@@ -6,7 +6,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use super::{Fixture, ORACLE, SERIAL, assert_bound_before_games, counted_pairs};
+use super::{Fixture, SERIAL, assert_bound_before_games, counted_pairs};
+use crate::support::ORACLE;
 
 #[test]
 fn sharded_rounds_merged_between_rounds_reach_the_verdict() {

@@ -5,7 +5,7 @@ use std::fs;
 
 use serde_json::Value;
 
-use super::{Fixture, SERIAL, json};
+use super::{Fixture, SERIAL};
 
 /// Article 2.5: a change to time management plays the same games as its predecessor at every
 /// node limit. Both node stages end `indistinguishable` at their first look, and the verdict
@@ -84,10 +84,13 @@ fn a_time_management_change_is_judged_at_the_clock() {
         "{result:#}"
     );
     assert_eq!(result["appended"], "T-0002");
-    let verified = json(&fixture.oracle(&["register", "verify", "--repo", &repo, "--json"]));
+    let verified = fixture
+        .oracle(&["register", "verify", "--repo", &repo, "--json"])
+        .json();
     assert_eq!(verified["ok"], true, "{verified}");
-    let replay =
-        json(&fixture.oracle(&["register", "replay", "T-0002", "--repo", &repo, "--json"]));
+    let replay = fixture
+        .oracle(&["register", "replay", "T-0002", "--repo", &repo, "--json"])
+        .json();
     assert_eq!(replay["ok"], true, "{replay:#}");
     let report = fs::read_to_string(out.join("report.md")).unwrap();
     assert!(

@@ -3,16 +3,16 @@
 //! games replayed move for move by `oracle register replay --games`.
 
 use std::fs;
-use std::path::Path;
 use std::process::Command;
 
 use oracle::integrity::sha256_hex;
 use serde_json::Value;
 
 use super::{
-    CRIPPLE_SUBJECT, Fixture, ORACLE, PROOF, REVIEWER, SERIAL, assert_bound_before_games,
-    confirmation_text, json, step_names,
+    CRIPPLE_SUBJECT, Fixture, PROOF, REVIEWER, SERIAL, assert_bound_before_games,
+    confirmation_text, step_names,
 };
+use crate::support::{ORACLE, repository_root};
 
 #[test]
 fn much_stronger_candidate_is_a_gewinn_and_much_weaker_is_abgelehnt() {
@@ -66,14 +66,17 @@ fn much_stronger_candidate_is_a_gewinn_and_much_weaker_is_abgelehnt() {
         assert!(stderr.contains(line), "step {line} not reported:\n{stderr}");
     }
     assert_eq!(result["appended"], "T-0002");
-    let verified = json(&fixture.oracle(&["register", "verify", "--repo", &repo, "--json"]));
+    let verified = fixture
+        .oracle(&["register", "verify", "--repo", &repo, "--json"])
+        .json();
     assert_eq!(verified["ok"], true, "{verified}");
     assert_eq!(verified["n"], 2);
 
     // The auditor's replay rebuilds both recorded commits, re-gates, re-benches and
     // recomputes every statistic: every check passes.
-    let replay =
-        json(&fixture.oracle(&["register", "replay", "T-0002", "--repo", &repo, "--json"]));
+    let replay = fixture
+        .oracle(&["register", "replay", "T-0002", "--repo", &repo, "--json"])
+        .json();
     assert_eq!(replay["ok"], true, "{replay:#}");
     let names: Vec<&str> = replay["checks"]
         .as_array()
@@ -260,14 +263,17 @@ fn a_bit_identical_engine_change_is_gleich_without_games() {
         let report = fs::read_to_string(out.join("report.md")).unwrap();
         assert!(report.starts_with("# oracle verify: Gleich"), "{report}");
     }
-    let verified = json(&fixture.oracle(&["register", "verify", "--repo", &repo, "--json"]));
+    let verified = fixture
+        .oracle(&["register", "verify", "--repo", &repo, "--json"])
+        .json();
     assert_eq!(
         (&verified["ok"], &verified["n"]),
         (&Value::from(true), &Value::from(2)),
         "{verified}"
     );
-    let replay =
-        json(&fixture.oracle(&["register", "replay", "T-0002", "--repo", &repo, "--json"]));
+    let replay = fixture
+        .oracle(&["register", "replay", "T-0002", "--repo", &repo, "--json"])
+        .json();
     assert_eq!(replay["ok"], true, "{replay:#}");
     let checks = replay["checks"].as_array().unwrap();
     let verdict = checks.iter().find(|c| c["name"] == "verdict").unwrap();
@@ -345,7 +351,7 @@ fn an_entrys_games_replay_move_for_move_and_a_changed_move_is_named() {
     );
     assert_eq!(code, 0, "{stderr}\n{result:#}");
     assert_eq!(result["appended"], "T-0002");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/keep-evidence.sh");
+    let script = repository_root().join("scripts/keep-evidence.sh");
     let kept = Command::new("bash")
         .arg(script)
         .arg(out.path())
