@@ -35,16 +35,17 @@ old_oracle=$(realpath "$old_oracle")
 root=$(git rev-parse --show-toplevel)
 cd "$root"
 
-# FILE::TEST for each attack of issue 12 (and the hostile inputs that used to panic).
+# Each attack of issue 12 (and the hostile inputs that used to panic) by its test's path in the
+# integration test binary (oracle/tests/main.rs).
 round_2=(
   play::a_candidate_cannot_kill_stop_or_overwrite_its_opponent
   play::merge_refuses_forged_shards_naming_file_and_field
-  verify::a_poisoned_build_cache_is_detected_and_never_used
-  verify::a_forged_shard_is_refused_naming_file_and_field
-  verify::root_build_files_and_engine_build_hooks_are_refused_at_step_1
-  verify::a_binding_profile_without_a_sandbox_stops_before_building
-  verify::a_predecessor_disconnect_voids_the_stage
-  verify::an_out_dir_that_is_not_utf8_is_refused_before_any_build
+  verify::bind::a_poisoned_build_cache_is_detected_and_never_used
+  verify::shards::a_forged_shard_is_refused_naming_file_and_field
+  verify::resolve::root_build_files_and_engine_build_hooks_are_refused_at_step_1
+  verify::bind::a_binding_profile_without_a_sandbox_stops_before_building
+  verify::stages::a_predecessor_disconnect_voids_the_stage
+  verify::out_dir::an_out_dir_that_is_not_utf8_is_refused_before_any_build
   register_append::append_refuses_what_does_not_belong_in_the_register
   register_append::a_sharded_gewinn_accepted_below_walds_bound_is_appended_verified_and_replayed
   register::verify_and_replay_refuse_bounds_narrowed_beyond_any_overshoot
@@ -57,16 +58,16 @@ round_2=(
 round_3=(
   register::verify_with_nothing_to_verify_is_bad_input
   play::an_overlong_line_is_a_malformed_line_that_loses
-  verify::a_build_script_key_spelled_with_an_escape_is_refused_at_step_1
+  verify::resolve::a_build_script_key_spelled_with_an_escape_is_refused_at_step_1
   build::a_blob_past_the_file_bound_is_refused_before_it_is_inflated
   register::verify_refuses_an_entry_file_past_the_record_bound
   play::merge_refuses_a_shard_whose_pgn_does_not_show_its_pairs
-  verify::a_shard_claiming_pairs_its_pgn_does_not_show_is_refused
+  verify::shards::a_shard_claiming_pairs_its_pgn_does_not_show_is_refused
   play::an_engine_that_never_joins_its_search_threads_plays_its_games_out
   play::no_engine_remembers_a_game_in_the_next_one
   play::thinking_in_a_ping_is_charged
-  verify::a_candidate_that_faults_past_the_limit_is_abgelehnt_not_void
-  verify::a_candidate_that_searches_more_than_told_is_faulted
+  verify::stages::a_candidate_that_faults_past_the_limit_is_abgelehnt_not_void
+  verify::stages::a_candidate_that_searches_more_than_told_is_faulted
   build::a_build_cannot_compile_a_host_file_into_the_binary
 )
 tests=("$@")
@@ -81,38 +82,28 @@ if [[ ${#tests[@]} -eq 0 ]]; then
   esac
 fi
 
-files=$(printf '%s\n' "${tests[@]}" | sed 's/::.*//' | sort -u)
-test_args=()
-for file in $files; do
-  test_args+=(--test "$file")
-done
 target=$(cargo metadata --format-version 1 --no-deps | grep -o '"target_directory":"[^"]*"' | cut -d'"' -f4)
 oracle="$target/debug/oracle"
-built=$(cargo test -p oracle --no-run "${test_args[@]}" 2>&1 | tee /dev/stderr)
-executable() {
-  sed -n "s|^ *Executable tests/$1\.rs (\(.*\))$|\1|p" <<<"$built" | tail -1
-}
+built=$(cargo test -p oracle --no-run --test integration 2>&1 | tee /dev/stderr)
+exe=$(sed -n 's|^ *Executable tests/main\.rs (\(.*\))$|\1|p' <<<"$built" | tail -1)
+if [[ -z $exe ]]; then
+  echo "attack-regression: no integration test executable" >&2
+  exit 2
+fi
+# Relative paths in cargo's output are relative to the workspace root.
+[[ $exe = /* ]] || exe="$root/$exe"
 
 failures=0
 for entry in "${tests[@]}"; do
-  file=${entry%%::*}
-  name=${entry#*::}
-  exe=$(executable "$file")
-  if [[ -z $exe ]]; then
-    echo "attack-regression: no test executable for $file" >&2
-    exit 2
-  fi
-  # Relative paths in cargo's output are relative to the workspace root.
-  [[ $exe = /* ]] || exe="$root/$exe"
   log_now=$(mktemp)
   log_old=$(mktemp)
-  if "$exe" --exact "$name" --test-threads 1 >"$log_now" 2>&1; then now=pass; else now=FAIL; fi
+  if "$exe" --exact "$entry" --test-threads 1 >"$log_now" 2>&1; then now=pass; else now=FAIL; fi
   mounts="mount --bind \"\$0\" \"\$1\""
   if [[ -n $old_tree ]]; then
     mounts+=" && mount --bind \"\$2/.github\" \"\$3/.github\""
   fi
   if unshare --mount sh -c "$mounts && exec \"\$4\" --exact \"\$5\" --test-threads 1" \
-    "$old_oracle" "$oracle" "${old_tree:-.}" "$root" "$exe" "$name" >"$log_old" 2>&1; then
+    "$old_oracle" "$oracle" "${old_tree:-.}" "$root" "$exe" "$entry" >"$log_old" 2>&1; then
     old=pass
   else
     old=FAIL

@@ -4,7 +4,7 @@
 //! is a thin command line over them.
 
 pub mod book;
-pub mod build;
+pub mod builder;
 pub mod gate;
 pub mod governance;
 pub mod init;

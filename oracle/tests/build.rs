@@ -1,12 +1,11 @@
 //! `oracle build` on fixture repositories: bit-identical rebuilds, the cache, "not
 //! reproducible", refused trees and the sandbox (network, writes outside the build dir).
 
-mod build_support;
-
 use std::path::PathBuf;
 
-use build_support::{FixtureRepo, Run, oracle, shared_cache};
-use oracle::build::Isolation;
+use crate::support::fixture_repo::{self, FixtureRepo, shared_cache};
+use crate::support::{Run, oracle};
+use oracle::builder::Isolation;
 
 /// A cheaper recipe than the standard one (no LTO): these tests are about the mechanics of
 /// reproducibility, the gate tests build with the standard recipe.
@@ -224,8 +223,8 @@ fn refused_trees_and_bad_revisions() {
     let repo = FixtureRepo::new();
     let commit = repo.commit(
         &[
-            ("Cargo.toml", build_support::MANIFEST),
-            ("Cargo.lock", build_support::LOCK),
+            ("Cargo.toml", fixture_repo::MANIFEST),
+            ("Cargo.lock", fixture_repo::LOCK),
             ("src/main.rs", HELLO),
             (
                 ".cargo/config.toml",
@@ -290,8 +289,8 @@ fn a_blob_past_the_file_bound_is_refused_before_it_is_inflated() {
     let zeros = "0".repeat(80 << 20);
     let commit = repo.commit(
         &[
-            ("Cargo.toml", build_support::MANIFEST),
-            ("Cargo.lock", build_support::LOCK),
+            ("Cargo.toml", fixture_repo::MANIFEST),
+            ("Cargo.lock", fixture_repo::LOCK),
             ("src/main.rs", HELLO),
             ("src/net.bin", &zeros),
         ],

@@ -4,19 +4,19 @@
 //! `oracle build` with a make recipe, and `oracle verify` under a constitution whose `engine:`
 //! section states the make build, the scope `src/`, the bench, the gate and the options.
 
-mod build_support;
-mod c_engine_fixture;
-mod constitution_fixture;
-
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use build_support::{FixtureRepo, Run, oracle};
-use c_engine_fixture::{ENGINE, MAKEFILE, bench_of, compile, grouped, stronger_engine};
-use constitution_fixture::{ConstitutionFixture, ProfileFixture, StageFixture};
 use oracle::integrity::sha256_hex;
 use serde_json::Value;
+
+use crate::support::c_engine_fixture::{
+    BOOK, ENGINE, MAKEFILE, bench_of, compile, grouped, stronger_engine,
+};
+use crate::support::constitution_fixture::{ConstitutionFixture, ProfileFixture, StageFixture};
+use crate::support::fixture_repo::FixtureRepo;
+use crate::support::{Run, enterable_by_the_sandbox, oracle};
 
 /// The evaluation's attribute that compiles its popcount to the POPCNT instruction.
 const POPCNT_TARGET: &str = "__attribute__((noinline, target(\"popcnt\")))";
@@ -27,25 +27,15 @@ const NO_POPCNT_TARGET: &str = "__attribute__((noinline))";
 /// The make build of the tests: the fixture's Makefile, called with `EXE={out}`.
 const MAKE_BUILD: &str = "kind: make\ncommand: make EXE={out}\ncompiler: cc\n";
 
-/// Fixture commits are made at this time (`build_support`): 2023-11-14 22:13:20 UTC.
+/// Fixture commits are made at this time (`support::fixture_repo`): 2023-11-14 22:13:20 UTC.
 const COMMIT_DATE: &str = "Nov 14 2023 22:13:20";
-
-const BOOK: &str = "\
-rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -
-rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -
-rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -
-rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq -
-";
 
 /// A build cache the sandbox's unprivileged user can enter (the tests may run as root, whose
 /// temporary directories are closed to it): under the test target directory, else `/tmp`.
 fn cache(name: &str) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let enterable = target.ancestors().all(|dir| {
-        fs::metadata(dir).is_ok_and(|metadata| metadata.permissions().mode() & 0o001 != 0)
-    });
-    let base = if enterable {
+    let base = if enterable_by_the_sandbox(target) {
         target.to_owned()
     } else {
         std::env::temp_dir()

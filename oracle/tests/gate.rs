@@ -1,11 +1,10 @@
 //! The build-shape gate and the bench signature on real builds of fixture
 //! engines (docs/architecture.md).
 
-mod build_support;
-
-use build_support::{
-    FixtureRepo, HELPER_INLINED, HELPER_OUT_OF_LINE, build_binary, engine_source, oracle,
+use crate::support::fixture_repo::{
+    FixtureRepo, HELPER_INLINED, HELPER_OUT_OF_LINE, build_binary, engine_source,
 };
+use crate::support::{ORACLE, oracle};
 
 fn gate_json(binary: &std::path::Path) -> (i32, serde_json::Value) {
     let run = oracle(&["gate", binary.to_str().unwrap(), "--json"]);
@@ -79,10 +78,10 @@ fn the_dispatched_popcnt_evaluation_passes_and_a_stripped_copy_fails_closed() {
     let signature = bench.json();
     assert_eq!(signature["deterministic"], true);
     assert_eq!(signature["runs"].as_array().unwrap().len(), 2);
-    let trailer = oracle::build::bench::bench_trailer(
+    let trailer = oracle::builder::bench::bench_trailer(
         &repo.repo,
         commit,
-        &oracle::build::bench::TrailerForm::standard(),
+        &oracle::builder::bench::TrailerForm::standard(),
     )
     .unwrap();
     assert_eq!(
@@ -136,10 +135,9 @@ fn gate_errors_and_missing_symbols() {
     let run = oracle(&["gate", text.to_str().unwrap()]);
     assert_eq!(run.code, 2, "{run:?}");
 
-    let oracle_binary = env!("CARGO_BIN_EXE_oracle");
     let run = oracle(&[
         "gate",
-        oracle_binary,
+        ORACLE,
         "--symbol",
         "coherent_evaluate_popcnt",
         "--json",

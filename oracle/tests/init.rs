@@ -1,25 +1,18 @@
 //! `oracle init` on real git repositories, driven through the real `oracle` binary: the C engine
 //! fixture (`fixtures/c-engine/`, a Makefile that honours `EXE=`, benches in several engines'
 //! formats, and no search before `Threads` and `Hash` are set) and a small Cargo engine
-//! (`build_support`). Each detection path, each "cannot tell" message, the refusal to overwrite,
-//! and that `oracle register verify` and `oracle verify --profile smoke` then work.
-
-mod build_support;
-mod c_engine_fixture;
+//! (`support::fixture_repo`). Each detection path, each "cannot tell" message, the refusal to
+//! overwrite, and that `oracle register verify` and `oracle verify --profile smoke` then work.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use build_support::{Run, engine_source, oracle};
-use c_engine_fixture::{ENGINE, MAKEFILE, bench_of, grouped, stronger_engine};
-
-const BOOK: &str = "\
-rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -
-rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -
-rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -
-rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq -
-";
+use crate::support::c_engine_fixture::{
+    BOOK, ENGINE, MAKEFILE, bench_of, grouped, stronger_engine,
+};
+use crate::support::fixture_repo::{self, engine_source};
+use crate::support::{Run, oracle};
 
 /// A build cache the sandbox's unprivileged user can enter (the tests may run as root, whose
 /// temporary directories are closed to it), outside any Cargo workspace (a Cargo build there
@@ -321,11 +314,11 @@ fn the_books_are_generated_with_the_engine_when_none_is_given() {
 #[test]
 fn a_cargo_engine_is_the_cargo_kind() {
     let repo = Repo::with(&[
-        ("Cargo.toml", build_support::MANIFEST),
-        ("Cargo.lock", build_support::LOCK),
+        ("Cargo.toml", fixture_repo::MANIFEST),
+        ("Cargo.lock", fixture_repo::LOCK),
         (
             "src/main.rs",
-            &engine_source(3, build_support::HELPER_INLINED),
+            &engine_source(3, fixture_repo::HELPER_INLINED),
         ),
         ("rust-toolchain.toml", "[toolchain]\nchannel = \"1.95.0\"\n"),
     ]);

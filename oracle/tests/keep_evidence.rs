@@ -5,10 +5,11 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
 
+use crate::support::repository_root;
+
 fn keep(repo: &Path, out: &str, id: &str) -> Output {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/keep-evidence.sh");
     Command::new("bash")
-        .arg(script)
+        .arg(repository_root().join("scripts/keep-evidence.sh"))
         .args([out, id])
         .current_dir(repo)
         .output()

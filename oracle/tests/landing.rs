@@ -1,12 +1,10 @@
 //! `scripts/check-landing.sh paths`: what a push to main may change, checked from git alone
 //! before the `register` workflow builds anything (docs/ci-trust.md).
 
-mod build_support;
-
-use std::path::Path;
 use std::process::{Command, Output};
 
-use build_support::FixtureRepo;
+use crate::support::fixture_repo::FixtureRepo;
+use crate::support::repository_root;
 
 /// The tree of main before the push: an engine, a root build file, the genesis entry.
 const BEFORE: &[(&str, &str)] = &[
@@ -17,9 +15,8 @@ const BEFORE: &[(&str, &str)] = &[
 
 /// Runs the script at HEAD of `repo` against `before`.
 fn check(repo: &FixtureRepo, before: &str) -> Output {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/check-landing.sh");
     Command::new("bash")
-        .arg(script)
+        .arg(repository_root().join("scripts/check-landing.sh"))
         .args(["paths", before])
         .current_dir(repo.path())
         .output()

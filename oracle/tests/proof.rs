@@ -2,11 +2,10 @@
 //! that asks the solver (`oracle tb probe --moves`) and a broken one that only sends `0000`.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
-const ORACLE: &str = env!("CARGO_BIN_EXE_oracle");
+use crate::support::{ORACLE, oracle};
 
 /// A UCI engine as a shell script; `go` runs `answer` with `$fen` and `$moves` set.
 fn script_engine(dir: &Path, name: &str, answer: &str) -> PathBuf {
@@ -59,21 +58,23 @@ fn fixture() -> Fixture {
 }
 
 impl Fixture {
+    /// Runs `oracle proof` with the fixture's table cache; (exit code, stdout, stderr).
     fn oracle(&self, args: &[&str]) -> (i32, String, String) {
         // The perfect engine asks the oracle's solver: it must run outside the sandbox.
-        let out = Command::new(ORACLE)
-            .arg("proof")
-            .arg("--no-sandbox")
-            .arg("--cache-dir")
-            .arg(self.dir.path().join("tb"))
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            out.status.code().unwrap(),
-            String::from_utf8(out.stdout).unwrap(),
-            String::from_utf8(out.stderr).unwrap(),
-        )
+        let cache = self.dir.path().join("tb");
+        let run = oracle(
+            &[
+                &[
+                    "proof",
+                    "--no-sandbox",
+                    "--cache-dir",
+                    cache.to_str().unwrap(),
+                ],
+                args,
+            ]
+            .concat(),
+        );
+        (run.code, run.stdout, run.stderr)
     }
 
     fn spec(&self, name: &str, text: &str) -> String {
@@ -229,16 +230,9 @@ fn study_reports_counts_paired_table_and_sign_test() {
 fn tb_probe_and_generate() {
     let dir = tempfile::tempdir().unwrap();
     let tb = |args: &[&str]| {
-        let out = Command::new(ORACLE)
-            .args(["tb", "--cache-dir"])
-            .arg(dir.path())
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            out.status.code().unwrap(),
-            String::from_utf8(out.stdout).unwrap(),
-        )
+        let cache = dir.path().to_str().unwrap();
+        let run = oracle(&[&["tb", "--cache-dir", cache], args].concat());
+        (run.code, run.stdout)
     };
     // Black takes the loose queen: a draw.
     let (code, out) = tb(&["probe", "8/8/8/8/8/8/2k5/K2Q4 b - - 0 1", "--json"]);

@@ -1,11 +1,9 @@
 //! The register end to end: verify, show, replay, genesis, and the tamper cases.
 
-mod build_support;
-mod register_fixture;
-
 use oracle::governance::entry::{Entry, StageRecord, StageState, Verdict};
 use oracle::stats::{Model, PentanomialCounts, SprtParams, sprt_status};
-use register_fixture::{Repo, measure, redecide, sample_entries, stdout};
+
+use crate::support::register_fixture::{self, Repo, measure, redecide, sample_entries};
 
 #[test]
 fn sample_register_has_the_intended_verdicts_and_verifies() {
@@ -29,13 +27,12 @@ fn sample_register_has_the_intended_verdicts_and_verifies() {
     let repo = Repo::new();
     repo.write_register(&entries);
     let output = repo.oracle(&["register", "verify"]);
-    assert!(output.status.success(), "{}", stdout(&output));
+    assert_eq!(output.code, 0, "{}", output.stdout);
     let head = oracle::governance::hash::Sha256Hex::of(
         &std::fs::read(repo.entry_path("T-0005.yaml")).unwrap(),
     );
-    assert_eq!(stdout(&output), format!("head={head} n=5\n"));
-    let report: serde_json::Value =
-        serde_json::from_slice(&repo.oracle(&["register", "verify", "--json"]).stdout).unwrap();
+    assert_eq!(output.stdout, format!("head={head} n=5\n"));
+    let report: serde_json::Value = repo.oracle(&["register", "verify", "--json"]).json();
     assert_eq!(
         report,
         serde_json::json!({
@@ -62,20 +59,17 @@ fn korrektur_books_its_deficit_and_replay_recomputes_every_entry() {
     assert_eq!(korrektur.loss_budget.used_after, deficit);
     for id in ["T-0001", "T-0002", "T-0003", "T-0004", "T-0005"] {
         let output = repo.oracle(&["register", "replay", id, "--statistics-only"]);
-        assert!(output.status.success(), "{id}: {}", stdout(&output));
+        assert_eq!(output.code, 0, "{id}: {}", output.stdout);
     }
-    let report: serde_json::Value = serde_json::from_slice(
-        &repo
-            .oracle(&[
-                "register",
-                "replay",
-                "T-0002",
-                "--statistics-only",
-                "--json",
-            ])
-            .stdout,
-    )
-    .unwrap();
+    let report = repo
+        .oracle(&[
+            "register",
+            "replay",
+            "T-0002",
+            "--statistics-only",
+            "--json",
+        ])
+        .json();
     let checks = report["checks"].as_array().unwrap();
     assert!(
         checks.len() >= 15 && checks.iter().all(|c| c["pass"] == true),
@@ -91,18 +85,14 @@ fn replay_catches_a_statistic_that_does_not_follow_from_the_counts() {
     entries[1].stages[1].pentanomial = [160, 408, 704, 256, 72];
     repo.write_register(&entries);
     let (code, text) = verify(&repo);
-    assert_eq!(
-        code,
-        Some(1),
-        "verify recomputes the statistics too: {text}"
-    );
+    assert_eq!(code, 1, "verify recomputes the statistics too: {text}");
     assert!(
         text.contains("T-0002.yaml") && text.contains("recomputed stage long: llr"),
         "{text}"
     );
     let output = repo.oracle(&["register", "replay", "T-0002", "--statistics-only"]);
-    assert_eq!(output.status.code(), Some(1));
-    let text = stdout(&output);
+    assert_eq!(output.code, 1);
+    let text = &output.stdout;
     assert!(
         text.contains("FAIL stage long: llr") && text.contains("FAIL verdict"),
         "{text}"
@@ -130,17 +120,17 @@ fn verify_and_replay_refuse_bounds_narrowed_beyond_any_overshoot() {
     (weakened.lower, weakened.upper) = (-0.05, 0.05);
     repo.write_register(&entries);
     let (code, text) = verify(&repo);
-    assert_eq!(code, Some(1), "{text}");
+    assert_eq!(code, 1, "{text}");
     assert!(
         text.contains("T-0002.yaml") && text.contains("recomputed stage short: bounds"),
         "{text}"
     );
     let output = repo.oracle(&["register", "replay", "T-0002", "--statistics-only"]);
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.code, 1);
     assert!(
-        stdout(&output).contains("FAIL stage short: bounds"),
+        output.stdout.contains("FAIL stage short: bounds"),
         "{}",
-        stdout(&output)
+        output.stdout
     );
 }
 
@@ -154,7 +144,7 @@ fn verify_and_replay_name_counts_and_looks_out_of_range() {
     entries[1].stages[1].look_pairs = Some(u64::MAX);
     repo.write_register(&entries);
     let (code, text) = verify(&repo);
-    assert_eq!(code, Some(1), "{text}");
+    assert_eq!(code, 1, "{text}");
     for expected in [
         "T-0002.yaml: stage `short`: pentanomial sums to more than 9007199254740992 pairs",
         "T-0002.yaml: recomputed stage long: pairs per look: 18446744073709551615 pairs per look",
@@ -162,8 +152,8 @@ fn verify_and_replay_name_counts_and_looks_out_of_range() {
         assert!(text.contains(expected), "`{expected}` missing: {text}");
     }
     let output = repo.oracle(&["register", "replay", "T-0002", "--statistics-only"]);
-    assert_eq!(output.status.code(), Some(1));
-    let text = stdout(&output);
+    assert_eq!(output.code, 1);
+    let text = &output.stdout;
     assert!(
         text.contains("FAIL stage short: pairs and games")
             && text.contains("FAIL stage long: pairs per look"),
@@ -177,12 +167,13 @@ fn verify_of_a_repository_that_does_not_exist_is_bad_input() {
     let parent = tempfile::tempdir().unwrap();
     let missing = parent.path().join("no-such-repo");
     let output = register_fixture::oracle_at(&missing, &["register", "verify"]);
-    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    assert_eq!(output.code, 2, "{}", output.stdout);
     assert!(
-        String::from_utf8_lossy(&output.stderr)
+        output
+            .stderr
             .contains(&missing.join("register").display().to_string()),
         "{}",
-        String::from_utf8_lossy(&output.stderr)
+        output.stderr
     );
 }
 
@@ -199,9 +190,9 @@ fn verify_with_nothing_to_verify_is_bad_input() {
             std::fs::write(dir.join(".lock"), b"").unwrap();
         }
         let output = register_fixture::oracle_at(root.path(), &["register", "verify"]);
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{case}: {}", stdout(&output));
-        assert!(stdout(&output).is_empty(), "{case}: {}", stdout(&output));
+        let stderr = &output.stderr;
+        assert_eq!(output.code, 2, "{case}: {}", output.stdout);
+        assert!(output.stdout.is_empty(), "{case}: {}", output.stdout);
         assert!(
             stderr.contains(&dir.display().to_string()) && stderr.contains(expected),
             "{case}: {stderr}"
@@ -220,8 +211,8 @@ fn verify_refuses_an_entry_file_past_the_record_bound() {
     bytes.resize(bytes.len() + (64 << 20), b'\n');
     std::fs::write(&path, bytes).unwrap();
     let output = repo.oracle(&["register", "verify"]);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{}{stderr}", stdout(&output));
+    let stderr = &output.stderr;
+    assert_eq!(output.code, 2, "{}{stderr}", output.stdout);
     assert!(
         stderr.contains(&path.display().to_string()) && stderr.contains("larger than"),
         "{stderr}"
@@ -229,9 +220,9 @@ fn verify_refuses_an_entry_file_past_the_record_bound() {
 }
 
 /// Verifies and returns (exit code, stdout).
-fn verify(repo: &Repo) -> (Option<i32>, String) {
+fn verify(repo: &Repo) -> (i32, String) {
     let output = repo.oracle(&["register", "verify"]);
-    (output.status.code(), stdout(&output))
+    (output.code, output.stdout)
 }
 
 /// Replaces `from` by `to` in one register file.
@@ -253,7 +244,7 @@ fn tamper_edit_a_verdict() {
         "verdict: abgelehnt",
     );
     let (code, text) = verify(&repo);
-    assert_eq!(code, Some(1));
+    assert_eq!(code, 1);
     assert!(
         text.contains(
             "T-0002.yaml: verdict abgelehnt does not follow from the evidence, which gives gewinn"
@@ -274,7 +265,7 @@ fn tamper_edit_the_newest_verdict() {
         "verdict: korrektur",
     );
     let (code, text) = verify(&repo);
-    assert_eq!(code, Some(1));
+    assert_eq!(code, 1);
     assert!(
         text.contains("T-0005.yaml: verdict korrektur does not follow from the evidence"),
         "{text}"
@@ -287,7 +278,7 @@ fn tamper_requote_a_value() {
     repo.write_register(&sample_entries());
     edit(&repo, "T-0005.yaml", "path: randfall", "path: \"randfall\"");
     let (code, text) = verify(&repo);
-    assert_eq!(code, Some(1));
+    assert_eq!(code, 1);
     assert!(
         text.contains("T-0005.yaml: not in canonical form: line 5 is `path: \"randfall\"`, canonical is `path: randfall`"),
         "{text}"
@@ -300,7 +291,7 @@ fn tamper_delete_a_middle_entry() {
     repo.write_register(&sample_entries());
     std::fs::remove_file(repo.entry_path("T-0003.yaml")).unwrap();
     let (code, text) = verify(&repo);
-    assert_eq!(code, Some(1));
+    assert_eq!(code, 1);
     assert!(
         text.contains("T-0003.yaml: is missing: numbering jumps to T-0004.yaml"),
         "{text}"
@@ -323,16 +314,16 @@ fn tamper_delete_the_newest_entry_is_caught_by_the_pinned_head() {
         .to_owned();
     std::fs::remove_file(repo.entry_path("T-0005.yaml")).unwrap();
     let output = repo.oracle(&["register", "verify", "--expect-head", &head]);
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.code, 1);
     assert!(
-        stdout(&output).contains("T-0004.yaml: head is "),
+        output.stdout.contains("T-0004.yaml: head is "),
         "{}",
-        stdout(&output)
+        output.stdout
     );
     assert!(
-        stdout(&output).contains(&format!("expected {head}")),
+        output.stdout.contains(&format!("expected {head}")),
         "{}",
-        stdout(&output)
+        output.stdout
     );
 }
 
@@ -347,7 +338,7 @@ fn tamper_reorder_two_entries() {
     std::fs::rename(&third, &second).unwrap();
     std::fs::rename(&swap, &third).unwrap();
     let (code, text) = verify(&repo);
-    assert_eq!(code, Some(1));
+    assert_eq!(code, 1);
     assert!(
         text.contains("T-0002.yaml: field `id` is T-0003 but the file is T-0002"),
         "{text}"
@@ -368,7 +359,7 @@ fn tamper_duplicate_prev() {
     let (old, new) = (fourth.prev_sha256.unwrap(), third.prev_sha256.unwrap());
     edit(&repo, "T-0004.yaml", old.as_str(), new.as_str());
     let (code, text) = verify(&repo);
-    assert_eq!(code, Some(1));
+    assert_eq!(code, 1);
     assert!(
         text.contains(&format!("T-0004.yaml: chain broken: prev_sha256 is {new}")),
         "{text}"
@@ -391,7 +382,7 @@ fn an_unknown_file_or_a_broken_schema_is_named() {
         "claimed_gain: 0.0",
     );
     let (code, text) = verify(&repo);
-    assert_eq!(code, Some(1));
+    assert_eq!(code, 1);
     assert!(
         text.contains("T-0006.yml: is not a register entry name (T-NNNN.yaml)"),
         "{text}"
@@ -407,26 +398,22 @@ fn show_lists_entries_and_renders_one() {
     let repo = Repo::new();
     repo.write_register(&sample_entries());
     let table = repo.oracle(&["register", "show"]);
-    assert!(table.status.success());
-    insta::assert_snapshot!("register_show_table", stdout(&table));
+    assert_eq!(table.code, 0);
+    insta::assert_snapshot!("register_show_table", table.stdout);
     let one = repo.oracle(&["register", "show", "T-0003"]);
-    assert!(one.status.success());
-    insta::assert_snapshot!("register_show_t0003", stdout(&one));
-    let json: serde_json::Value = serde_json::from_slice(
-        &repo
-            .oracle(&["register", "show", "T-0003", "--json"])
-            .stdout,
-    )
-    .unwrap();
+    assert_eq!(one.code, 0);
+    insta::assert_snapshot!("register_show_t0003", one.stdout);
+    let json = repo
+        .oracle(&["register", "show", "T-0003", "--json"])
+        .json();
     assert_eq!(json["verdict"], "korrektur");
     assert_eq!(json["stages"][1]["state"], "accept_h1");
-    let list: serde_json::Value =
-        serde_json::from_slice(&repo.oracle(&["register", "show", "--json"]).stdout).unwrap();
+    let list: serde_json::Value = repo.oracle(&["register", "show", "--json"]).json();
     assert_eq!(list["n"], 5);
     assert_eq!(list["entries"][4]["id"], "T-0005");
     let missing = repo.oracle(&["register", "show", "T-0009"]);
-    assert_eq!(missing.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&missing.stderr).contains("no readable entry T-0009"));
+    assert_eq!(missing.code, 2);
+    assert!(missing.stderr.contains("no readable entry T-0009"));
 }
 
 #[test]
@@ -464,25 +451,23 @@ fn genesis_only_into_an_empty_register() {
         "rustc 1.95.0 (59807616e 2026-04-14)",
     ];
     let first = repo.oracle(&args);
-    assert!(
-        first.status.success(),
-        "{}",
-        String::from_utf8_lossy(&first.stderr)
-    );
-    assert!(stdout(&first).starts_with("genesis T-0001\nhead="));
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert!(first.stdout.starts_with("genesis T-0001\nhead="));
     let entry = Entry::parse(&std::fs::read(repo.entry_path("T-0001.yaml")).unwrap()).unwrap();
     assert_eq!(
         (entry.verdict, entry.candidate.bench_nodes),
         (Verdict::Genesis, 695)
     );
     assert_eq!(entry.prev_sha256.unwrap().as_str(), "0".repeat(64));
-    assert!(repo.oracle(&["register", "verify"]).status.success());
+    assert_eq!(repo.oracle(&["register", "verify"]).code, 0);
     let again = repo.oracle(&args);
-    assert_eq!(again.status.code(), Some(1));
+    assert_eq!(again.code, 1);
     assert!(
-        stdout(&again).contains("refused: the register already has entries"),
+        again
+            .stdout
+            .contains("refused: the register already has entries"),
         "{}",
-        stdout(&again)
+        again.stdout
     );
     let bad = repo.oracle(&[
         "register",
@@ -496,9 +481,9 @@ fn genesis_only_into_an_empty_register() {
         "--bench",
         "1",
     ]);
-    assert_eq!(bad.status.code(), Some(2));
+    assert_eq!(bad.code, 2);
     assert!(
-        String::from_utf8_lossy(&bad.stderr)
+        bad.stderr
             .contains("--commit: `abc` is not a full git object id")
     );
 }
@@ -537,10 +522,9 @@ fn committed_fixture_repository_is_what_the_library_writes() {
             "{name} is stale: rerun with REGISTER_FIXTURE_UPDATE=1"
         );
     }
-    assert!(
-        register_fixture::oracle_at(&root, &["register", "verify"])
-            .status
-            .success()
+    assert_eq!(
+        register_fixture::oracle_at(&root, &["register", "verify"]).code,
+        0
     );
 }
 
@@ -571,7 +555,7 @@ fn a_hand_committed_entry_with_weakened_bounds_is_named() {
     let repo =
         hand_committed(|entry| remeasured(entry, |stage| (stage.elo0, stage.elo1) = (-10.0, 0.0)));
     let (code, text) = verify(&repo);
-    assert_eq!(code, Some(1), "{text}");
+    assert_eq!(code, 1, "{text}");
     for expected in [
         "T-0002.yaml: stage `short`: field `elo0` is -10, profile `bound` stage `short` has 0",
         "T-0002.yaml: stage `long`: field `elo1` is 0, profile `bound` stage `long` has 10",
@@ -585,7 +569,7 @@ fn a_hand_committed_entry_with_weakened_bounds_is_named() {
 fn a_hand_committed_entry_with_another_alpha_is_named() {
     let repo = hand_committed(|entry| remeasured(entry, |stage| stage.alpha = 0.2));
     let (code, text) = verify(&repo);
-    assert_eq!(code, Some(1), "{text}");
+    assert_eq!(code, 1, "{text}");
     assert!(
         text.contains(
             "T-0002.yaml: stage `short`: field `alpha` is 0.2, profile `bound` stage `short` has 0.05"
@@ -600,7 +584,7 @@ fn a_hand_committed_entry_with_a_forged_predecessor_binary_is_named() {
     // Engine 5's binary, from a commit that does descend from the current engine's.
     let repo = hand_committed(|entry| entry.predecessor = Some(register_fixture::engine('5')));
     let (code, text) = verify(&repo);
-    assert_eq!(code, Some(1), "{text}");
+    assert_eq!(code, 1, "{text}");
     let current = register_fixture::engine('1').binary_sha256;
     assert!(
         text.contains(&format!(
@@ -618,7 +602,7 @@ fn a_hand_committed_entry_under_another_constitution_or_commit_is_named() {
     let claimed = weaker.clone();
     let repo = hand_committed(move |entry| entry.constitution_sha256 = claimed);
     let (code, text) = verify(&repo);
-    assert_eq!(code, Some(1), "{text}");
+    assert_eq!(code, 1, "{text}");
     let at = register_fixture::engine('1').commit;
     assert!(
         text.contains(&format!(
@@ -633,7 +617,7 @@ fn a_hand_committed_entry_under_another_constitution_or_commit_is_named() {
         entry.predecessor.as_mut().unwrap().commit = register_fixture::git_id('f');
     });
     let (code, text) = verify(&repo);
-    assert_eq!(code, Some(1), "{text}");
+    assert_eq!(code, 1, "{text}");
     assert!(
         text.contains(&format!(
             "T-0002.yaml: field `predecessor.commit`: commit {} is not in the repository, whose \
@@ -653,7 +637,7 @@ fn a_predecessor_commit_older_than_the_current_engine_is_named() {
     entries[2].predecessor.as_mut().unwrap().commit = older.clone();
     repo.write_register(&entries);
     let (code, text) = verify(&repo);
-    assert_eq!(code, Some(1), "{text}");
+    assert_eq!(code, 1, "{text}");
     assert!(
         text.contains(&format!(
             "T-0003.yaml: field `predecessor.commit`: {older} is neither the current engine's \
@@ -686,8 +670,8 @@ fn a_shallow_clone_lists_what_it_cannot_check_and_still_checks_the_rest() {
     repo.commit_all("register: the sample entries");
     let shallow = clone(&repo);
     let output = register_fixture::oracle_at(shallow.path(), &["register", "verify"]);
-    let text = stdout(&output);
-    assert_eq!(output.status.code(), Some(0), "{text}");
+    let text = &output.stdout;
+    assert_eq!(output.code, 0, "{text}");
     assert!(
         text.contains(&format!(
             "T-0003.yaml: unchecked: rules taken from the work tree's constitution/constitution.yaml, \
@@ -697,10 +681,8 @@ fn a_shallow_clone_lists_what_it_cannot_check_and_still_checks_the_rest() {
         )),
         "{text}"
     );
-    let report: serde_json::Value = serde_json::from_slice(
-        &register_fixture::oracle_at(shallow.path(), &["register", "verify", "--json"]).stdout,
-    )
-    .unwrap();
+    let report =
+        register_fixture::oracle_at(shallow.path(), &["register", "verify", "--json"]).json();
     assert_eq!(report["ok"], true, "{report}");
     assert_eq!(
         report["unchecked"].as_array().map(Vec::len),
@@ -711,11 +693,13 @@ fn a_shallow_clone_lists_what_it_cannot_check_and_still_checks_the_rest() {
     let forged = hand_committed(|entry| entry.predecessor = Some(register_fixture::engine('5')));
     let shallow = clone(&forged);
     let output = register_fixture::oracle_at(shallow.path(), &["register", "verify"]);
-    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    assert_eq!(output.code, 1, "{}", output.stdout);
     assert!(
-        stdout(&output).contains("T-0002.yaml: field `predecessor.binary_sha256`"),
+        output
+            .stdout
+            .contains("T-0002.yaml: field `predecessor.binary_sha256`"),
         "{}",
-        stdout(&output)
+        output.stdout
     );
 }
 
@@ -747,25 +731,21 @@ fn gleich_verifies_only_with_bit_identical_binaries() {
     entries.push(gleich.clone());
     repo.write_register(&entries);
     let (code, text) = verify(&repo);
-    assert_eq!(code, Some(0), "{text}");
+    assert_eq!(code, 0, "{text}");
     let replay = repo.oracle(&["register", "replay", "T-0006", "--statistics-only"]);
-    assert_eq!(replay.status.code(), Some(0), "{}", stdout(&replay));
+    assert_eq!(replay.code, 0, "{}", replay.stdout);
 
     gleich.candidate = binary('3', 695);
     *entries.last_mut().unwrap() = gleich;
     repo.write_register(&entries);
     let (code, text) = verify(&repo);
-    assert_eq!(code, Some(1), "{text}");
+    assert_eq!(code, 1, "{text}");
     assert!(
         text.contains("T-0006.yaml: verdict gleich needs bit-identical binaries")
             && text.contains("T-0006.yaml: verdict gleich does not follow from the evidence, which gives abgelehnt"),
         "{text}"
     );
     let replay = repo.oracle(&["register", "replay", "T-0006", "--statistics-only"]);
-    assert_eq!(replay.status.code(), Some(1), "{}", stdout(&replay));
-    assert!(
-        stdout(&replay).contains("FAIL verdict"),
-        "{}",
-        stdout(&replay)
-    );
+    assert_eq!(replay.code, 1, "{}", replay.stdout);
+    assert!(replay.stdout.contains("FAIL verdict"), "{}", replay.stdout);
 }

@@ -1,16 +1,15 @@
 //! `oracle register append`: locking, refusals, crash safety.
 
-mod build_support;
-mod register_fixture;
-
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use oracle::governance::entry::{Entry, PathKind, StageRecord, StageState};
 use oracle::stats::{Model, PentanomialCounts, SequentialSprt, SprtDecision, SprtParams};
-use register_fixture::{
-    Repo, at, binary, engine, genesis_entry, git_id, sample_entries, stage, stdout, tested_entry,
+
+use crate::support::register_fixture::{
+    Repo, at, binary, engine, genesis_entry, git_id, sample_entries, stage, tested_entry,
 };
+use crate::support::{ORACLE, Run};
 
 /// A draft Gewinn of the fixture's binding profile: id, prev_sha256 and recorded_at null.
 fn draft() -> Entry {
@@ -112,16 +111,11 @@ fn a_draft_is_completed_and_appended_as_the_next_entry() {
     let repo = repo_with_genesis();
     let file = write_draft(&repo, "draft.yaml", &draft());
     let output = repo.oracle(&["register", "append", &file]);
+    assert_eq!(output.code, 0, "{}{}", output.stdout, output.stderr);
     assert!(
-        output.status.success(),
-        "{}{}",
-        stdout(&output),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(
-        stdout(&output).starts_with("appended T-0002\nhead="),
+        output.stdout.starts_with("appended T-0002\nhead="),
         "{}",
-        stdout(&output)
+        output.stdout
     );
     let written = Entry::parse(&std::fs::read(repo.entry_path("T-0002.yaml")).unwrap()).unwrap();
     let genesis_hash = oracle::governance::hash::Sha256Hex::of(
@@ -130,8 +124,7 @@ fn a_draft_is_completed_and_appended_as_the_next_entry() {
     assert_eq!(written.prev_sha256, Some(genesis_hash));
     assert!(written.recorded_at.is_some());
     // Verified in full: its rules read from its predecessor commit, its custody checked.
-    let report: serde_json::Value =
-        serde_json::from_slice(&repo.oracle(&["register", "verify", "--json"]).stdout).unwrap();
+    let report: serde_json::Value = repo.oracle(&["register", "verify", "--json"]).json();
     assert_eq!(
         (&report["ok"], &report["unchecked"]),
         (&serde_json::json!(true), &serde_json::json!([])),
@@ -171,11 +164,10 @@ fn a_sharded_gewinn_accepted_below_walds_bound_is_appended_verified_and_replayed
         &["register", "replay", "T-0002", "--statistics-only"],
     ] {
         let output = repo.oracle(args);
-        assert!(
-            output.status.success(),
+        assert_eq!(
+            output.code, 0,
             "{args:?}: {}{}",
-            stdout(&output),
-            String::from_utf8_lossy(&output.stderr)
+            output.stdout, output.stderr
         );
     }
     let written = Entry::parse(&std::fs::read(repo.entry_path("T-0002.yaml")).unwrap()).unwrap();
@@ -195,8 +187,8 @@ fn append_with_a_stale_head_is_refused_naming_the_head() {
     let file = write_draft(&repo, "stale.yaml", &entry);
     let before = repo.register_listing();
     let output = repo.oracle(&["register", "append", &file]);
-    assert_eq!(output.status.code(), Some(1));
-    let text = stdout(&output);
+    assert_eq!(output.code, 1);
+    let text = &output.stdout;
     assert!(
         text.contains(&format!(
             "refused: {file}: stale prev_sha256 {stale}: the head is "
@@ -309,16 +301,11 @@ fn append_refuses_what_does_not_belong_in_the_register() {
         change(&mut entry);
         let file = write_draft(&repo, &format!("case{index}.yaml"), &entry);
         let output = repo.oracle(&["register", "append", &file]);
-        assert_eq!(
-            output.status.code(),
-            Some(1),
-            "case {index}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        assert_eq!(output.code, 1, "case {index}: {}", output.stderr);
         assert!(
-            stdout(&output).contains(message),
+            output.stdout.contains(message),
             "case {index}: {}",
-            stdout(&output)
+            output.stdout
         );
     }
     assert_eq!(repo.register_listing(), [".lock", "T-0001.yaml"]);
@@ -329,16 +316,20 @@ fn append_needs_genesis_and_a_sound_register_and_names_bad_input() {
     let empty = Repo::new();
     let file = write_draft(&empty, "draft.yaml", &draft());
     let output = empty.oracle(&["register", "append", &file]);
-    assert_eq!(output.status.code(), Some(1));
-    assert!(stdout(&output).contains("the register is empty: create its genesis entry first"));
+    assert_eq!(output.code, 1);
+    assert!(
+        output
+            .stdout
+            .contains("the register is empty: create its genesis entry first")
+    );
 
     let broken = Repo::new();
     broken.write_register(&sample_entries());
     std::fs::remove_file(broken.entry_path("T-0002.yaml")).unwrap();
     let file = write_draft(&broken, "draft.yaml", &draft());
     let output = broken.oracle(&["register", "append", &file]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("the register does not verify"));
+    assert_eq!(output.code, 2);
+    assert!(output.stderr.contains("the register does not verify"));
 
     let repo = repo_with_genesis();
     let bad = repo.path().join("bad.yaml");
@@ -351,8 +342,8 @@ fn append_needs_genesis_and_a_sound_register_and_names_bad_input() {
     )
     .unwrap();
     let output = repo.oracle(&["register", "append", &bad.to_string_lossy()]);
-    assert_eq!(output.status.code(), Some(2));
-    let error = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.code, 2);
+    let error = &output.stderr;
     assert!(
         error.contains("bad.yaml: line 6, column 10: verdict: unknown variant `maybe`"),
         "{error}"
@@ -377,7 +368,7 @@ fn sixteen_concurrent_appends_make_sixteen_contiguous_entries() {
     let file = write_draft(&repo, "draft.yaml", &rejected);
     let children: Vec<_> = (0..16)
         .map(|_| {
-            Command::new(env!("CARGO_BIN_EXE_oracle"))
+            Command::new(ORACLE)
                 .args(["register", "append", &file, "--repo"])
                 .arg(repo.path())
                 .stdout(Stdio::piped())
@@ -389,20 +380,16 @@ fn sixteen_concurrent_appends_make_sixteen_contiguous_entries() {
     let mut appended: Vec<String> = children
         .into_iter()
         .map(|child| {
-            let output = child.wait_with_output().unwrap();
-            assert!(
-                output.status.success(),
-                "{}",
-                String::from_utf8_lossy(&output.stderr)
-            );
-            stdout(&output).lines().next().unwrap().to_owned()
+            let output = Run::from(child.wait_with_output().unwrap());
+            assert_eq!(output.code, 0, "{}", output.stderr);
+            output.stdout.lines().next().unwrap().to_owned()
         })
         .collect();
     appended.sort();
     let expected: Vec<String> = (2..=17).map(|n| format!("appended T-{n:04}")).collect();
     assert_eq!(appended, expected);
     let verify = repo.oracle(&["register", "verify", "--json"]);
-    let report: serde_json::Value = serde_json::from_slice(&verify.stdout).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&verify.stdout).unwrap();
     assert_eq!(
         (report["ok"].as_bool(), report["n"].as_u64()),
         (Some(true), Some(17)),
@@ -412,7 +399,7 @@ fn sixteen_concurrent_appends_make_sixteen_contiguous_entries() {
 
 /// Starts an append that stops at the fault hook with `mode`.
 fn append_with_fault(repo: &Repo, file: &str, mode: &str) -> std::process::Child {
-    Command::new(env!("CARGO_BIN_EXE_oracle"))
+    Command::new(ORACLE)
         .args(["register", "append", file, "--repo"])
         .arg(repo.path())
         .env(oracle::governance::register::store::FAULT_HOOK_ENV, mode)
@@ -456,22 +443,22 @@ fn kill_during_append_leaves_no_partial_entry() {
         1,
         "the written temp file stays hidden: {listing:?}"
     );
-    assert!(stdout(&repo.oracle(&["register", "verify"])).ends_with(" n=1\n"));
+    assert!(
+        repo.oracle(&["register", "verify"])
+            .stdout
+            .ends_with(" n=1\n")
+    );
 
     let mut aborted = append_with_fault(&repo, &file, "abort");
     assert!(!aborted.wait().unwrap().success());
     assert!(!repo.register_listing().contains(&"T-0002.yaml".to_owned()));
 
     let output = repo.oracle(&["register", "append", &file]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_eq!(output.code, 0, "{}", output.stderr);
     assert_eq!(
         repo.register_listing(),
         [".lock", "T-0001.yaml", "T-0002.yaml"],
         "stale temp files are removed under the lock"
     );
-    assert!(repo.oracle(&["register", "verify"]).status.success());
+    assert_eq!(repo.oracle(&["register", "verify"]).code, 0);
 }

@@ -1,20 +1,15 @@
 //! The constitution: the repository's own file holds the seed's rules, and
 //! every error names the file, line, column and field.
 
-mod build_support;
-mod register_fixture;
-
-use std::path::Path;
-use std::process::Command;
-
 use oracle::governance::Constitution;
 use oracle::governance::constitution::{ConstitutionError, NeloBounds};
 use oracle::play::clock::TimeControl;
 
+use crate::support::{oracle, register_fixture, repository_root};
+
 /// The repository's constitution.
 fn repository_constitution() -> Constitution {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    Constitution::load(&root).unwrap().0
+    Constitution::load(&repository_root()).unwrap().0
 }
 
 /// `[elo0, elo1]` of a bounds value.
@@ -89,24 +84,19 @@ fn workstation_is_fixed_nodes_then_a_clock_and_smoke_never_binds() {
 }
 
 /// Runs `oracle constitution check FILE` on `text` and returns (exit code, stderr).
-fn check(text: &str) -> (Option<i32>, String) {
+fn check(text: &str) -> (i32, String) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("constitution.yaml");
     std::fs::write(&file, text).unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_oracle"))
-        .args(["constitution", "check"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    let error =
-        String::from_utf8_lossy(&output.stderr).replace(&file.display().to_string(), "FILE");
-    (output.status.code(), error)
+    let file = file.to_str().unwrap();
+    let output = oracle(&["constitution", "check", file]);
+    (output.code, output.stderr.replace(file, "FILE"))
 }
 
 #[test]
 fn errors_name_file_line_column_and_field() {
     let good = register_fixture::constitution_text();
-    assert_eq!(check(&good).0, Some(0));
+    assert_eq!(check(&good).0, 0);
     let cases = [
         (
             "    batch_size: 4\n",
@@ -147,7 +137,7 @@ fn errors_name_file_line_column_and_field() {
     for (from, to, expected) in cases {
         assert!(good.contains(from), "{from}");
         let (code, error) = check(&good.replacen(from, to, 1));
-        assert_eq!(code, Some(2), "{error}");
+        assert_eq!(code, 2, "{error}");
         assert!(
             error.starts_with(expected),
             "expected `{expected}`, got `{error}`"

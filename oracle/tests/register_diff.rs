@@ -1,22 +1,20 @@
 //! `scripts/check-register-diff.sh`: a change to `register/` may only add the next entries.
 
-mod build_support;
-mod register_fixture;
-
 use std::path::Path;
 use std::process::{Command, Output};
 
 use oracle::governance::entry::Entry;
 use oracle::governance::hash::Sha256Hex;
-use register_fixture::{Repo, chain, sample_entries, stdout};
+
+use crate::support::register_fixture::{Repo, chain, sample_entries, stdout};
+use crate::support::{ORACLE, repository_root};
 
 /// Runs the script against the commit tagged `base`.
 fn check(repo: &Path) -> Output {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/check-register-diff.sh");
     Command::new("bash")
-        .arg(script)
+        .arg(repository_root().join("scripts/check-register-diff.sh"))
         .arg("base")
-        .env("ORACLE", env!("CARGO_BIN_EXE_oracle"))
+        .env("ORACLE", ORACLE)
         .current_dir(repo)
         .output()
         .unwrap()

@@ -6,25 +6,23 @@
 //! The browser test skips with a loud message when either is missing, and fails instead under
 //! CI (`CI` set), where `.ci/run` installs them. With
 //! `ORACLE_SITE_SCREENSHOTS=DIR` it also copies its screenshots there:
-//! `ORACLE_SITE_SCREENSHOTS=$PWD/docs cargo test -p oracle --test register_site` refreshes
-//! `docs/site-index.png` and `docs/site-entry.png`.
-
-mod build_support;
-mod register_fixture;
+//! `ORACLE_SITE_SCREENSHOTS=$PWD/docs cargo test -p oracle --test integration register_site::`
+//! refreshes `docs/site-index.png` and `docs/site-entry.png`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use oracle::governance::hash::GitId;
-use register_fixture::{
-    BOOK_A, BOOK_B, Repo, chain, constitution_text, oracle_at, sample_entries, stdout,
-    write_fixture,
-};
 use serde_json::{Value, json};
+
+use crate::support::Run;
+use crate::support::register_fixture::{
+    BOOK_A, BOOK_B, Repo, chain, constitution_text, oracle_at, sample_entries, write_fixture,
+};
 
 /// The Gewinn's commit subject: markup that must reach the page as text, never as markup.
 const HOSTILE_SUBJECT: &str =
@@ -80,14 +78,10 @@ fn fixture(tampered: bool) -> (Repo, String) {
 }
 
 /// `oracle register site --out OUT ARGS… --repo ROOT`.
-fn site(root: &Path, out: &Path, args: &[&str]) -> Output {
+fn site(root: &Path, out: &Path, args: &[&str]) -> Run {
     let mut all = vec!["register", "site", "--out", out.to_str().unwrap()];
     all.extend_from_slice(args);
     oracle_at(root, &all)
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 #[test]
@@ -95,8 +89,8 @@ fn exit_status_is_0_for_a_sound_register_and_1_for_a_broken_one() {
     let (sound, commit) = fixture(false);
     let out = sound.path().join("public/site");
     let output = site(sound.path(), &out, &[]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    assert!(stdout(&output).contains("n=5"), "{}", stdout(&output));
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    assert!(output.stdout.contains("n=5"), "{}", output.stdout);
     let index = std::fs::read_to_string(out.join("index.html")).unwrap();
     assert!(index.contains("data-verified=\"true\""));
     // The subject is text on the page: escaped, no element of its own.
@@ -110,8 +104,8 @@ fn exit_status_is_0_for_a_sound_register_and_1_for_a_broken_one() {
     let (broken, _) = fixture(true);
     let out = broken.path().join("site");
     let output = site(broken.path(), &out, &["--json"]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
-    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(output.code, 1, "{}", output.stderr);
+    let report: Value = serde_json::from_str(&output.stdout).unwrap();
     assert_eq!((&report["ok"], &report["n"]), (&json!(false), &json!(6)));
     let files: BTreeSet<&str> = report["errors"]
         .as_array()
@@ -135,36 +129,32 @@ fn exit_status_is_0_for_a_sound_register_and_1_for_a_broken_one() {
 fn bad_arguments_exit_2_and_leave_out_untouched() {
     let (repo, _) = fixture(false);
     let missing_out = oracle_at(repo.path(), &["register", "site"]);
-    assert_eq!(missing_out.status.code(), Some(2));
-    assert!(stderr(&missing_out).contains("--out"));
+    assert_eq!(missing_out.code, 2);
+    assert!(missing_out.stderr.contains("--out"));
 
     let plain = tempfile::tempdir().unwrap();
     write_fixture(plain.path());
     let output = site(plain.path(), &plain.path().join("site"), &[]);
-    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(output.code, 2);
     assert!(
-        stderr(&output).contains("not a git repository"),
+        output.stderr.contains("not a git repository"),
         "{}",
-        stderr(&output)
+        output.stderr
     );
     assert!(!plain.path().join("site").exists());
 
     // Under a regular file nothing can be created, even by root.
     let file = repo.path().join("constitution/constitution.yaml");
     let output = site(repo.path(), &file.join("site"), &[]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("--out"), "{}", stderr(&output));
+    assert_eq!(output.code, 2);
+    assert!(output.stderr.contains("--out"), "{}", output.stderr);
 
     let foreign = repo.path().join("notes");
     std::fs::create_dir(&foreign).unwrap();
     std::fs::write(foreign.join("todo.txt"), "keep me").unwrap();
     let output = site(repo.path(), &foreign, &[]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(
-        stderr(&output).contains("not a site"),
-        "{}",
-        stderr(&output)
-    );
+    assert_eq!(output.code, 2);
+    assert!(output.stderr.contains("not a site"), "{}", output.stderr);
     assert_eq!(
         std::fs::read_to_string(foreign.join("todo.txt")).unwrap(),
         "keep me"
@@ -175,12 +165,8 @@ fn bad_arguments_exit_2_and_leave_out_untouched() {
         &repo.path().join("site"),
         &["--base-url", "javascript:alert(1)"],
     );
-    assert_eq!(output.status.code(), Some(2));
-    assert!(
-        stderr(&output).contains("--base-url"),
-        "{}",
-        stderr(&output)
-    );
+    assert_eq!(output.code, 2);
+    assert!(output.stderr.contains("--base-url"), "{}", output.stderr);
     assert!(!repo.path().join("site").exists());
 }
 
@@ -196,7 +182,7 @@ fn the_site_works_in_a_real_browser() {
         &out,
         &["--base-url", "https://coherent.example/register"],
     );
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(output.code, 1, "{}", output.stderr);
     let out = out.canonicalize().unwrap();
 
     // Crawl every page reachable from the index; each must load without a console error and

@@ -3,19 +3,17 @@
 //! refuse, naming the step, what it cannot run. A step added to the workflow that the runner
 //! cannot run fails here, so the workflow and the runner do not drift apart.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use crate::support::repository_root;
 
 fn check(workflow: &Path) -> Output {
     Command::new("python3")
-        .arg(root().join("scripts/run-workflow.py"))
+        .arg(repository_root().join("scripts/run-workflow.py"))
         .arg("--check")
         .arg(workflow)
-        .current_dir(root())
+        .current_dir(repository_root())
         .output()
         .expect("python3 runs (with PyYAML, as .ci/run installs it)")
 }
@@ -47,7 +45,8 @@ fn a_step_the_local_runner_cannot_run_fails_the_check_naming_it() {
     );
 
     // A new step in a copy of the workflow: an action, a context, a key the runner does not know.
-    let workflow = std::fs::read_to_string(root().join(".github/workflows/verify.yml")).unwrap();
+    let workflow =
+        std::fs::read_to_string(repository_root().join(".github/workflows/verify.yml")).unwrap();
     let cases = [
         (
             "      - uses: actions/checkout@",

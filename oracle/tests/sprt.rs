@@ -3,29 +3,26 @@
 
 use std::process::Command;
 
-/// Runs the oracle binary and returns (exit code, stdout, stderr).
-fn oracle(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_oracle"))
-        .args(args)
-        .output()
-        .expect("the oracle binary runs");
-    (
-        output.status.code().expect("exited normally"),
-        String::from_utf8(output.stdout).expect("utf-8 stdout"),
-        String::from_utf8(output.stderr).expect("utf-8 stderr"),
-    )
-}
+use crate::support::{ORACLE, Run, oracle};
 
 /// Runs a command that must succeed and returns its stdout.
 fn ok(args: &[&str]) -> String {
-    let (code, stdout, stderr) = oracle(args);
+    let Run {
+        code,
+        stdout,
+        stderr,
+    } = oracle(args);
     assert_eq!(code, 0, "{args:?} failed: {stderr}");
     stdout
 }
 
 /// Runs a command that must be refused as bad input and returns its stderr.
 fn bad_input(args: &[&str]) -> String {
-    let (code, stdout, stderr) = oracle(args);
+    let Run {
+        code,
+        stdout,
+        stderr,
+    } = oracle(args);
     assert_eq!(code, 2, "{args:?} should exit 2, stdout: {stdout}");
     assert!(stdout.is_empty(), "nothing on stdout on failure: {stdout}");
     stderr
@@ -380,11 +377,15 @@ fn exit_statuses_and_json_errors() {
         "--elo1",
         "2",
     ];
-    let (code, stdout, _) = oracle(&[&["--json"], &args[..]].concat());
+    let Run { code, stdout, .. } = oracle(&[&["--json"], &args[..]].concat());
     assert_eq!(code, 1);
     let value: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(value["state"], "accept_h0");
-    let (code, stdout, stderr) = oracle(&[
+    let Run {
+        code,
+        stdout,
+        stderr,
+    } = oracle(&[
         "sprt", "status", "--penta", "1,2", "--elo0", "0", "--elo1", "2", "--json",
     ]);
     assert_eq!(code, 2);
@@ -396,7 +397,7 @@ fn exit_statuses_and_json_errors() {
         value["error"].as_str().unwrap().contains("--penta"),
         "{value}"
     );
-    let (code, stdout, _) = oracle(&[
+    let Run { code, stdout, .. } = oracle(&[
         "sprt",
         "status",
         "--penta",
@@ -500,18 +501,13 @@ fn calc_over_a_range() {
 
 /// Runs the oracle with standard output going to `stdout`; returns (exit code, stderr).
 fn oracle_into(args: &[&str], stdout: std::process::Stdio) -> (i32, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_oracle"))
+    let Run { code, stderr, .. } = Command::new(ORACLE)
         .args(args)
         .stdout(stdout)
         .output()
-        .expect("the oracle binary runs");
-    (
-        output
-            .status
-            .code()
-            .expect("exited normally, not by a signal"),
-        String::from_utf8(output.stderr).expect("utf-8 stderr"),
-    )
+        .expect("the oracle binary runs")
+        .into();
+    (code, stderr)
 }
 
 #[test]
@@ -546,7 +542,7 @@ fn a_closed_standard_error_loses_only_the_message() {
     // `2>&1 | head -c0` on a refused command: the message has nowhere to go, the status stays.
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
-    let status = Command::new(env!("CARGO_BIN_EXE_oracle"))
+    let status = Command::new(ORACLE)
         .args([
             "sprt", "status", "--penta", "1,2", "--elo0", "0", "--elo1", "2",
         ])

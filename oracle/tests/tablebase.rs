@@ -8,7 +8,7 @@ use rand_chacha::ChaCha8Rng;
 use shakmaty::fen::Fen;
 use shakmaty::{CastlingMode, Chess, Color, FromSetup, Position};
 
-/// One in-memory tablebase per test binary so each ending is solved once.
+/// One in-memory tablebase for the test run, so that each ending is solved once.
 fn tb() -> &'static Tablebase {
     static TB: OnceLock<Tablebase> = OnceLock::new();
     TB.get_or_init(|| Tablebase::new(None))

@@ -1,13 +1,6 @@
 //! `oracle tune model` through the real binary: JSON shape, determinism, bad input.
 
-use std::process::Command;
-
-fn oracle(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_oracle"))
-        .args(args)
-        .output()
-        .expect("oracle runs")
-}
+use crate::support::oracle;
 
 #[test]
 fn json_has_the_issue_shape_and_is_deterministic() {
@@ -15,12 +8,8 @@ fn json_has_the_issue_shape_and_is_deterministic() {
         "tune", "model", "--s", "1.0", "--f", "0,0.9", "--reps", "24", "--seed", "3", "--json",
     ];
     let out = oracle(&args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     let rows = v["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 2);
     for (row, f) in rows.iter().zip([0.0, 0.9]) {
@@ -34,14 +23,14 @@ fn json_has_the_issue_shape_and_is_deterministic() {
             assert!((0.0..=1.0).contains(&share));
         }
     }
-    let again: serde_json::Value = serde_json::from_slice(&oracle(&args).stdout).unwrap();
+    let again: serde_json::Value = serde_json::from_str(&oracle(&args).stdout).unwrap();
     assert_eq!(v["rows"], again["rows"]);
 }
 
 #[test]
 fn rejects_a_share_outside_zero_one() {
     let out = oracle(&["tune", "model", "--f", "1.5"]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.code, 2);
+    let err = &out.stderr;
     assert!(err.contains("--f"), "{err}");
 }

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::ORACLE;
+
 const STOCKFISH: &str = "/usr/games/stockfish";
 
 /// A tiny book of balanced openings.
@@ -26,7 +28,7 @@ fn setup(dir: &Path) -> (PathBuf, PathBuf) {
 
 fn tune(dir: &Path, sub: &str, games: u64, seed: u64, extra: &[&str]) -> Command {
     let (book, params) = setup(dir);
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_oracle"));
+    let mut cmd = Command::new(ORACLE);
     cmd.args(["tune", sub, "--engine", STOCKFISH, "--params"])
         .arg(params)
         .arg("--book")

@@ -12,6 +12,8 @@ use std::path::Path;
 
 use serde_norway::Value;
 
+use crate::support::repository_root;
+
 /// The triggers each workflow may have. A workflow file not listed here fails the test: a new
 /// workflow is a decision about trust, made here.
 const TRIGGERS: &[(&str, &[&str])] = &[
@@ -699,7 +701,7 @@ impl Workflows {
 
 /// The repository's own workflows.
 fn repository() -> Workflows {
-    Workflows::read(&Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+    Workflows::read(&repository_root())
 }
 
 /// Fails with every violation listed.

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Args;
 
-use oracle::build::sandbox::engine::EngineIsolation;
-use oracle::build::{
+use oracle::builder::sandbox::engine::EngineIsolation;
+use oracle::builder::{
     self, BuildError, BuildRecipe, BuildRequest, Cache, EngineBuild, Limits, Sandbox, bench,
 };
 use oracle::errln;
@@ -86,7 +86,7 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         rev: args.commit,
         build,
         cache_dir: args.cache_dir.unwrap_or_else(Cache::default_root),
-        registry: build::host_registry(),
+        registry: builder::host_registry(),
         sandbox,
         fresh: false,
     };
@@ -94,7 +94,7 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
     let spinner = indicatif::ProgressBar::new_spinner();
     spinner.set_message(format!("building {} twice in two directories", request.rev));
     spinner.enable_steady_tick(std::time::Duration::from_millis(120));
-    let result = build::build_commit(&request);
+    let result = builder::build_commit(&request);
     spinner.finish_and_clear();
     let outcome = match result {
         Ok(outcome) => outcome,

@@ -7,7 +7,7 @@ use anyhow::Context;
 use clap::Args;
 
 use super::output::outln;
-use oracle::build::Cache;
+use oracle::builder::Cache;
 use oracle::errln;
 use oracle::governance::contract::GateContract;
 use oracle::init::detect::BuildChoice;

@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 
 use super::EXIT_REJECTED;
 use super::output::outln;
-use oracle::build::sandbox::engine::EngineIsolation;
+use oracle::builder::sandbox::engine::EngineIsolation;
 use oracle::errln;
 use oracle::proof::{
     GameOutcome, ProofRun, Spec, Study, StudyReport, run_spec, run_study, verify_proof,

@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 
 use super::output::{Summary, outln, render};
 use crate::cli::EXIT_REJECTED;
-use oracle::build::EngineBuild;
+use oracle::builder::EngineBuild;
 use oracle::errln;
 use oracle::governance::Constitution;
 use oracle::governance::entry::{BinaryRecord, Entry, EntryId};
@@ -143,7 +143,7 @@ pub fn run(args: RegisterArgs) -> anyhow::Result<ExitCode> {
             cache_dir,
             repo,
         } => {
-            let cache_dir = cache_dir.unwrap_or_else(oracle::build::Cache::default_root);
+            let cache_dir = cache_dir.unwrap_or_else(oracle::builder::Cache::default_root);
             match games {
                 Some(pairs) => replay_games(&repo, &id, pairs, seed, &cache_dir),
                 None => replay(&repo, &id, statistics_only, &cache_dir),
@@ -327,7 +327,7 @@ fn genesis(
             EngineBuild::Make(native)
             | EngineBuild::Cmake(native)
             | EngineBuild::Command(native) => {
-                oracle::build::native::Compiler::locate(&native.compiler)?.identity()
+                oracle::builder::native::Compiler::locate(&native.compiler)?.identity()
             }
         },
     };

@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::EXIT_ERROR;
 use super::output::outln;
-use oracle::build::Cache;
+use oracle::builder::Cache;
 use oracle::errln;
 use oracle::play::shard::Shard;
 use oracle::verify::{self, Mode, Request, StepReporter};

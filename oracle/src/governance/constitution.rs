@@ -15,7 +15,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use thiserror::Error;
 
-use crate::build::BuildRecipe;
+use crate::builder::BuildRecipe;
 use crate::governance::contract::EngineContract;
 use crate::governance::entry::StageFaults;
 use crate::governance::hash::Sha256Hex;
@@ -788,7 +788,10 @@ mod tests {
         let contract = constitution.contract();
         assert_eq!(contract.build.kind(), "cargo");
         assert_eq!(contract.scope, ["engine/"]);
-        assert_eq!(contract.bench, crate::build::bench::BenchRules::standard());
+        assert_eq!(
+            contract.bench,
+            crate::builder::bench::BenchRules::standard()
+        );
         assert!(contract.options.is_empty());
         assert_eq!(
             contract.gate,

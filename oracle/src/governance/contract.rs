@@ -14,8 +14,8 @@ use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::constitution::GateRules;
-use crate::build::bench::BenchRules;
-use crate::build::{BuildRecipe, EngineBuild};
+use crate::builder::bench::BenchRules;
+use crate::builder::{BuildRecipe, EngineBuild};
 
 /// The engine contract (the constitution's `engine:`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

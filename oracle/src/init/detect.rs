@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use toml::de::{DeTable, DeValue};
 
-use crate::build::native::{NativeBuild, OUT_PLACEHOLDER};
-use crate::build::{BuildRecipe, EngineBuild};
+use crate::builder::native::{NativeBuild, OUT_PLACEHOLDER};
+use crate::builder::{BuildRecipe, EngineBuild};
 
 /// The files of the commit being set up: their paths, and their text on demand.
 pub trait SourceTree {

@@ -2,7 +2,7 @@
 //! engine contract: the constitution (its `engine:` section and profiles shaped like Coherent's,
 //! books bound by sha256), its short prose, and the GitHub workflows. No I/O here.
 
-use crate::build::EngineBuild;
+use crate::builder::EngineBuild;
 use crate::governance::constitution::CONSTITUTION_PATH;
 use crate::governance::contract::{EngineContract, GateContract};
 

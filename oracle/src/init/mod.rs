@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 use git2::{Oid, Repository};
 
 use crate::book::{check, generate};
-use crate::build::bench::{self, BenchRules, TrailerForm};
-use crate::build::sandbox::engine::EngineIsolation;
-use crate::build::{self, BuildError, BuildOutcome, BuildRequest, Limits, Sandbox};
+use crate::builder::bench::{self, BenchRules, TrailerForm};
+use crate::builder::sandbox::engine::EngineIsolation;
+use crate::builder::{self, BuildError, BuildOutcome, BuildRequest, Limits, Sandbox};
 use crate::governance::Constitution;
 use crate::governance::constitution::{CONSTITUTION_PATH, ConstitutionError, GateRules};
 use crate::governance::contract::{EngineContract, GateContract, OptionValue};
@@ -489,11 +489,11 @@ fn build_commit(
         rev: commit.to_owned(),
         build: contract.build.clone(),
         cache_dir: request.cache_dir.clone(),
-        registry: build::host_registry(),
+        registry: builder::host_registry(),
         sandbox: *sandbox,
         fresh: false,
     };
-    build::build_commit(&build).map_err(|source| InitError::Build {
+    builder::build_commit(&build).map_err(|source| InitError::Build {
         commit: commit.get(..12).unwrap_or(commit).to_owned(),
         source: Box::new(source),
         hint: hint.to_owned(),

@@ -2,7 +2,7 @@
 //! match runner polls it, abandons the games in flight (their pairs are not counted), writes
 //! its state and returns, so the caller can print the partial result and the command that
 //! resumes. Engines never see the terminal's SIGINT: each runs in its own session or process
-//! group (`build::sandbox::engine`), so none dies before the state is written.
+//! group (`builder::sandbox::engine`), so none dies before the state is written.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};

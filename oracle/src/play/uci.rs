@@ -34,8 +34,8 @@ use std::time::{Duration, Instant};
 
 use super::option::OptionDeclaration;
 use super::tree_cpu::tree_cpu_times;
-use crate::build::sandbox::cpu_account::CpuAccount;
-use crate::build::sandbox::engine::{EngineIsolation, EngineLimits};
+use crate::builder::sandbox::cpu_account::CpuAccount;
+use crate::builder::sandbox::engine::{EngineIsolation, EngineLimits};
 
 /// How long the driver waits for `bestmove` after sending `stop` on an expired deadline.
 pub const STOP_DRAIN: Duration = Duration::from_millis(1000);

@@ -4,10 +4,10 @@
 use std::fs;
 use std::time::SystemTime;
 
-use crate::build::sandbox::cpu_account::CpuAccount;
-use crate::build::sandbox::engine::EngineIsolation;
-use crate::build::sandbox::{Isolation, Limits, Sandbox};
-use crate::build::{self, BuildRequest};
+use crate::builder::sandbox::cpu_account::CpuAccount;
+use crate::builder::sandbox::engine::EngineIsolation;
+use crate::builder::sandbox::{Isolation, Limits, Sandbox};
+use crate::builder::{self, BuildRequest};
 use crate::errln;
 use crate::governance::entry::IsolationRecord;
 
@@ -247,16 +247,16 @@ impl Run<'_> {
         rules: &Rules,
         sandbox: Sandbox,
         fresh: bool,
-    ) -> Result<build::BuildOutcome, StepFailure> {
+    ) -> Result<builder::BuildOutcome, StepFailure> {
         let spinner = self
             .reporter
             .spinner(&format!("building {role} {} twice", short(&commit.commit)));
-        let outcome = build::build_commit(&BuildRequest {
+        let outcome = builder::build_commit(&BuildRequest {
             repo: self.request.repo.clone(),
             rev: commit.commit.clone(),
             build: rules.contract.build.clone(),
             cache_dir: self.request.cache_dir.clone(),
-            registry: build::host_registry(),
+            registry: builder::host_registry(),
             sandbox,
             fresh,
         });

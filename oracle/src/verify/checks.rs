@@ -4,9 +4,9 @@
 use std::fs;
 use std::io::Write as _;
 
-use crate::build;
-use crate::build::bench::BenchRules;
-use crate::build::sandbox::engine::EngineIsolation;
+use crate::builder;
+use crate::builder::bench::BenchRules;
+use crate::builder::sandbox::engine::EngineIsolation;
 use crate::errln;
 use crate::gate;
 use crate::governance::contract::GateContract;
@@ -85,7 +85,7 @@ impl Run<'_> {
             rehash(step, binding, &self.out)?;
             let isolation = EngineIsolation::detect();
             let measure = |role: &str, bound: &BoundBinary| {
-                build::bench::measure(&bound.path, bench, isolation, 2)
+                builder::bench::measure(&bound.path, bench, isolation, 2)
                     .map_err(|e| StepFailure::error(step, format!("{role}: {e}")))
             };
             let (candidate, predecessor) = (

@@ -11,9 +11,9 @@ use std::path::Path;
 use git2::Repository;
 use serde::Serialize;
 
-use crate::build::sandbox::engine::EngineIsolation;
-use crate::build::sandbox::{Limits, Sandbox};
-use crate::build::{self, BuildOutcome, BuildRequest};
+use crate::builder::sandbox::engine::EngineIsolation;
+use crate::builder::sandbox::{Limits, Sandbox};
+use crate::builder::{self, BuildOutcome, BuildRequest};
 use crate::gate;
 use crate::governance::confirmation::confirmer_email;
 use crate::governance::constitution::{CONSTITUTION_PATH, Constitution};
@@ -229,7 +229,7 @@ pub fn remeasure(repo_path: &Path, entry: &Entry, cache_dir: &Path) -> Vec<Check
     let contract = constitution.contract();
     let mut bench = |role: &str, record: &BinaryRecord, outcome: &Option<BuildOutcome>| {
         if let Some(outcome) = outcome {
-            match build::bench::measure(&outcome.binary, &contract.bench, isolation, 2) {
+            match builder::bench::measure(&outcome.binary, &contract.bench, isolation, 2) {
                 Ok(signature) => check(
                     &format!("bench {role}"),
                     signature.nodes == record.bench_nodes,
@@ -336,13 +336,13 @@ pub fn rebuild(
     record: &BinaryRecord,
     constitution: &Constitution,
     cache_dir: &Path,
-) -> Result<BuildOutcome, build::BuildError> {
-    build::build_commit(&BuildRequest {
+) -> Result<BuildOutcome, builder::BuildError> {
+    builder::build_commit(&BuildRequest {
         repo: repo_path.to_path_buf(),
         rev: record.commit.as_str().to_owned(),
         build: constitution.contract().build,
         cache_dir: cache_dir.to_path_buf(),
-        registry: build::host_registry(),
+        registry: builder::host_registry(),
         sandbox: Sandbox::detect(Limits::build()),
         // Compared with the register's record by the caller: a poisoned cache shows as a mismatch.
         fresh: false,

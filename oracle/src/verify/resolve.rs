@@ -11,7 +11,7 @@ use serde::Serialize;
 use thiserror::Error;
 
 use super::scope;
-use crate::build::source::{self, SourceError};
+use crate::builder::source::{self, SourceError};
 use crate::governance::contract::EngineContract;
 
 /// One resolved commit: full ids, so that every later record names it unambiguously.
@@ -57,7 +57,7 @@ pub enum ResolveError {
     Source {
         /// `--repo`, `candidate`, `--base`, or `tree` (a file read from a commit's tree).
         what: &'static str,
-        /// The build module's reason (ambiguous, missing, not a commit).
+        /// The builder module's reason (ambiguous, missing, not a commit).
         source: SourceError,
     },
     /// No commit given and no commit in HEAD's first-parent history changed the scope.
@@ -267,7 +267,7 @@ pub fn declaring_commit(
     let id = git("parse commit id", Oid::from_str(&candidate.commit))?;
     let commit = git(format!("read commit {id}"), repo.find_commit(id))?;
     let declares =
-        crate::build::bench::trailer_in_message(&candidate.message, &contract.bench.trailer)
+        crate::builder::bench::trailer_in_message(&candidate.message, &contract.bench.trailer)
             .is_ok_and(|bench| bench.is_some());
     if commit.parent_count() < 2 || declares {
         return Ok(candidate.clone());
@@ -463,7 +463,7 @@ mod tests {
 
     fn coherent() -> EngineContract {
         EngineContract::cargo(
-            &crate::build::BuildRecipe::standard(),
+            &crate::builder::BuildRecipe::standard(),
             &crate::governance::constitution::GateRules::standard(),
         )
     }

@@ -9,12 +9,12 @@
 //! no build script or Cargo configuration file may appear — each would run code or change flags
 //! at build time, before anything is measured. A C or C++ engine's build files inside its scope
 //! (its Makefile) are the engine's; what they could do to the binary's portability, the compiler
-//! wrapper refuses (`build::native`).
+//! wrapper refuses (`builder::native`).
 
 use serde::Serialize;
 use toml::de::DeTable;
 
-use crate::build::EngineBuild;
+use crate::builder::EngineBuild;
 use crate::governance::contract::EngineContract;
 
 /// Tables whose entries bring code into the build (`[target.…]` is refused as a whole).
@@ -151,7 +151,7 @@ mod tests {
 
     fn coherent() -> EngineContract {
         EngineContract::cargo(
-            &crate::build::BuildRecipe::standard(),
+            &crate::builder::BuildRecipe::standard(),
             &crate::governance::constitution::GateRules::standard(),
         )
     }

@@ -1,12 +1,12 @@
 //! Step 2: what the candidate commit declares about itself in its trailers.
 //!
 //! `Bench: N` (Stockfish's signature), `Oracle-Path: standard|randfall` and
-//! `Oracle-Proof: PATH`, all read through the build module's one trailer reader.
+//! `Oracle-Proof: PATH`, all read through the builder module's one trailer reader.
 
 use serde::Serialize;
 use thiserror::Error;
 
-use crate::build::bench::{TrailerForm, bench_in_trailers, message_trailers};
+use crate::builder::bench::{TrailerForm, bench_in_trailers, message_trailers};
 use crate::governance::entry::PathKind;
 
 /// The candidate's declarations.

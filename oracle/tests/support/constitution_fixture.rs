@@ -1,7 +1,6 @@
 //! The one builder of the test constitutions: the register tests' small one and the verify tests'
 //! node-limited one are written from the same parts, so that a new rule (a new field, a new
 //! version) is added to every fixture in one place.
-#![allow(dead_code, reason = "each test crate uses its own constitution")]
 
 use std::fmt::Write as _;
 

@@ -1,13 +1,13 @@
-//! Fixture repositories for the build and gate tests: tiny std-only crates named `coherent`,
-//! committed with `git2` into temporary repositories, built by the real `oracle` binary.
-
-#![allow(dead_code)] // each test crate uses its own subset of these helpers
+//! Fixture repositories: temporary git repositories whose commits `git2` writes the same way
+//! every time, the tiny std-only crates named `coherent` that the build and gate tests commit to
+//! them, and their builds by the real `oracle` binary.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
 use git2::{Oid, Repository, Signature, Time};
+
+use super::{Run, oracle};
 
 /// The manifest of every fixture crate; the profile is the candidate's, the oracle overrides it.
 pub const MANIFEST: &str = r#"[package]
@@ -199,42 +199,10 @@ impl FixtureRepo {
     }
 }
 
-/// One cache shared by every test of a test binary (fixture trees differ, so keys never clash).
+/// One build cache shared by every test (fixture trees differ, so keys never clash).
 pub fn shared_cache() -> &'static Path {
     static CACHE: OnceLock<tempfile::TempDir> = OnceLock::new();
     CACHE.get_or_init(|| tempfile::tempdir().unwrap()).path()
-}
-
-/// What one `oracle` invocation returned.
-#[derive(Debug)]
-pub struct Run {
-    /// Exit code.
-    pub code: i32,
-    /// Standard output.
-    pub stdout: String,
-    /// Standard error.
-    pub stderr: String,
-}
-
-impl Run {
-    /// stdout parsed as the one JSON object `--json` prints.
-    #[must_use]
-    pub fn json(&self) -> serde_json::Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|error| panic!("{error}: {self:?}"))
-    }
-}
-
-/// Runs the real `oracle` binary.
-pub fn oracle(args: &[&str]) -> Run {
-    let output = Command::new(env!("CARGO_BIN_EXE_oracle"))
-        .args(args)
-        .output()
-        .unwrap();
-    Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
 }
 
 /// `oracle build <commit> --repo <repo> --cache-dir <shared> --json`.

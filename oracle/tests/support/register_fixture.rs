@@ -1,21 +1,11 @@
 //! Fixture repositories for the register tests: a small constitution with
 //! pinned books, a git history of engine commits that carry it, and entries
 //! whose statistics are computed by `oracle::stats` so that `register replay`
-//! holds on them. Test files that use it also declare `mod build_support;`,
-//! whose `FixtureRepo` writes the commits.
-#![allow(
-    dead_code,
-    reason = "each test file uses a different part of the fixture"
-)]
-
-#[path = "../constitution_fixture/mod.rs"]
-mod constitution_fixture;
+//! holds on them. [`FixtureRepo`] writes the commits.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
-
-use constitution_fixture::{ConstitutionFixture, ProfileFixture, StageFixture};
 
 use oracle::governance::confirmation::{ConfirmationRecord, Statements};
 use oracle::governance::constitution::LossBooking;
@@ -28,7 +18,9 @@ use oracle::governance::register::audit::decide_recorded;
 use oracle::governance::timestamp::Timestamp;
 use oracle::stats::{Model, PentanomialCounts, SprtDecision, SprtParams, sprt_status};
 
-use super::build_support::FixtureRepo;
+use super::constitution_fixture::{ConstitutionFixture, ProfileFixture, StageFixture};
+use super::fixture_repo::FixtureRepo;
+use super::{ORACLE, Run};
 
 /// The fixture's engine commits, oldest first, each a child of the one before: the digit that
 /// names it in [`binary`] and the bench signature of its binary.
@@ -129,7 +121,7 @@ impl Repo {
 
     /// Runs `oracle ARGS… --repo <this repo>`.
     #[must_use]
-    pub fn oracle(&self, args: &[&str]) -> Output {
+    pub fn oracle(&self, args: &[&str]) -> Run {
         oracle_at(self.path(), args)
     }
 
@@ -221,13 +213,14 @@ pub fn write_fixture(root: &Path) {
 
 /// Runs the oracle binary with `--repo root` appended.
 #[must_use]
-pub fn oracle_at(root: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_oracle"))
+pub fn oracle_at(root: &Path, args: &[&str]) -> Run {
+    Command::new(ORACLE)
         .args(args)
         .arg("--repo")
         .arg(root)
         .output()
-        .unwrap()
+        .expect("the oracle binary runs")
+        .into()
 }
 
 /// Stdout of a finished command as text.

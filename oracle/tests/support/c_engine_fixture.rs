@@ -1,7 +1,6 @@
 //! The C engine fixture of `fixtures/c-engine/` (a minimal UCI engine whose Makefile honours
 //! `EXE=`), shared by the engine contract's tests and `oracle init`'s: its files, a candidate
 //! made from it, and its bench signature measured outside the oracle.
-#![allow(dead_code, reason = "each test crate uses its own part of the fixture")]
 
 use std::fs;
 use std::path::Path;
@@ -12,6 +11,14 @@ pub const ENGINE: &str = include_str!("../fixtures/c-engine/engine.c");
 
 /// Its Makefile: `make EXE=path` writes the engine there.
 pub const MAKEFILE: &str = include_str!("../fixtures/c-engine/Makefile");
+
+/// Four openings for the fixture's matches.
+pub const BOOK: &str = "\
+rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -
+rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -
+rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -
+rnbqkbnr/ppp1pppp/8/3p4/3P4/8/PPP1PPPP/RNBQKBNR w KQkq -
+";
 
 /// The fixture with its evaluation weighted differently: another engine, another signature.
 pub fn stronger_engine() -> String {
