@@ -210,6 +210,7 @@ pub fn run(request: &InitRequest, step: &mut dyn FnMut(&str)) -> Result<Initiali
         },
         gate: GateContract::None,
         options: options(&request.options),
+        fetch: Vec::new(),
     };
     let hint = if request.build.command.is_some() || contract.build.native().is_none() {
         String::new()
@@ -488,6 +489,7 @@ fn build_commit(
         repo: request.repo.clone(),
         rev: commit.to_owned(),
         build: contract.build.clone(),
+        fetch: contract.fetch.clone(),
         cache_dir: request.cache_dir.clone(),
         registry: build::host_registry(),
         sandbox: *sandbox,
