@@ -494,3 +494,177 @@ fn the_gate_reads_a_cpp_function_by_its_demangled_name() {
         }
     }
 }
+
+// Files fetched outside the sandbox and pinned by sha256 (`engine.fetch`): the engine below
+// reads its evaluation weight from `src/net.h`, which no commit holds, as Stockfish's reads its
+// network from a file `make net` downloads.
+
+/// The fixture with its evaluation weight `weight` (an expression) read through `net.h`.
+fn needs_net(weight: &str) -> String {
+    let engine = ENGINE.replace(
+        "int score = material + 4 * presence;",
+        &format!("int score = material + {weight} * presence;"),
+    );
+    assert_ne!(engine, ENGINE, "the fixture's evaluation line moved");
+    format!("#include \"net.h\"\n{engine}")
+}
+
+/// The bench of the fixture with the evaluation weight `weight`, measured outside the oracle.
+fn bench_at(weight: u32) -> u64 {
+    bench_of(&ENGINE.replace("4 * presence", &format!("{weight} * presence")))
+}
+
+/// `net.h` setting the weight, served from `dir` as a `file://` URL; (URL, its sha256).
+fn serve_net(dir: &Path, weight: u32) -> (String, String) {
+    let file = dir.join(format!("net-{weight}.h"));
+    let text = format!("#define NET_WEIGHT {weight}\n");
+    fs::write(&file, &text).unwrap();
+    (
+        format!("file://{}", file.display()),
+        sha256_hex(text.as_bytes()),
+    )
+}
+
+/// The default contract's options, then `fetch:` with one pin.
+fn options_and_fetch(url: &str, sha256: &str, path: &str) -> String {
+    format!(
+        "{}  fetch:\n  - {{url: '{url}', sha256: '{sha256}', path: '{path}'}}\n",
+        Contract::default().options
+    )
+}
+
+#[test]
+fn a_pinned_file_is_fetched_once_and_placed_in_every_build() {
+    let served = tempfile::tempdir().unwrap();
+    let (url, sha256) = serve_net(served.path(), 9);
+    let options = options_and_fetch(&url, &sha256, "src/net.h");
+    let repo = ContractRepo::new(&Contract {
+        options: &options,
+        ..Contract::default()
+    });
+    // Both sides need the file: the predecessor and the candidate each read their weight from it.
+    let (nine, ten) = (bench_at(9), bench_at(10));
+    assert_ne!(nine, ten, "the weight moves the bench");
+    repo.candidate(
+        &needs_net("NET_WEIGHT"),
+        &format!("eval: the weight from the network\n\nBench: {nine}\n"),
+    );
+    repo.candidate(
+        &needs_net("(NET_WEIGHT + 1)"),
+        &format!("eval: one more than the network says\n\nBench: {ten}\n"),
+    );
+    let (code, result, stderr) = repo.verify(&["--no-play"]);
+    assert_eq!(code, 0, "{result}\n{stderr}");
+    assert_eq!(repo.bench_file()["candidate"], ten, "{stderr}");
+    assert_eq!(repo.bench_file()["predecessor"], nine, "{stderr}");
+    let cached = repo.cache.join("fetched").join(&sha256);
+    assert_eq!(sha256_hex(&fs::read(&cached).unwrap()), sha256);
+}
+
+#[test]
+fn a_wrong_pin_or_a_path_the_tree_has_stops_the_build_naming_it() {
+    let served = tempfile::tempdir().unwrap();
+    let (url, sha256) = serve_net(served.path(), 9);
+    let engine = stronger_engine();
+    let message = format!("eval: centre\n\nBench: {}\n", bench_of(&engine));
+    let verify_with = |options: &str| {
+        let repo = ContractRepo::new(&Contract {
+            options,
+            ..Contract::default()
+        });
+        repo.candidate(&engine, &message);
+        let (code, _, stderr) = repo.verify(&["--no-play"]);
+        (repo, code, stderr)
+    };
+
+    let wrong = "0".repeat(64);
+    let (repo, code, stderr) = verify_with(&options_and_fetch(&url, &wrong, "src/net.h"));
+    assert_eq!(code, 2, "{stderr}");
+    for part in [&url, &wrong, &sha256] {
+        assert!(stderr.contains(part.as_str()), "{part} in {stderr}");
+    }
+    assert!(
+        !repo.cache.join("fetched").exists(),
+        "a file that is not the pinned one is never cached"
+    );
+    assert_eq!(fs::read_dir(repo.cache.join("work")).unwrap().count(), 0);
+
+    let (_, code, stderr) = verify_with(&options_and_fetch(&url, &sha256, "src/Makefile"));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("the tree already has `src/Makefile`"),
+        "{stderr}"
+    );
+
+    let upper = sha256.to_uppercase();
+    let (_, code, stderr) = verify_with(&options_and_fetch(&url, &upper, "src/net.h"));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("engine.fetch[0].sha256"), "{stderr}");
+}
+
+#[test]
+fn init_writes_the_pin_and_a_changed_pin_never_reuses_a_binary() {
+    let served = tempfile::tempdir().unwrap();
+    let repo = FixtureRepo::new();
+    repo.commit(
+        &[
+            ("src/Makefile", MAKEFILE),
+            ("src/engine.c", &needs_net("NET_WEIGHT")),
+        ],
+        "tiny: the weight from the network\n\nBench: 1000\n",
+    );
+    let mut config = repo.repo.config().unwrap();
+    config.set_str("user.name", "Maintainer").unwrap();
+    config
+        .set_str("user.email", "maintainer@example.invalid")
+        .unwrap();
+    let mut checkout = git2::build::CheckoutBuilder::new();
+    repo.repo.checkout_head(Some(checkout.force())).unwrap();
+    let book = served.path().join("openings.epd");
+    fs::write(&book, BOOK).unwrap();
+    let cache = cache("init-fetch");
+    let init = |weight: u32, extra: &[&str]| {
+        let (url, sha256) = serve_net(served.path(), weight);
+        let pin = format!("{url} {sha256} src/net.h");
+        let mut args = vec![
+            "init",
+            "--repo",
+            repo.path().to_str().unwrap(),
+            "--cache-dir",
+            cache.to_str().unwrap(),
+            "--build",
+            "make -C src EXE={out}",
+            "--scope",
+            "src/",
+            "--fetch",
+            &pin,
+        ];
+        args.extend_from_slice(extra);
+        (oracle(&args), sha256)
+    };
+    let builds = || fs::read_dir(cache.join("builds")).unwrap().count();
+    // Without a gate stated, init stops after building HEAD with the weight-9 file: the cache
+    // then holds that binary of this very tree.
+    let (first, _) = init(9, &[]);
+    assert_eq!(first.code, 2, "{first:?}");
+    assert!(
+        first.stderr.contains("init: checking the gate"),
+        "{first:?}"
+    );
+    assert_eq!(builds(), 1);
+    // The same tree under another pin is another build, and so is the setup commit.
+    let (second, sha256) = init(4, &["--no-gate", "--book", book.to_str().unwrap()]);
+    assert_eq!(second.code, 0, "{second:?}");
+    assert_eq!(builds(), 3, "HEAD is built again with the other file");
+    assert!(
+        second.stdout.contains(&format!("→ {} nodes", bench_at(4))),
+        "{second:?}"
+    );
+    assert!(second.stdout.contains("fetch      file://"), "{second:?}");
+    let constitution =
+        fs::read_to_string(repo.path().join("constitution/constitution.yaml")).unwrap();
+    assert!(
+        constitution.contains(&format!("sha256: {sha256}\n    path: src/net.h\n")),
+        "{constitution}"
+    );
+}

@@ -9,6 +9,7 @@ pub mod bench;
 pub mod cache;
 pub mod cargo;
 pub mod compare;
+pub mod fetch;
 pub mod native;
 pub mod recipe;
 pub mod sandbox;
@@ -34,6 +35,9 @@ pub struct BuildRequest {
     pub build: EngineBuild,
     /// The cache root.
     pub cache_dir: PathBuf,
+    /// Files fetched outside the sandbox and placed in the tree before the build (the engine
+    /// contract's `fetch`).
+    pub fetch: Vec<fetch::PinnedFile>,
     /// The host's crates.io registry to expose read-only (see [`cargo::build`]).
     pub registry: Option<PathBuf>,
     /// The sandbox for the untrusted build.
@@ -86,6 +90,9 @@ pub enum BuildError {
     /// The cache could not be used.
     #[error(transparent)]
     Cache(#[from] cache::CacheError),
+    /// A pinned file could not be fetched or placed.
+    #[error(transparent)]
+    Fetch(#[from] fetch::FetchError),
     /// The two builds differ.
     #[error(
         "not reproducible: commit {commit} built to {first_sha256} in one directory and {second_sha256} in another; differing ELF sections: {}",
@@ -129,7 +136,7 @@ impl BuildError {
                     | S::FileTooLarge { .. }
                     | S::TreeTooLarge { .. }
             ),
-            Self::Recipe(_) | Self::Cache(_) => false,
+            Self::Recipe(_) | Self::Cache(_) | Self::Fetch(_) => false,
         }
     }
 
@@ -286,7 +293,10 @@ pub fn build_commit(request: &BuildRequest) -> Result<BuildOutcome, BuildError> 
     let tree = resolved.tree.to_string();
     let commit = resolved.commit.to_string();
     let cache = Cache::open(&request.cache_dir)?;
-    let key = builder.key(&tree, &recipe_sha256);
+    let key = builder.key(
+        &tree,
+        &format!("{recipe_sha256}{}", fetch::key_part(&request.fetch)),
+    );
     let toolchain = builder.toolchain();
     let outcome = |binary: PathBuf, sha256: String, cached: bool| BuildOutcome {
         commit: commit.clone(),
@@ -304,10 +314,12 @@ pub fn build_commit(request: &BuildRequest) -> Result<BuildOutcome, BuildError> 
     {
         return Ok(outcome(binary, entry.sha256, true));
     }
+    let fetched = fetch::fetch_all(&request.fetch, &cache)?;
     let work = cache.work_dir()?;
     let copies = ["a", "copy-b"].map(|name| (name, work.path().join(name)));
     for (_, root) in &copies {
         source::export_tree(&repo, resolved.tree, &builder.source_dir(root))?;
+        fetched.place(&builder.source_dir(root))?;
     }
     if let (Builder::Cargo { toolchain, .. }, Some(_)) = (&builder, &request.registry) {
         cargo::fetch_locked(toolchain, &builder.source_dir(&copies[0].1), work.path())?;

@@ -85,6 +85,7 @@ pub fn run_build(args: BuildArgs) -> anyhow::Result<ExitCode> {
         repo: args.repo,
         rev: args.commit,
         build,
+        fetch: Vec::new(),
         cache_dir: args.cache_dir.unwrap_or_else(Cache::default_root),
         registry: builder::host_registry(),
         sandbox,

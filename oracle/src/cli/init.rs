@@ -8,6 +8,7 @@ use clap::Args;
 
 use super::output::outln;
 use oracle::builder::Cache;
+use oracle::builder::fetch::PinnedFile;
 use oracle::errln;
 use oracle::governance::contract::GateContract;
 use oracle::init::detect::BuildChoice;
@@ -51,6 +52,10 @@ pub struct InitArgs {
     /// The EPD book every stage plays from [default: two books generated with the engine].
     #[arg(long, value_name = "FILE")]
     book: Option<PathBuf>,
+    /// A file the build needs that the repository does not hold, fetched outside the sandbox
+    /// and placed at PATH before each build: 'URL SHA256 PATH' (repeatable).
+    #[arg(long, value_name = "URL SHA256 PATH")]
+    fetch: Vec<PinnedFile>,
     /// Build cache directory [default: $XDG_CACHE_HOME/coherent-oracle or ~/.cache/coherent-oracle].
     #[arg(long, value_name = "DIR")]
     cache_dir: Option<PathBuf>,
@@ -89,6 +94,7 @@ pub fn run(args: InitArgs) -> anyhow::Result<ExitCode> {
         gate,
         options: args.options,
         book: args.book,
+        fetch: args.fetch,
         cache_dir: args.cache_dir.unwrap_or_else(Cache::default_root),
     };
     let done = init::run(&request, &mut |step| errln!("init: {step}"))?;
@@ -133,6 +139,14 @@ pub fn run(args: InitArgs) -> anyhow::Result<ExitCode> {
         .map(|(name, value)| format!("{name}={value}"))
         .collect();
     outln!("options    {}", options.join(", "));
+    for pin in &contract.fetch {
+        outln!(
+            "fetch      {} → {} (sha256 {})",
+            pin.url,
+            pin.path,
+            pin.sha256
+        );
+    }
     outln!(
         "committed  {} ({} files):",
         done.setup_commit,

@@ -1,7 +1,8 @@
 //! The engine contract: everything the oracle must know about an engine to judge it, as data in
 //! the constitution's `engine:` section (docs/engine-contract.md). How it is built, what a
 //! candidate may change, how its bench is run and read, which symbols the gate inspects, and the
-//! UCI options both engines get in every game.
+//! UCI options both engines get in every game, and the files fetched outside the sandbox that
+//! its build needs, pinned by sha256.
 //!
 //! A constitution without `engine:` reads as the Cargo kind with the rules it always had: its
 //! `build:` recipe, scope `engine/` with the std-only manifest scan, `bench` read in Coherent's
@@ -15,6 +16,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::constitution::GateRules;
 use crate::builder::bench::BenchRules;
+use crate::builder::fetch::{self, PinnedFile};
 use crate::builder::{BuildRecipe, EngineBuild};
 
 /// The engine contract (the constitution's `engine:`).
@@ -34,6 +36,10 @@ pub struct EngineContract {
     /// so that neither side's defaults are measured.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub options: BTreeMap<String, OptionValue>,
+    /// Files the build needs that the repository does not hold (an NNUE network), fetched by the
+    /// oracle outside the sandbox, pinned by sha256 and placed in the tree before each build.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fetch: Vec<PinnedFile>,
 }
 
 /// The build-shape gate of a contract.
@@ -125,6 +131,7 @@ impl EngineContract {
             bench: BenchRules::standard(),
             gate: GateContract::Symbols(gate.clone()),
             options: BTreeMap::new(),
+            fetch: Vec::new(),
         }
     }
 
@@ -213,7 +220,7 @@ impl EngineContract {
         {
             return Err(("options".into(), format!("{name:?} is not an option name")));
         }
-        Ok(())
+        fetch::check_all(&self.fetch)
     }
 }
 
@@ -295,5 +302,83 @@ options: {Threads: 1, Hash: 16}
         let (field, message) = bad.check().unwrap_err();
         assert_eq!(field, "build");
         assert!(message.contains("{out}"), "{message}");
+    }
+
+    /// A pin as the constitution writes it, under `fetch:`.
+    fn with_fetch(pins: &str) -> String {
+        format!("{MAKE}fetch:\n{pins}")
+    }
+
+    const NET_SHA256: &str = "62ef826d1a6d1f1f2d1d2c9d1a4a8b3e2e4f0a9b8c7d6e5f4a3b2c1d0e9f8a7b";
+
+    #[test]
+    fn fetch_is_absent_unless_given_and_reads_its_pins() {
+        let contract: EngineContract = serde_norway::from_str(MAKE).unwrap();
+        assert!(contract.fetch.is_empty());
+        let text = serde_norway::to_string(&contract).unwrap();
+        assert!(!text.contains("fetch"), "an empty list is left out: {text}");
+        let pinned = with_fetch(&format!(
+            "- url: https://tests.stockfishchess.org/api/nn/nn-62ef826d1a6d.nnue\n  \
+             sha256: {NET_SHA256}\n  path: src/nn-62ef826d1a6d.nnue\n"
+        ));
+        let contract: EngineContract = serde_norway::from_str(&pinned).unwrap();
+        assert_eq!(contract.fetch.len(), 1);
+        assert_eq!(contract.fetch[0].path, "src/nn-62ef826d1a6d.nnue");
+        assert!(contract.check().is_ok());
+        let back: EngineContract =
+            serde_norway::from_str(&serde_norway::to_string(&contract).unwrap()).unwrap();
+        assert_eq!(back, contract);
+        let unknown = pinned.replace("  path:", "  place:");
+        let error = serde_norway::from_str::<EngineContract>(&unknown)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("place"), "{error}");
+    }
+
+    #[test]
+    fn fetch_checks_name_the_field() {
+        let pin = |url: &str, sha256: &str, path: &str| {
+            format!("- {{url: '{url}', sha256: '{sha256}', path: '{path}'}}\n")
+        };
+        let good = pin("file:///srv/nets/a.nnue", NET_SHA256, "src/a.nnue");
+        let cases = [
+            (pin("ftp://x/a", NET_SHA256, "a"), "fetch[0].url"),
+            (pin("https://", NET_SHA256, "a"), "fetch[0].url"),
+            (pin("https://x/a b", NET_SHA256, "a"), "fetch[0].url"),
+            (
+                pin("https://x/a", &NET_SHA256.to_uppercase(), "a"),
+                "fetch[0].sha256",
+            ),
+            (pin("https://x/a", &NET_SHA256[1..], "a"), "fetch[0].sha256"),
+            (pin("https://x/a", NET_SHA256, "/etc/a"), "fetch[0].path"),
+            (
+                pin("https://x/a", NET_SHA256, "src/../../a"),
+                "fetch[0].path",
+            ),
+            (pin("https://x/a", NET_SHA256, "./a"), "fetch[0].path"),
+            (pin("https://x/a", NET_SHA256, "src//a"), "fetch[0].path"),
+            (pin("https://x/a", NET_SHA256, "src/"), "fetch[0].path"),
+            (pin("https://x/a", NET_SHA256, ""), "fetch[0].path"),
+            (
+                pin("https://x/a", NET_SHA256, ".git/hooks/pre-commit"),
+                "fetch[0].path",
+            ),
+            (
+                pin("https://x/a", NET_SHA256, "src/.git/a"),
+                "fetch[0].path",
+            ),
+            (format!("{good}{good}"), "fetch[1].path"),
+            (
+                format!("{good}{}", pin("https://x/b", NET_SHA256, "src/a.nnue/b")),
+                "fetch[1].path",
+            ),
+        ];
+        for (pins, field) in cases {
+            let contract: EngineContract = serde_norway::from_str(&with_fetch(&pins)).unwrap();
+            let (found, message) = contract.check().unwrap_err();
+            assert_eq!(found, field, "{pins}: {message}");
+        }
+        let contract: EngineContract = serde_norway::from_str(&with_fetch(&good)).unwrap();
+        assert!(contract.check().is_ok());
     }
 }

@@ -20,6 +20,7 @@ use git2::{Oid, Repository};
 
 use crate::book::{check, generate};
 use crate::builder::bench::{self, BenchRules, TrailerForm};
+use crate::builder::fetch::PinnedFile;
 use crate::builder::sandbox::engine::EngineIsolation;
 use crate::builder::{self, BuildError, BuildOutcome, BuildRequest, Limits, Sandbox};
 use crate::governance::Constitution;
@@ -82,6 +83,8 @@ pub struct InitRequest {
     pub options: Vec<(String, String)>,
     /// `--book FILE`: the EPD every stage plays from; none: two books generated with the engine.
     pub book: Option<PathBuf>,
+    /// `--fetch 'URL SHA256 PATH'`: files the build needs, fetched outside the sandbox.
+    pub fetch: Vec<PinnedFile>,
     /// The build cache.
     pub cache_dir: PathBuf,
 }
@@ -210,6 +213,7 @@ pub fn run(request: &InitRequest, step: &mut dyn FnMut(&str)) -> Result<Initiali
         },
         gate: GateContract::None,
         options: options(&request.options),
+        fetch: request.fetch.clone(),
     };
     let hint = if request.build.command.is_some() || contract.build.native().is_none() {
         String::new()
@@ -488,6 +492,7 @@ fn build_commit(
         repo: request.repo.clone(),
         rev: commit.to_owned(),
         build: contract.build.clone(),
+        fetch: contract.fetch.clone(),
         cache_dir: request.cache_dir.clone(),
         registry: builder::host_registry(),
         sandbox: *sandbox,

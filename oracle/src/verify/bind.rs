@@ -255,6 +255,7 @@ impl Run<'_> {
             repo: self.request.repo.clone(),
             rev: commit.commit.clone(),
             build: rules.contract.build.clone(),
+            fetch: rules.contract.fetch.clone(),
             cache_dir: self.request.cache_dir.clone(),
             registry: builder::host_registry(),
             sandbox,

@@ -337,10 +337,12 @@ pub fn rebuild(
     constitution: &Constitution,
     cache_dir: &Path,
 ) -> Result<BuildOutcome, builder::BuildError> {
+    let contract = constitution.contract();
     builder::build_commit(&BuildRequest {
         repo: repo_path.to_path_buf(),
         rev: record.commit.as_str().to_owned(),
-        build: constitution.contract().build,
+        build: contract.build,
+        fetch: contract.fetch,
         cache_dir: cache_dir.to_path_buf(),
         registry: builder::host_registry(),
         sandbox: Sandbox::detect(Limits::build()),
