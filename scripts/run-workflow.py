@@ -283,7 +283,7 @@ class Runner:
                 "token": "",
                 "event": {"workflow_run": {
                     "head_sha": self.args.head, "event": "pull_request", "conclusion": "success",
-                    "head_branch": "local", "head_repository": {"full_name": "local/local"},
+                    "head_branch": "local", "head_repository": {"full_name": REPOSITORY},
                 }},
             },
             "inputs": inputs or {},
