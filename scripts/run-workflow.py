@@ -3,17 +3,19 @@
 
 It reads the workflow file (and the reusable workflows and composite actions it uses) and runs
 the same commands in the same order: jobs in the order their `needs` allow, each in a fresh clone
-of the repository at the same path (a fresh runner), matrix entries one after the other, `if:` conditions
-evaluated, step and job outputs passed on, artifacts kept in a directory instead of GitHub's
-storage. What it cannot run it refuses, naming the file, job and step, before anything runs:
-an action other than checkout, upload-artifact and download-artifact and this repository's own,
-a context or function it does not know, a key it does not understand. So the workflow and this
-script cannot drift apart silently (oracle/tests/workflows.rs runs `--check` on every
-workflow that starts a run of `oracle verify`).
+of the repository at the same path (a fresh runner), matrix entries one after the other, `if:`
+conditions evaluated, step and job outputs passed on, artifacts kept in a directory instead of
+GitHub's storage, earlier runs of the workflow given as their directories (`--previous-run`).
+What it cannot run it refuses, naming the file, job and step, before anything runs: an action
+other than checkout, upload-artifact and download-artifact and this repository's own, a context
+or function it does not know, a key it does not understand. So the workflow and this script
+cannot drift apart silently (oracle/tests/run_workflow.rs runs `--check` on the pull-request
+workflow, and runs it).
 
     scripts/run-workflow.py --check [WORKFLOW]
     scripts/run-workflow.py WORKFLOW --repo REPO --head SHA --base SHA --work DIR
-                            [--env NAME=VALUE]... [--oracle BINARY]
+                            [--env NAME=VALUE]... [--oracle BINARY] [--previous-run DIR]...
+                            [--cancel-after JOB] [--skip-action ACTION]...
 
 `--head` and `--base` stand for the pull request's head (`github.event.workflow_run.head_sha`)
 and main (`github.sha`). `--env` sets a variable in every job, over the workflows' own `env:`
@@ -22,11 +24,23 @@ XDG_CACHE_HOME, to share the oracle's build cache between the jobs). `--oracle` 
 given binary as what a step `cargo build --release --locked -p oracle` would have built, and says
 so; without it the step runs. As root, `sudo` is run as the command it prefixes (a shim on PATH).
 HOME is DIR/home, so `git config --global` in a step changes nothing outside DIR.
+
+Each run records itself in DIR/run.json as GitHub lists a run (id, title from `run-name`,
+event, head commit, status, conclusion). `--previous-run` names the DIR of an earlier run, whose
+record and artifacts a step then reaches with `gh` (a stand-in on PATH, scripts/run-workflow-gh.py,
+that answers the few calls the workflow makes and refuses any other); the new run takes the next
+id and that run's workspace path, as GitHub's runners use one path for every run of a repository
+(records such as the binding name files by absolute path). `--cancel-after JOB` cancels the run
+once JOB has finished, as a newer push or a maintainer does on GitHub: its later jobs do not run.
+`--skip-action` skips the steps of one of this repository's actions, saying so (e.g.
+./.github/actions/sandbox, which installs bubblewrap, on a machine that has it).
 """
 
 import argparse
+import datetime
 import fnmatch
 import glob
+import json
 import os
 import re
 import shutil
@@ -38,6 +52,9 @@ import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_WORKFLOW = ".github/workflows/verify.yml"
+GH_STAND_IN = os.path.join(ROOT, "scripts", "run-workflow-gh.py")
+# The repository a local run stands for (GITHUB_REPOSITORY, the API's owner/name).
+REPOSITORY = "local/local"
 
 CHECKOUT = "actions/checkout"
 UPLOAD = "actions/upload-artifact"
@@ -53,7 +70,7 @@ JOB_KEYS = {"name", "if", "needs", "runs-on", "outputs", "steps", "strategy", "u
 STEP_KEYS = {"id", "name", "if", "uses", "with", "run", "env", "shell"}
 RUNNERS = {"ubuntu-latest"}
 # The contexts a run provides (`base_contexts`, and per job and step).
-GITHUB_CONTEXT = {"github.sha", "github.event.workflow_run.head_sha",
+GITHUB_CONTEXT = {"github.sha", "github.token", "github.event.workflow_run.head_sha",
                   "github.event.workflow_run.event", "github.event.workflow_run.conclusion",
                   "github.event.workflow_run.head_branch",
                   "github.event.workflow_run.head_repository.full_name"}
@@ -149,6 +166,19 @@ class Runner:
         self.work = os.path.abspath(args.work) if args.work else None
         self.overrides = dict(pair.split("=", 1) for pair in args.env or [])
         self.artifacts = os.path.join(self.work, "artifacts") if self.work else None
+        self.previous_runs = [os.path.abspath(d) for d in args.previous_run or []]
+        records = []
+        for directory in self.previous_runs:
+            try:
+                with open(os.path.join(directory, "run.json")) as handle:
+                    records.append(json.load(handle))
+            except (OSError, ValueError) as error:
+                raise CannotRun(f"--previous-run {directory}: not the directory of a run of this script ({error})") from error
+        self.run_id = 1 + max((record["id"] for record in records), default=0)
+        self.workspace = records[-1]["workspace"] if records else \
+            (os.path.join(self.work, "workspace") if self.work else None)
+        self.created_at = None
+        self.cancelled = False
 
     # ----- checking -------------------------------------------------------------------------
 
@@ -161,6 +191,7 @@ class Runner:
         seen.add(path)
         workflow = load(path)
         self.check_expressions(workflow.get("env") or {}, f"{path}: env")
+        self.check_expressions(workflow.get("run-name") or "", f"{path}: run-name")
         for job_id, job in workflow.get("jobs", {}).items():
             where = f"{path}: job {job_id}"
             self.check_expressions(job, where)
@@ -180,6 +211,16 @@ class Runner:
                 raise CannotRun(f"{where}: only list-valued matrix axes are run")
             for index, step in enumerate(job.get("steps", [])):
                 self.check_step(step, f"{where}, step {index + 1} ({step.get('name') or step.get('uses') or 'run'})")
+
+    def check_options(self, workflow):
+        """The jobs and actions the options name exist, so that a misspelt one skips nothing."""
+        for action in self.args.skip_action or []:
+            if not (action.startswith("./.github/actions/")
+                    and os.path.isfile(os.path.join(ROOT, action[2:], "action.yml"))):
+                raise CannotRun(f"--skip-action {action}: not one of this repository's actions")
+        cancel_after = self.args.cancel_after
+        if cancel_after and cancel_after not in load(workflow).get("jobs", {}):
+            raise CannotRun(f"--cancel-after {cancel_after}: {workflow} has no such job")
 
     @staticmethod
     def check_expressions(node, where):
@@ -239,13 +280,41 @@ class Runner:
         return {
             "github": {
                 "sha": self.args.base,
+                "token": "",
                 "event": {"workflow_run": {
                     "head_sha": self.args.head, "event": "pull_request", "conclusion": "success",
-                    "head_branch": "local", "head_repository": {"full_name": "local/local"},
+                    "head_branch": "local", "head_repository": {"full_name": REPOSITORY},
                 }},
             },
             "inputs": inputs or {},
         }
+
+    @staticmethod
+    def token(workflow, job):
+        """The job's `github.token`: a stand-in that carries its permissions (the job's, else the
+        workflow's), which the `gh` stand-in checks as GitHub checks the real token's."""
+        permissions = job.get("permissions", workflow.get("permissions")) or {}
+        if isinstance(permissions, str):
+            permissions = {"*": permissions.replace("-all", "")}
+        return "run-workflow:" + ",".join(f"{scope}={access}" for scope, access in sorted(permissions.items()))
+
+    def title(self, path):
+        """The run's title, as GitHub shows and lists it: `run-name`, else the workflow's name."""
+        workflow = load(path)
+        if "run-name" in workflow:
+            return str(substitute(workflow["run-name"], self.base_contexts(), f"{path}: run-name"))
+        return workflow.get("name", path)
+
+    def record(self, path, status, conclusion):
+        """DIR/run.json: this run as GitHub's list of a workflow's runs shows it."""
+        record = {
+            "id": self.run_id, "name": load(path).get("name", path), "path": path,
+            "display_title": self.title(path), "event": "workflow_run", "head_sha": self.args.base,
+            "head_branch": "main", "status": status, "conclusion": conclusion,
+            "created_at": self.created_at, "workspace": self.workspace,
+        }
+        with open(os.path.join(self.work, "run.json"), "w") as handle:
+            json.dump(record, handle, indent=2)
 
     def run_workflow(self, path, inputs=None):
         """Runs `path`'s jobs in order; returns {job id: {"result", "outputs"}}."""
@@ -261,7 +330,12 @@ class Runner:
             job_id = ready[0]
             pending.remove(job_id)
             job = jobs[job_id]
+            if self.cancelled:
+                print(f"::: {job_id}: cancelled (--cancel-after {self.args.cancel_after})", flush=True)
+                done[job_id] = {"result": "cancelled", "outputs": {}}
+                continue
             contexts = self.base_contexts(inputs)
+            contexts["github"]["token"] = self.token(workflow, job)
             contexts["needs"] = {n: done[n] for n in needs_of(job)}
             contexts["__success__"] = all(done[n]["result"] == "success" for n in needs_of(job))
             where = f"{path}: job {job_id}"
@@ -283,10 +357,12 @@ class Runner:
                 outputs = {k: substitute(v["value"], call_contexts, where) for k, v in outputs_spec.items()}
                 result = "success" if all(r["result"] in ("success", "skipped") for r in called.values()) else "failure"
                 done[job_id] = {"result": result, "outputs": outputs}
+                self.cancelled = self.cancelled or (path == self.args.workflow and job_id == self.args.cancel_after)
                 continue
             done[job_id] = self.run_job(path, job_id, job, job_env, contexts)
             if done[job_id]["result"] != "success":
                 print(f"::: {job_id}: {done[job_id]['result']}", flush=True)
+            self.cancelled = self.cancelled or (path == self.args.workflow and job_id == self.args.cancel_after)
         return done
 
     def run_job(self, path, job_id, job, env, contexts):
@@ -302,7 +378,7 @@ class Runner:
             print(f"::: job {label}: {name}", flush=True)
             # One workspace path for every job, as on GitHub's runners: records that name files by
             # absolute path (the binding's engines) mean the same place in every job.
-            directory = os.path.join(self.work, "workspace")
+            directory = self.workspace
             shutil.rmtree(directory, ignore_errors=True)
             os.makedirs(directory)
             ok = self.run_steps(job.get("steps", []), directory, env, job_contexts, f"{path}: job {label}")
@@ -329,6 +405,9 @@ class Runner:
             return self.run_script(step, directory, env, contexts)
         name = action_name(step["uses"])
         inputs = {k: substitute(v, contexts, label) for k, v in (step.get("with") or {}).items()}
+        if name in (self.args.skip_action or []):
+            print(f"    (skipped: --skip-action {name})", flush=True)
+            return True
         if name.startswith("./.github/actions/"):
             action = load(os.path.join(name[2:], "action.yml"))
             action_contexts = dict(contexts, inputs={
@@ -367,6 +446,8 @@ class Runner:
             "CARGO_HOME": os.environ.get("CARGO_HOME", os.path.expanduser("~/.cargo")),
             "RUSTUP_HOME": os.environ.get("RUSTUP_HOME", os.path.expanduser("~/.rustup")),
             "DEBIAN_FRONTEND": "noninteractive",
+            "GITHUB_REPOSITORY": REPOSITORY, "GITHUB_RUN_ID": str(self.run_id),
+            "RUN_WORKFLOW_PREVIOUS_RUNS": os.pathsep.join(self.previous_runs),
         })
         code = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script],
                               cwd=directory, env=process_env).returncode
@@ -443,10 +524,16 @@ def main():
     parser.add_argument("--env", action="append", metavar="NAME=VALUE",
                         help="a variable of every job, over the workflows' env")
     parser.add_argument("--oracle", help="the oracle binary the build step would have built")
+    parser.add_argument("--previous-run", action="append", metavar="DIR",
+                        help="the --work directory of an earlier run, which `gh` then lists (oldest first)")
+    parser.add_argument("--cancel-after", metavar="JOB", help="cancel the run once this job has finished")
+    parser.add_argument("--skip-action", action="append", metavar="ACTION",
+                        help="skip the steps of this repository's action (./.github/actions/NAME)")
     args = parser.parse_args()
-    runner = Runner(args)
     try:
+        runner = Runner(args)
         runner.check_workflow(args.workflow)
+        runner.check_options(args.workflow)
         if args.check:
             print(f"{args.workflow}: every job and step can be run by {os.path.relpath(__file__, ROOT)}")
             return 0
@@ -458,18 +545,24 @@ def main():
             parser.error(f"--work {runner.work} exists; give a new directory")
         os.makedirs(os.path.join(runner.work, "home"))
         os.makedirs(runner.artifacts)
+        os.makedirs(os.path.join(runner.work, "bin"))
+        os.symlink(GH_STAND_IN, os.path.join(runner.work, "bin", "gh"))
         if os.geteuid() == 0:
             shim = os.path.join(runner.work, "bin", "sudo")
-            os.makedirs(os.path.dirname(shim))
             with open(shim, "w") as handle:
                 handle.write('#!/bin/sh\n# root already: run the command sudo prefixes\n'
                              'while [ $# -gt 0 ]; do case $1 in -*) shift ;; *) break ;; esac; done\nexec "$@"\n')
             os.chmod(shim, 0o755)
+        runner.created_at = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        runner.record(args.workflow, "in_progress", None)
+        print(f"::: run {runner.run_id}: {runner.title(args.workflow)}", flush=True)
         results = runner.run_workflow(args.workflow)
     except CannotRun as error:
         print(f"cannot run: {error}", file=sys.stderr)
         return 2
     failed = [j for j, r in results.items() if r["result"] == "failure"]
+    conclusion = "failure" if failed else "cancelled" if runner.cancelled else "success"
+    runner.record(args.workflow, "completed", conclusion)
     print(f"::: {args.workflow}: " + ", ".join(f"{j} {r['result']}" for j, r in results.items()))
     return 1 if failed else 0
 

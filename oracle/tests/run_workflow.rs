@@ -2,11 +2,29 @@
 //! it must be able to run every job and step of `verify.yml` and the workflow it calls, and must
 //! refuse, naming the step, what it cannot run. A step added to the workflow that the runner
 //! cannot run fails here, so the workflow and the runner do not drift apart.
+//!
+//! And the workflow run here: in a throwaway repository of the C engine fixture, under a
+//! throwaway profile, a run that is cancelled after its first round is continued by the next
+//! run from its last `out-N` (found and downloaded by the workflow's own `gh` step), and an
+//! `out-N` the oracle refuses is discarded for a fresh start (docs/ci-trust.md, "Continuing an
+//! earlier run").
 
-use std::path::Path;
+use std::collections::BTreeSet;
+use std::fs;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::support::repository_root;
+use serde_json::Value;
+
+use crate::support::c_engine_fixture::{BOOK, ENGINE, MAKEFILE, bench_of, stronger_engine};
+use crate::support::{ORACLE, repository_root};
+
+/// The throwaway profile the workflow plays instead of `official`.
+const PROFILE: &str = "workflow";
+
+/// The shards of `verify-round.yml`'s matrix.
+const SHARDS: u64 = 8;
 
 fn check(workflow: &Path) -> Output {
     Command::new("python3")
@@ -74,4 +92,277 @@ fn a_step_the_local_runner_cannot_run_fails_the_check_naming_it() {
         assert_eq!(output.status.code(), Some(2), "{why}: {stderr}");
         assert!(stderr.contains(why), "{why}: {stderr}");
     }
+}
+
+/// A throwaway repository: the C engine fixture set up by `oracle init` (its genesis committed),
+/// a throwaway profile committed on top (the predecessor), and a change to the engine (the
+/// candidate). In a directory the sandbox's unprivileged user can enter, with the build cache.
+struct Throwaway {
+    dir: tempfile::TempDir,
+    candidate: String,
+    predecessor: String,
+}
+
+impl Throwaway {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        let throwaway = Self {
+            dir,
+            candidate: String::new(),
+            predecessor: String::new(),
+        };
+        fs::create_dir_all(throwaway.repo().join("src")).unwrap();
+        fs::create_dir(throwaway.cache()).unwrap();
+        throwaway.git(&["init", "-q", "-b", "main"]);
+        throwaway.commit(
+            &[
+                ("src/Makefile", MAKEFILE),
+                ("src/engine.c", ENGINE),
+                ("README.md", "A fixture engine.\n"),
+            ],
+            "engine\n\nBench: 1,000\n",
+        );
+        let book = throwaway.dir.path().join("openings.epd");
+        fs::write(&book, BOOK).unwrap();
+        let init = Command::new(ORACLE)
+            .args(["init", "--repo"])
+            .arg(throwaway.repo())
+            .arg("--cache-dir")
+            .arg(throwaway.cache())
+            .args(["--bench", "bench ethereal", "--gate-symbol", "evaluate"])
+            .args(["--option", "Hash=8", "--book"])
+            .arg(&book)
+            .output()
+            .unwrap();
+        assert!(init.status.success(), "{init:?}");
+        throwaway.commit(&[], "register: genesis");
+        let constitution = throwaway.with_profile();
+        throwaway.commit(
+            &[("constitution/constitution.yaml", &constitution)],
+            "governance: a throwaway profile",
+        );
+        let changed = stronger_engine();
+        throwaway.commit(
+            &[("src/engine.c", &changed)],
+            &format!(
+                "eval: weigh the centre more\n\nBench: {}\n",
+                bench_of(&changed)
+            ),
+        );
+        Self {
+            candidate: throwaway.git(&["rev-parse", "HEAD"]),
+            predecessor: throwaway.git(&["rev-parse", "HEAD~1"]),
+            ..throwaway
+        }
+    }
+
+    fn repo(&self) -> PathBuf {
+        self.dir.path().join("repo")
+    }
+
+    fn cache(&self) -> PathBuf {
+        self.dir.path().join("cache")
+    }
+
+    /// The `--work` directory of the run called `name`.
+    fn work(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        let output = Command::new("git")
+            .args(["-c", "user.name=Maintainer"])
+            .args(["-c", "user.email=maintainer@example.invalid"])
+            .args(args)
+            .current_dir(self.repo())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "git {args:?}: {output:?}");
+        String::from_utf8_lossy(&output.stdout).trim().to_owned()
+    }
+
+    fn commit(&self, files: &[(&str, &str)], message: &str) {
+        for (path, text) in files {
+            fs::write(self.repo().join(path), text).unwrap();
+        }
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "-m", message]);
+    }
+
+    /// The constitution `oracle init` wrote, with [`PROFILE`]: `smoke`'s first stage at one
+    /// game at a time, a pair a shard a round (`batch_size` 1, the workflow's ROUND_MINUTES
+    /// empty), narrow bounds and a minimum of 400 games, so that it stays undecided for as long
+    /// as this test plays.
+    fn with_profile(&self) -> String {
+        let path = self.repo().join("constitution/constitution.yaml");
+        let mut constitution: serde_norway::Value =
+            serde_norway::from_str(&fs::read_to_string(path).unwrap()).unwrap();
+        let mut profile = constitution["profiles"]["smoke"].clone();
+        let stage = profile["stages"][0].clone();
+        let stage_text = format!(
+            "name: short\ntc: nodes=1000\nbook: {}\nbook_sha256: {}\nconcurrency: 1\n\
+             min_games: 400\nmax_games: 1000\nbounds:\n  standard: [0.0, 2.0]\n  \
+             randfall: [-2.0, 0.0]\n",
+            stage["book"].as_str().unwrap(),
+            stage["book_sha256"].as_str().unwrap()
+        );
+        profile["stages"] =
+            serde_norway::Value::Sequence(vec![serde_norway::from_str(&stage_text).unwrap()]);
+        profile["batch_size"] = 1.into();
+        profile["description"] = "A throwaway profile for the workflow test.".into();
+        constitution["profiles"]
+            .as_mapping_mut()
+            .unwrap()
+            .insert(PROFILE.into(), profile);
+        serde_norway::to_string(&constitution).unwrap()
+    }
+
+    /// `verify.yml` run here as `name`, after the runs `previous` (oldest first), cancelled after
+    /// its first round; its log (standard output and error).
+    fn run(&self, name: &str, previous: &[&str]) -> String {
+        let mut command = Command::new("python3");
+        command
+            .arg(repository_root().join("scripts/run-workflow.py"))
+            .arg(".github/workflows/verify.yml")
+            .arg("--repo")
+            .arg(self.repo())
+            .args(["--head", &self.candidate, "--base", &self.predecessor])
+            .arg("--work")
+            .arg(self.work(name))
+            .args([
+                "--env",
+                &format!("PROFILE={PROFILE}"),
+                "--env",
+                "ROUND_MINUTES=",
+            ])
+            .arg("--env")
+            .arg(format!("XDG_CACHE_HOME={}", self.cache().display()))
+            .args(["--oracle", ORACLE, "--cancel-after", "round-1"])
+            // This machine has bubblewrap; the action would install it with apt-get.
+            .args(["--skip-action", "./.github/actions/sandbox"])
+            .current_dir(repository_root());
+        for run in previous {
+            command.arg("--previous-run").arg(self.work(run));
+        }
+        let output = command.output().unwrap();
+        let log = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(output.status.success(), "{name}: {log}");
+        log
+    }
+
+    /// The shard files of the run's artifact `out-1`: (shard, its result, its PGN).
+    fn shards(&self, name: &str) -> Vec<(u64, Value, Vec<u8>)> {
+        let dir = self.work(name).join("artifacts/out-1/shards/stage-1-short");
+        (1..=SHARDS)
+            .map(|shard| {
+                let file = dir.join(format!("shard-{shard}-of-{SHARDS}.json"));
+                let result = serde_json::from_slice(&fs::read(&file).unwrap()).unwrap();
+                let pgn = fs::read(file.with_extension("pgn")).unwrap();
+                (shard, result, pgn)
+            })
+            .collect()
+    }
+
+    /// Every pair index the run's `out-1` counts, in the shards' order.
+    fn pairs(&self, name: &str) -> Vec<u64> {
+        self.shards(name)
+            .iter()
+            .flat_map(|(_, result, _)| {
+                let pairs = result["pairs"].as_array().unwrap();
+                pairs.iter().map(|pair| pair["index"].as_u64().unwrap())
+            })
+            .collect()
+    }
+}
+
+/// The pairs `0..count`, each once.
+fn each_once(pairs: &[u64], count: u64) -> bool {
+    pairs.len() as u64 == count
+        && pairs.iter().copied().collect::<BTreeSet<_>>().len() as u64 == count
+        && pairs.iter().all(|&pair| pair < count)
+}
+
+#[test]
+fn a_run_continues_from_the_last_out_of_the_previous_run_and_a_refused_one_starts_afresh() {
+    // The shard jobs run the oracle with `sudo -E`, which the script runs as the command it
+    // prefixes when it runs as root (as .ci/run does on this machine); under another user it
+    // would be that user's real sudo, which this test does not assume.
+    if fs::metadata("/proc/self").unwrap().uid() != 0 {
+        eprintln!("skipped: the workflow's `sudo -E` steps run here as root only");
+        return;
+    }
+    let throwaway = Throwaway::new();
+    let (candidate, predecessor) = (&throwaway.candidate, &throwaway.predecessor);
+
+    // Run 1 finds no earlier run, plays round 1 (a pair a shard) and is cancelled undecided.
+    let log = throwaway.run("run-1", &[]);
+    for expected in [
+        format!("::: run 1: verify {candidate}"),
+        format!(
+            "no earlier run of this workflow for candidate {candidate} on main {predecessor} left \
+             an out-N: starting afresh"
+        ),
+        "8 contiguous pairs".to_owned(),
+        "::: round-2: cancelled (--cancel-after round-1)".to_owned(),
+    ] {
+        assert!(log.contains(&expected), "{expected}: {log}");
+    }
+    assert!(each_once(&throwaway.pairs("run-1"), SHARDS), "{log}");
+
+    // Run 2 continues from run 1's out-1: its round 1 is the stage's round 2, and none of run
+    // 1's games is played again (each shard's PGN goes on from run 1's, whose games carry their
+    // start times, and each shard has played two games a pair, no more).
+    let log = throwaway.run("run-2", &["run-1"]);
+    for expected in [
+        format!("::: run 2: verify {candidate}"),
+        "continuing from out-1 of run 1".to_owned(),
+        "resuming: the binding of".to_owned(),
+        "16 contiguous pairs".to_owned(),
+    ] {
+        assert!(log.contains(&expected), "{expected}: {log}");
+    }
+    assert!(each_once(&throwaway.pairs("run-2"), 2 * SHARDS), "{log}");
+    for ((shard, _, first), (_, result, second)) in throwaway
+        .shards("run-1")
+        .into_iter()
+        .zip(throwaway.shards("run-2"))
+    {
+        assert!(
+            second.len() > first.len() && second.starts_with(&first),
+            "shard {shard}: run 2's PGN does not go on from run 1's"
+        );
+        assert_eq!(result["games_played"], 4, "shard {shard}: {result}");
+    }
+
+    // A forged out-1 in run 2 (a game's result changed, its tally not): run 3 takes the newest
+    // run's out, the oracle refuses it, and run 3 starts afresh from round 1.
+    let forged = throwaway
+        .work("run-2")
+        .join("artifacts/out-1/shards/stage-1-short/shard-1-of-8.json");
+    let mut result: Value = serde_json::from_slice(&fs::read(&forged).unwrap()).unwrap();
+    let game = &mut result["pairs"][0]["games"][0]["result"];
+    *game = if game == "white_wins" {
+        "black_wins"
+    } else {
+        "white_wins"
+    }
+    .into();
+    fs::write(&forged, serde_json::to_vec_pretty(&result).unwrap()).unwrap();
+    let log = throwaway.run("run-3", &["run-1", "run-2"]);
+    for expected in [
+        "::: run 3: verify",
+        "continuing from out-1 of run 2",
+        "::warning::the oracle refused out-1 of run 2: ",
+        "its tally does not match its pairs",
+        "starting afresh",
+        "8 contiguous pairs",
+    ] {
+        assert!(log.contains(expected), "{expected}: {log}");
+    }
+    assert!(each_once(&throwaway.pairs("run-3"), SHARDS), "{log}");
 }

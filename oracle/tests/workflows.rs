@@ -1,8 +1,9 @@
 //! The GitHub workflows hold against a hostile pull request (docs/ci-trust.md): only the
 //! triggers each file is meant to have and never `pull_request_target`; read-only tokens except
 //! in the named write jobs, which run on main only, run no shell and read only artifacts that
-//! their own run made without candidate code; no persisted credentials, no secrets, no
-//! expressions expanded into shell scripts, and only known actions pinned by commit sha.
+//! their own run made without candidate code; no persisted credentials, no secrets, the token
+//! only in the named step of a read-only job, no expressions expanded into shell scripts, and
+//! only known actions pinned by commit sha.
 //!
 //! Local composite actions (`uses: ./.github/actions/NAME`) are read as the steps they run.
 
@@ -49,6 +50,32 @@ const WRITE_JOBS: &[WriteJob] = &[WriteJob {
     scopes: &["pages", "id-token"],
     artifacts: &["github-pages"],
 }];
+
+/// A job one of whose steps may hand the run's token to `gh`: read-only, to list this
+/// repository's runs of a workflow and download their artifacts (docs/ci-trust.md, "Continuing an
+/// earlier run").
+struct TokenReader {
+    /// Its workflow file.
+    workflow: &'static str,
+    /// Its job id.
+    job: &'static str,
+    /// The `id` of the one step that gets the token, as `GH_TOKEN: ${{ github.token }}` in its `env:`.
+    step: &'static str,
+    /// The job's permissions, exactly.
+    permissions: &'static [(&'static str, &'static str)],
+}
+
+/// Every job that may hand the token to a step: `verify`'s `prepare`, which continues from the
+/// newest `out-N` of an earlier run of `verify` for the same candidate.
+const TOKEN_READERS: &[TokenReader] = &[TokenReader {
+    workflow: "verify.yml",
+    job: "prepare",
+    step: "previous",
+    permissions: &[("actions", "read"), ("contents", "read")],
+}];
+
+/// How the one allowed step names the token.
+const TOKEN_EXPRESSION: &str = "${{ github.token }}";
 
 /// The actions a write job may run; it runs no shell and no checkout.
 const WRITE_JOB_ACTIONS: &[&str] = &["actions/deploy-pages"];
@@ -343,6 +370,20 @@ impl Workflows {
         found
     }
 
+    /// The token readers, for messages.
+    fn token_readers_named() -> String {
+        let names: Vec<String> = TOKEN_READERS
+            .iter()
+            .map(|reader| {
+                format!(
+                    "{}: `{}`, step `{}`",
+                    reader.workflow, reader.job, reader.step
+                )
+            })
+            .collect();
+        names.join("; ")
+    }
+
     /// The named write jobs, for messages.
     fn write_jobs_named() -> String {
         let names: Vec<String> = WRITE_JOBS
@@ -368,7 +409,54 @@ impl Workflows {
         }
     }
 
-    /// Checkouts persist no credentials; no secret or token is handed to any step.
+    /// `doc` (the workflow `file`) without the one place each token reader of `file` may name the
+    /// token, once that reader's job is found to hold exactly its read-only permissions.
+    fn without_allowed_token(file: &str, doc: &Value, found: &mut Vec<String>) -> Value {
+        let mut doc = doc.clone();
+        for reader in TOKEN_READERS.iter().filter(|r| r.workflow == file) {
+            let Some(job) = doc
+                .get_mut("jobs")
+                .and_then(|jobs| jobs.get_mut(reader.job))
+            else {
+                found.push(format!(
+                    "{file}: job `{}` (a token reader) does not exist",
+                    reader.job
+                ));
+                continue;
+            };
+            let mut granted = job.get("permissions").map(Self::grants).unwrap_or_default();
+            granted.sort();
+            let listed: Vec<(String, String)> = reader
+                .permissions
+                .iter()
+                .map(|(scope, access)| ((*scope).to_owned(), (*access).to_owned()))
+                .collect();
+            if granted != listed {
+                found.push(format!(
+                    "{file}: job `{}` hands the token to a step, so its permissions must be \
+                     exactly {listed:?}, not {granted:?}",
+                    reader.job
+                ));
+                continue;
+            }
+            let steps = job.get_mut("steps").and_then(Value::as_sequence_mut);
+            for step in steps.into_iter().flatten() {
+                if step.get("id").and_then(Value::as_str) != Some(reader.step) {
+                    continue;
+                }
+                let env = step.get_mut("env").and_then(Value::as_mapping_mut);
+                if let Some(env) = env.filter(|env| {
+                    env.get("GH_TOKEN").and_then(Value::as_str) == Some(TOKEN_EXPRESSION)
+                }) {
+                    env.remove("GH_TOKEN");
+                }
+            }
+        }
+        doc
+    }
+
+    /// Checkouts persist no credentials; no secret is handed to any step, and the token only to
+    /// the one step of each [`TOKEN_READERS`] job, whose permissions are read-only.
     fn credential_violations(&self) -> Vec<String> {
         let mut found = Vec::new();
         for step in self.all_steps() {
@@ -391,11 +479,11 @@ impl Workflows {
                 }
             }
         }
-        let mut texts: Vec<(String, String)> = self
-            .files
-            .iter()
-            .map(|(file, doc)| (file.clone(), serde_norway::to_string(doc).unwrap()))
-            .collect();
+        let mut texts: Vec<(String, String)> = Vec::new();
+        for (file, doc) in &self.files {
+            let doc = Self::without_allowed_token(file, doc, &mut found);
+            texts.push((file.clone(), serde_norway::to_string(&doc).unwrap()));
+        }
         texts.extend(
             self.actions
                 .iter()
@@ -405,7 +493,9 @@ impl Workflows {
             for needle in ["secrets.", "github.token"] {
                 if text.contains(needle) {
                     found.push(format!(
-                        "{name}: uses `{needle}`: no step gets a secret or token"
+                        "{name}: uses `{needle}`: no step gets a secret, and the token only the \
+                         listed step of a read-only job ({})",
+                        Self::token_readers_named()
                     ));
                 }
             }
@@ -727,6 +817,37 @@ fn tokens_are_read_only_except_in_the_named_write_jobs_on_main() {
 #[test]
 fn no_credentials_persist_and_no_secret_reaches_a_step() {
     assert_none("credentials", &repository().credential_violations());
+}
+
+/// The token reaches one step of `verify`'s `prepare` only, and only while that job reads and
+/// nothing more: the token in another step, or one more permission, is reported.
+#[test]
+fn the_token_reaches_only_the_listed_step_of_a_read_only_job() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let verify = fs::read_to_string(root.join(".github/workflows/verify.yml")).unwrap();
+    let cases = [
+        (
+            "          PREVIOUS: ${{ steps.previous.outputs.from }}\n",
+            "          PREVIOUS: ${{ steps.previous.outputs.from }}\n          GH_TOKEN: ${{ github.token }}\n",
+            "verify.yml: uses `github.token`",
+        ),
+        (
+            "      actions: read\n",
+            "      actions: read\n      pull-requests: read\n",
+            "verify.yml: job `prepare` hands the token to a step, so its permissions must be exactly",
+        ),
+    ];
+    for (from, to, expected) in cases {
+        assert!(verify.contains(from), "{from}");
+        let changed = verify.replacen(from, to, 1);
+        let found = Workflows::from_texts(&[("verify.yml", &changed)])
+            .credential_violations()
+            .join("\n");
+        assert!(
+            found.contains(expected),
+            "missing `{expected}` in:\n{found}"
+        );
+    }
 }
 
 #[test]
