@@ -295,10 +295,11 @@ fn the_books_are_generated_with_the_engine_when_none_is_given() {
     // The fixture searches only once `Threads` and `Hash` are set: the scoring engines got the
     // contract's options.
     let repo = Repo::with(&c_engine());
-    let run = repo.init(&["--no-gate"]);
+    let run = repo.init(&["--no-gate", "--book-positions", "300"]);
     assert_eq!(run.code, 0, "{run:?}");
+    assert!(run.stderr.contains("(300 positions"), "{run:?}");
     let (a, b) = (repo.read("books/book-a.epd"), repo.read("books/book-b.epd"));
-    assert_eq!((a.lines().count(), b.lines().count()), (4000, 4000));
+    assert_eq!((a.lines().count(), b.lines().count()), (300, 300));
     assert!(
         !a.lines().any(|line| b.lines().any(|other| other == line)),
         "B excludes A"

@@ -52,6 +52,12 @@ pub struct InitArgs {
     /// The EPD book every stage plays from [default: two books generated with the engine].
     #[arg(long, value_name = "FILE")]
     book: Option<PathBuf>,
+    /// Positions in each generated book (a small engine project may start with fewer; each
+    /// stage then plays its openings more often).
+    #[arg(long, value_name = "N", default_value_t = init::BOOK_POSITIONS,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000),
+          conflicts_with = "book")]
+    book_positions: usize,
     /// A file the build needs that the repository does not hold, fetched outside the sandbox
     /// and placed at PATH before each build: 'URL SHA256 PATH' (repeatable).
     #[arg(long, value_name = "URL SHA256 PATH")]
@@ -94,6 +100,7 @@ pub fn run(args: InitArgs) -> anyhow::Result<ExitCode> {
         gate,
         options: args.options,
         book: args.book,
+        book_positions: args.book_positions,
         fetch: args.fetch,
         cache_dir: args.cache_dir.unwrap_or_else(Cache::default_root),
     };

@@ -40,8 +40,12 @@ const GENESIS_PATH: &str = "register/T-0001.yaml";
 /// The generated books, as Coherent's were made (docs/architecture.md).
 const BOOK_PATHS: [&str; 2] = ["books/book-a.epd", "books/book-b.epd"];
 
-/// Positions per generated book, random plies, window (cp), nodes per scoring search.
-const BOOK_SPEC: (usize, usize, i32, u64) = (4000, 8, 50, 10_000);
+/// Positions per generated book unless `--book-positions` says otherwise: enough that a stage of
+/// thousands of games rarely plays an opening twice.
+pub const BOOK_POSITIONS: usize = 4000;
+
+/// Random plies, window (cp) and nodes per scoring search of a generated book's positions.
+const BOOK_SPEC: (usize, i32, u64) = (8, 50, 10_000);
 
 /// Commits of HEAD's first-parent history read for the bench trailer's form.
 const TRAILER_HISTORY: usize = 2000;
@@ -83,6 +87,8 @@ pub struct InitRequest {
     pub options: Vec<(String, String)>,
     /// `--book FILE`: the EPD every stage plays from; none: two books generated with the engine.
     pub book: Option<PathBuf>,
+    /// `--book-positions N`: positions per generated book.
+    pub book_positions: usize,
     /// `--fetch 'URL SHA256 PATH'`: files the build needs, fetched outside the sandbox.
     pub fetch: Vec<PinnedFile>,
     /// The build cache.
@@ -607,7 +613,8 @@ fn books(
             .ok_or_else(|| fail("not a file".into()))?;
         return Ok(vec![(format!("books/{name}"), bytes)]);
     }
-    let (count, plies, window_cp, nodes) = BOOK_SPEC;
+    let count = request.book_positions;
+    let (plies, window_cp, nodes) = BOOK_SPEC;
     let mut generated: Vec<(String, Vec<u8>)> = Vec::new();
     let mut exclude = HashSet::new();
     for (seed, path) in (1u64..).zip(BOOK_PATHS) {
