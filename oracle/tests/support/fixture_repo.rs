@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use git2::{Oid, Repository, Signature, Time};
+use oracle::builder::source::add_to_index;
 
 use super::{Run, oracle};
 
@@ -132,23 +133,7 @@ impl FixtureRepo {
     pub fn commit(&self, files: &[(&str, &str)], message: &str) -> Oid {
         let mut index = git2::Index::new().unwrap();
         for (path, content) in files {
-            let blob = self.repo.blob(content.as_bytes()).unwrap();
-            index
-                .add(&git2::IndexEntry {
-                    ctime: git2::IndexTime::new(0, 0),
-                    mtime: git2::IndexTime::new(0, 0),
-                    dev: 0,
-                    ino: 0,
-                    mode: 0o100_644,
-                    uid: 0,
-                    gid: 0,
-                    file_size: u32::try_from(content.len()).unwrap(),
-                    id: blob,
-                    flags: 0,
-                    flags_extended: 0,
-                    path: path.as_bytes().to_vec(),
-                })
-                .unwrap();
+            add_to_index(&self.repo, &mut index, path, content.as_bytes(), 0o100_644).unwrap();
         }
         let tree = self
             .repo
