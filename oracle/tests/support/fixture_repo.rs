@@ -106,6 +106,21 @@ pub fn engine_source(weight: i32, helper: &str) -> String {
     )
 }
 
+/// Commits `tree` on HEAD (the first commit where HEAD is unborn) and moves HEAD to it; returns
+/// the commit id.
+pub fn commit_tree_on_head(
+    repo: &Repository,
+    tree: Oid,
+    signature: &Signature<'_>,
+    message: &str,
+) -> Oid {
+    let tree = repo.find_tree(tree).unwrap();
+    let parent = repo.head().ok().and_then(|head| head.peel_to_commit().ok());
+    let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
+    repo.commit(Some("HEAD"), signature, signature, message, &tree, &parents)
+        .unwrap()
+}
+
 /// A temporary git repository holding fixture commits (no work tree is used by the oracle).
 pub struct FixtureRepo {
     /// Keeps the directory alive.
@@ -135,32 +150,18 @@ impl FixtureRepo {
         for (path, content) in files {
             add_to_index(&self.repo, &mut index, path, content.as_bytes(), 0o100_644).unwrap();
         }
-        let tree = self
-            .repo
-            .find_tree(index.write_tree_to(&self.repo).unwrap())
-            .unwrap();
         let signature = Signature::new(
             "Fixture",
             "fixture@example.invalid",
             &Time::new(1_700_000_000, 0),
         )
         .unwrap();
-        let parent = self
-            .repo
-            .head()
-            .ok()
-            .and_then(|head| head.peel_to_commit().ok());
-        let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
-        self.repo
-            .commit(
-                Some("HEAD"),
-                &signature,
-                &signature,
-                message,
-                &tree,
-                &parents,
-            )
-            .unwrap()
+        commit_tree_on_head(
+            &self.repo,
+            index.write_tree_to(&self.repo).unwrap(),
+            &signature,
+            message,
+        )
     }
 
     /// Commits a crate: manifest, lock file, `src/main.rs` and optionally `build.rs`.

@@ -31,6 +31,7 @@ use serde_json::Value;
 use crate::support::constitution_fixture::{
     ConstitutionFixture, FULL_RECIPE, ProfileFixture, StageFixture,
 };
+use crate::support::fixture_repo::commit_tree_on_head;
 use crate::support::{ORACLE, Run, enterable_by_the_sandbox, oracle, repository_root};
 
 /// The games and builds of these tests share two cores: one scenario at a time.
@@ -366,20 +367,8 @@ impl Fixture {
             .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
             .unwrap();
         index.write().unwrap();
-        let tree = self.repo.find_tree(index.write_tree().unwrap()).unwrap();
         let signature = Signature::now("Fixture", "fixture@example.invalid").unwrap();
-        let parent = self.repo.head().ok().and_then(|h| h.peel_to_commit().ok());
-        let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
-        self.repo
-            .commit(
-                Some("HEAD"),
-                &signature,
-                &signature,
-                message,
-                &tree,
-                &parents,
-            )
-            .unwrap()
+        commit_tree_on_head(&self.repo, index.write_tree().unwrap(), &signature, message)
     }
 
     /// The bench signature of the work tree as it would be committed (built by the oracle,
