@@ -193,17 +193,24 @@ pub fn shared_cache() -> &'static Path {
 
 /// `oracle build <commit> --repo <repo> --cache-dir <shared> --json`.
 pub fn build(repo: &FixtureRepo, commit: &str) -> Run {
-    let repo_path = repo.path().to_str().unwrap().to_owned();
-    let cache = shared_cache().to_str().unwrap().to_owned();
-    oracle(&[
+    build_in(repo, commit, shared_cache(), None)
+}
+
+/// `oracle build <commit> --repo <repo> --cache-dir <cache> [--recipe <recipe>] --json`.
+pub fn build_in(repo: &FixtureRepo, commit: &str, cache: &Path, recipe: Option<&Path>) -> Run {
+    let mut args = vec![
         "build",
         commit,
         "--repo",
-        &repo_path,
+        repo.path().to_str().unwrap(),
         "--cache-dir",
-        &cache,
-        "--json",
-    ])
+        cache.to_str().unwrap(),
+    ];
+    if let Some(recipe) = recipe {
+        args.extend(["--recipe", recipe.to_str().unwrap()]);
+    }
+    args.push("--json");
+    oracle(&args)
 }
 
 /// Builds and returns the cached binary's path (panics with the oracle's output on failure).
