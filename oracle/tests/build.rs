@@ -39,18 +39,7 @@ fn recipe_file() -> PathBuf {
 }
 
 fn quick_build(repo: &FixtureRepo, commit: &str) -> Run {
-    let recipe = recipe_file();
-    oracle(&[
-        "build",
-        commit,
-        "--repo",
-        repo.path().to_str().unwrap(),
-        "--cache-dir",
-        shared_cache().to_str().unwrap(),
-        "--recipe",
-        recipe.to_str().unwrap(),
-        "--json",
-    ])
+    fixture_repo::build_in(repo, commit, shared_cache(), Some(&recipe_file()))
 }
 
 #[test]

@@ -15,7 +15,7 @@ use crate::support::c_engine_fixture::{
     BOOK, ENGINE, MAKEFILE, bench_of, compile, grouped, stronger_engine,
 };
 use crate::support::constitution_fixture::{ConstitutionFixture, ProfileFixture, StageFixture};
-use crate::support::fixture_repo::FixtureRepo;
+use crate::support::fixture_repo::{FixtureRepo, build_in};
 use crate::support::{Run, enterable_by_the_sandbox, oracle};
 
 /// The evaluation's attribute that compiles its popcount to the POPCNT instruction.
@@ -57,17 +57,7 @@ fn cache(name: &str) -> PathBuf {
 fn build(repo: &FixtureRepo, commit: &str, recipe: &str, cache: &Path) -> Run {
     let file = cache.join(format!("recipe-{}.yaml", sha256_hex(recipe.as_bytes())));
     fs::write(&file, recipe).unwrap();
-    oracle(&[
-        "build",
-        commit,
-        "--repo",
-        repo.path().to_str().unwrap(),
-        "--cache-dir",
-        cache.to_str().unwrap(),
-        "--recipe",
-        file.to_str().unwrap(),
-        "--json",
-    ])
+    build_in(repo, commit, cache, Some(&file))
 }
 
 /// The fixture at the root of a repository: `engine.c` and `Makefile`.

@@ -6,13 +6,18 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::support::c_engine_fixture::{
     BOOK, ENGINE, MAKEFILE, bench_of, grouped, stronger_engine,
 };
 use crate::support::fixture_repo::{self, engine_source};
-use crate::support::{Run, oracle};
+use crate::support::{Run, commit_work_tree, git_in, oracle};
+
+/// The fixture's commits are dated 2023-11-14 22:13:20 UTC, so that they are the same every run.
+const FIXED_DATES: &[(&str, &str)] = &[
+    ("GIT_AUTHOR_DATE", "1700000000 +0000"),
+    ("GIT_COMMITTER_DATE", "1700000000 +0000"),
+];
 
 /// A build cache the sandbox's unprivileged user can enter (the tests may run as root, whose
 /// temporary directories are closed to it), outside any Cargo workspace (a Cargo build there
@@ -53,26 +58,12 @@ impl Repo {
 
     /// Runs git in the repository; its trimmed standard output.
     fn git(&self, args: &[&str]) -> String {
-        let output = Command::new("git")
-            .args(args)
-            .current_dir(self.path())
-            .env("GIT_AUTHOR_DATE", "1700000000 +0000")
-            .env("GIT_COMMITTER_DATE", "1700000000 +0000")
-            .output()
-            .unwrap();
-        assert!(output.status.success(), "git {args:?}: {output:?}");
-        String::from_utf8_lossy(&output.stdout).trim().to_owned()
+        git_in(self.path(), FIXED_DATES, args)
     }
 
     /// Writes `files` and commits everything.
     fn commit(&self, files: &[(&str, &str)], message: &str) {
-        for (path, text) in files {
-            let path = self.path().join(path);
-            fs::create_dir_all(path.parent().unwrap()).unwrap();
-            fs::write(path, text).unwrap();
-        }
-        self.git(&["add", "-A"]);
-        self.git(&["commit", "-q", "-m", message]);
+        commit_work_tree(self.path(), FIXED_DATES, files, message);
     }
 
     fn read(&self, path: &str) -> String {

@@ -122,6 +122,13 @@ fn match_json(engines: [&str; 2], extra: &[&str]) -> (Value, Run) {
     (json, output)
 }
 
+/// Runs `oracle match --json`, which must succeed; the summary.
+fn played_match(engines: [&str; 2], extra: &[&str]) -> Value {
+    let (json, output) = match_json(engines, extra);
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    json
+}
+
 /// The values of PGN tag `name` in file order.
 fn pgn_tags(pgn: &Path, name: &str) -> Vec<String> {
     let prefix = format!("[{name} \"");
@@ -481,8 +488,7 @@ fn assert_fault(faulty: &str, limit: &[&str], termination: &str, pgn_termination
         pgn.to_str().unwrap(),
     ];
     extra.extend_from_slice(limit);
-    let (json, output) = match_json([faulty, &coherent_spec("good")], &extra);
-    assert_eq!(output.code, 0, "{}", output.stderr);
+    let json = played_match([faulty, &coherent_spec("good")], &extra);
     assert_eq!(json["games_played"], 2, "{json}");
     assert_eq!(json["losses"], 2, "{json}");
     assert_eq!(json["pentanomial"], serde_json::json!([1, 0, 0, 0, 0]));
@@ -593,7 +599,7 @@ fn cpu_burnt_by_unreaped_children_loses_a_timed_game() {
     // The spinner runs from each of the burner's answers to its next `go`, in the opponent's
     // turns; at time odds those are six times longer than its own, so it shows in both games
     // even when other work leaves it little of the machine.
-    let (json, output) = match_json(
+    let json = played_match(
         [
             &format!(
                 "{},tc=0.5+0.005",
@@ -603,7 +609,6 @@ fn cpu_burnt_by_unreaped_children_loses_a_timed_game() {
         ],
         &["--pairs", "1", "--concurrency", "1", "--tc", "3+0.03"],
     );
-    assert_eq!(output.code, 0, "{}", output.stderr);
     // Where the account can be frozen, the spinner is frozen with its engine in the opponent's
     // turn and takes nothing from it: the burner wins nothing and only starves itself (its
     // processes may pile up frozen until it can start no search thread, a fault of its own).
@@ -643,11 +648,10 @@ fn an_engine_that_never_joins_its_search_threads_plays_its_games_out() {
         leaky_engine().display(),
         coherent = coherent().display()
     );
-    let (json, output) = match_json(
+    let json = played_match(
         [&leaky, &coherent_spec("good")],
         &["--tc", "2+0.02", "--pairs", "2", "--concurrency", "1"],
     );
-    assert_eq!(output.code, 0, "{}", output.stderr);
     assert_eq!(json["games_counted"], 4, "{json}");
     assert_eq!(
         (&json["faults"]["first"], &json["faults"]["second"]),
@@ -664,7 +668,7 @@ fn an_engine_that_never_joins_its_search_threads_plays_its_games_out() {
 fn no_engine_remembers_a_game_in_the_next_one() {
     let dir = tempfile::tempdir().unwrap();
     let pgn = dir.path().join("games.pgn");
-    let (json, output) = match_json(
+    let json = played_match(
         [
             &fault_spec("rememberer", "remember", 4, ""),
             &coherent_spec("good"),
@@ -682,7 +686,6 @@ fn no_engine_remembers_a_game_in_the_next_one() {
             pgn.to_str().unwrap(),
         ],
     );
-    assert_eq!(output.code, 0, "{}", output.stderr);
     assert_eq!(json["games_counted"], 6, "{json}");
     // The move text of each game (tags and comments aside), in file order: pair by pair.
     let text = std::fs::read_to_string(&pgn).unwrap();
@@ -718,14 +721,13 @@ fn no_engine_remembers_a_game_in_the_next_one() {
 /// outside its turn.
 #[test]
 fn thinking_in_a_ping_is_charged() {
-    let (json, output) = match_json(
+    let json = played_match(
         [
             &fault_spec("thinker", "think", 150, ""),
             &coherent_spec("good"),
         ],
         &["--tc", "1+0.01", "--pairs", "1", "--concurrency", "1"],
     );
-    assert_eq!(output.code, 0, "{}", output.stderr);
     assert_eq!(json["faults"]["first"], 2, "{json}");
     let kinds = &json["faults_by_kind"]["first"];
     assert_eq!(
@@ -738,11 +740,10 @@ fn thinking_in_a_ping_is_charged() {
 #[test]
 fn honest_engines_at_a_fast_clock_use_no_cpu_outside_their_turn() {
     // Both cores busy with two games at once, as in a stage; each engine is single-threaded.
-    let (json, output) = match_json(
+    let json = played_match(
         [&coherent_spec("c1"), &coherent_spec("c2")],
         &["--tc", "1+0.01", "--pairs", "4", "--concurrency", "2"],
     );
-    assert_eq!(output.code, 0, "{}", output.stderr);
     assert_eq!(json["games_counted"], 8, "{json}");
     assert_eq!(json["terminations"]["cpu_outside_turn"], 0, "{json}");
 }

@@ -18,10 +18,18 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 use crate::support::c_engine_fixture::{BOOK, ENGINE, MAKEFILE, bench_of, stronger_engine};
-use crate::support::{ORACLE, repository_root};
+use crate::support::{ORACLE, commit_work_tree, git_in, repository_root};
 
 /// The throwaway profile the workflow plays instead of `official`.
 const PROFILE: &str = "workflow";
+
+/// Who makes the throwaway repository's commits.
+const MAINTAINER: &[(&str, &str)] = &[
+    ("GIT_AUTHOR_NAME", "Maintainer"),
+    ("GIT_AUTHOR_EMAIL", "maintainer@example.invalid"),
+    ("GIT_COMMITTER_NAME", "Maintainer"),
+    ("GIT_COMMITTER_EMAIL", "maintainer@example.invalid"),
+];
 
 /// The shards of `verify-round.yml`'s matrix.
 const SHARDS: u64 = 8;
@@ -171,23 +179,11 @@ impl Throwaway {
     }
 
     fn git(&self, args: &[&str]) -> String {
-        let output = Command::new("git")
-            .args(["-c", "user.name=Maintainer"])
-            .args(["-c", "user.email=maintainer@example.invalid"])
-            .args(args)
-            .current_dir(self.repo())
-            .output()
-            .unwrap();
-        assert!(output.status.success(), "git {args:?}: {output:?}");
-        String::from_utf8_lossy(&output.stdout).trim().to_owned()
+        git_in(&self.repo(), MAINTAINER, args)
     }
 
     fn commit(&self, files: &[(&str, &str)], message: &str) {
-        for (path, text) in files {
-            fs::write(self.repo().join(path), text).unwrap();
-        }
-        self.git(&["add", "-A"]);
-        self.git(&["commit", "-q", "-m", message]);
+        commit_work_tree(&self.repo(), MAINTAINER, files, message);
     }
 
     /// The constitution `oracle init` wrote, with [`PROFILE`]: `smoke`'s first stage at one

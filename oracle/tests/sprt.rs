@@ -28,6 +28,14 @@ fn bad_input(args: &[&str]) -> String {
     stderr
 }
 
+/// The arguments `sprt COMMAND ARGS… --elo0 ELO0 --elo1 ELO1`.
+fn sprt<'a>(command: &'a str, args: &[&'a str], [elo0, elo1]: [&'a str; 2]) -> Vec<&'a str> {
+    let mut all = vec!["sprt", command];
+    all.extend_from_slice(args);
+    all.extend(["--elo0", elo0, "--elo1", elo1]);
+    all
+}
+
 const EXAMPLE: &[&str] = &[
     "sprt",
     "status",
@@ -44,18 +52,16 @@ fn status_human() {
     insta::assert_snapshot!("status_penta_human", ok(EXAMPLE));
     insta::assert_snapshot!(
         "status_trinomial_human",
-        ok(&[
-            "sprt",
+        ok(&sprt(
             "status",
-            "--trinomial",
-            "w=5019,l=5026,d=15699",
-            "--elo0",
-            "-3",
-            "--elo1",
-            "1",
-            "--model",
-            "logistic",
-        ])
+            &[
+                "--trinomial",
+                "w=5019,l=5026,d=15699",
+                "--model",
+                "logistic"
+            ],
+            ["-3", "1"]
+        ))
     );
 }
 
@@ -94,19 +100,17 @@ fn status_json() {
     insta::assert_snapshot!("status_penta_json", text);
     insta::assert_snapshot!(
         "status_trinomial_json",
-        ok(&[
-            "sprt",
+        ok(&sprt(
             "status",
-            "--trinomial",
-            "l=0,d=0,w=10",
-            "--elo0",
-            "-1500",
-            "--elo1",
-            "0",
-            "--model",
-            "logistic",
-            "--json",
-        ])
+            &[
+                "--trinomial",
+                "l=0,d=0,w=10",
+                "--model",
+                "logistic",
+                "--json"
+            ],
+            ["-1500", "0"]
+        ))
     );
 }
 
@@ -152,23 +156,21 @@ fn calc_human_and_json() {
     let args = ["sprt", "calc", "--elo0", "0", "--elo1", "2", "--elo", "1"];
     insta::assert_snapshot!("calc_human", ok(&args));
     insta::assert_snapshot!("calc_json", ok(&[&args[..], &["--json"]].concat()));
-    let text = ok(&[
-        "sprt",
+    let text = ok(&sprt(
         "calc",
-        "--elo0",
-        "-5",
-        "--elo1",
-        "0",
-        "--elo",
-        "-5",
-        "--model",
-        "logistic",
-        "--draw-ratio",
-        "0.6",
-        "--bias",
-        "0",
-        "--json",
-    ]);
+        &[
+            "--elo",
+            "-5",
+            "--model",
+            "logistic",
+            "--draw-ratio",
+            "0.6",
+            "--bias",
+            "0",
+            "--json",
+        ],
+        ["-5", "0"],
+    ));
     let value: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert!((value["pass_probability"].as_f64().unwrap() - 0.05).abs() < 1e-9);
 }
@@ -197,71 +199,38 @@ fn bad_input_names_the_argument() {
     let file = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(file.path(), "0123\n43x1\n").unwrap();
     let path = file.path().to_str().unwrap();
-    let stderr = bad_input(&[
-        "sprt",
+    let stderr = bad_input(&sprt(
         "replay",
-        "--outcomes",
-        path,
-        "--batch",
-        "2",
-        "--elo0",
-        "0",
-        "--elo1",
-        "2",
-    ]);
+        &["--outcomes", path, "--batch", "2"],
+        ["0", "2"],
+    ));
     assert!(
         stderr.contains("--outcomes") && stderr.contains(":2:3:"),
         "{stderr}"
     );
-    let stderr = bad_input(&[
-        "sprt",
+    let stderr = bad_input(&sprt(
         "replay",
-        "--outcomes",
-        path,
-        "--batch",
-        "0",
-        "--elo0",
-        "0",
-        "--elo1",
-        "2",
-    ]);
+        &["--outcomes", path, "--batch", "0"],
+        ["0", "2"],
+    ));
     assert!(stderr.contains("--batch"), "{stderr}");
-    let stderr = bad_input(&[
-        "sprt",
+    let stderr = bad_input(&sprt(
         "replay",
-        "--outcomes",
-        "/nonexistent/pairs.txt",
-        "--batch",
-        "2",
-        "--elo0",
-        "0",
-        "--elo1",
-        "2",
-    ]);
+        &["--outcomes", "/nonexistent/pairs.txt", "--batch", "2"],
+        ["0", "2"],
+    ));
     assert!(stderr.contains("--outcomes"), "{stderr}");
-    let stderr = bad_input(&[
-        "sprt",
+    let stderr = bad_input(&sprt(
         "calc",
-        "--elo0",
-        "0",
-        "--elo1",
-        "2",
-        "--elo",
-        "1",
-        "--draw-ratio",
-        "1.2",
-    ]);
+        &["--elo", "1", "--draw-ratio", "1.2"],
+        ["0", "2"],
+    ));
     assert!(stderr.contains("draw ratio"), "{stderr}");
-    let stderr = bad_input(&[
-        "sprt",
+    let stderr = bad_input(&sprt(
         "status",
-        "--penta",
-        "3,40,100,40,3",
-        "--elo0",
-        "-1500",
-        "--elo1",
-        "0",
-    ]);
+        &["--penta", "3,40,100,40,3"],
+        ["-1500", "0"],
+    ));
     assert!(stderr.contains("elo0 = -1500"), "{stderr}");
 }
 
@@ -283,35 +252,28 @@ fn simulate_is_seeded() {
 /// Trinomial counts only by name: three bare numbers are refused (exit 2) with the reason.
 #[test]
 fn trinomial_counts_are_read_by_name_only() {
-    let named = ok(&[
-        "sprt",
+    let named = ok(&sprt(
         "status",
-        "--trinomial",
-        "d=15699,w=5019,l=5026",
-        "--elo0",
-        "-3",
-        "--elo1",
-        "1",
-        "--model",
-        "logistic",
-        "--json",
-    ]);
+        &[
+            "--trinomial",
+            "d=15699,w=5019,l=5026",
+            "--model",
+            "logistic",
+            "--json",
+        ],
+        ["-3", "1"],
+    ));
     let value: serde_json::Value = serde_json::from_str(&named).unwrap();
     assert_eq!(value["games"], 25744);
     assert!(
         value["fixed_games_elo"].as_f64().unwrap() < 0.0,
         "W < L: {named}"
     );
-    let stderr = bad_input(&[
-        "sprt",
+    let stderr = bad_input(&sprt(
         "status",
-        "--trinomial",
-        "5019,5026,15699",
-        "--elo0",
-        "-3",
-        "--elo1",
-        "1",
-    ]);
+        &["--trinomial", "5019,5026,15699"],
+        ["-3", "1"],
+    ));
     assert!(
         stderr.contains("--trinomial") && stderr.contains("name the counts"),
         "{stderr}"
@@ -325,41 +287,18 @@ fn fishtest_text_as_pasted() {
     let text = "LLR: 0.94 (-2.94,2.94) <0.00,2.00>\n\
                 Total: 21200 W: 5420 L: 5300 D: 10480\n\
                 Ptnml(0-2): 120, 2480, 5300, 2560, 140\n";
-    let from_text = ok(&[
-        "sprt",
-        "status",
-        "--fishtest",
-        text,
-        "--elo0",
-        "0",
-        "--elo1",
-        "2",
-    ]);
+    let from_text = ok(&sprt("status", &["--fishtest", text], ["0", "2"]));
     assert_eq!(from_text, ok(EXAMPLE));
-    let stderr = bad_input(&[
-        "sprt",
-        "status",
-        "--fishtest",
-        text,
-        "--elo0",
-        "0",
-        "--elo1",
-        "5",
-    ]);
+    let stderr = bad_input(&sprt("status", &["--fishtest", text], ["0", "5"]));
     assert!(
         stderr.contains("--fishtest") && stderr.contains("<0.00,2.00>"),
         "{stderr}"
     );
-    let stderr = bad_input(&[
-        "sprt",
+    let stderr = bad_input(&sprt(
         "status",
-        "--fishtest",
-        "Total: 20 W: 5 L: 5 D: 9",
-        "--elo0",
-        "0",
-        "--elo1",
-        "2",
-    ]);
+        &["--fishtest", "Total: 20 W: 5 L: 5 D: 9"],
+        ["0", "2"],
+    ));
     assert!(stderr.contains("Total: 20"), "{stderr}");
 }
 
@@ -397,17 +336,11 @@ fn exit_statuses_and_json_errors() {
         value["error"].as_str().unwrap().contains("--penta"),
         "{value}"
     );
-    let Run { code, stdout, .. } = oracle(&[
-        "sprt",
+    let Run { code, stdout, .. } = oracle(&sprt(
         "status",
-        "--penta",
-        "1,2,3,4,5",
-        "--elo0",
-        "0",
-        "--elo1",
-        "-1",
-        "--json",
-    ]);
+        &["--penta", "1,2,3,4,5", "--json"],
+        ["0", "-1"],
+    ));
     assert_eq!(code, 2);
     let value: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert!(value["error"].as_str().unwrap().contains("elo1"), "{value}");
@@ -415,18 +348,16 @@ fn exit_statuses_and_json_errors() {
 
 #[test]
 fn bench_reports_time_per_call() {
-    let stdout = ok(&[
-        "sprt",
+    let stdout = ok(&sprt(
         "bench",
-        "--penta",
-        "2000,20000,56000,20000,2000",
-        "--elo0",
-        "0",
-        "--elo1",
-        "2",
-        "--iterations",
-        "10",
-    ]);
+        &[
+            "--penta",
+            "2000,20000,56000,20000,2000",
+            "--iterations",
+            "10",
+        ],
+        ["0", "2"],
+    ));
     assert!(
         stdout.contains("us per call") && stdout.contains("pairs 100000"),
         "{stdout}"
@@ -435,19 +366,17 @@ fn bench_reports_time_per_call() {
 
 #[test]
 fn bench_json() {
-    let text = ok(&[
-        "sprt",
+    let text = ok(&sprt(
         "bench",
-        "--penta",
-        "2000,20000,56000,20000,2000",
-        "--elo0",
-        "0",
-        "--elo1",
-        "2",
-        "--iterations",
-        "3",
-        "--json",
-    ]);
+        &[
+            "--penta",
+            "2000,20000,56000,20000,2000",
+            "--iterations",
+            "3",
+            "--json",
+        ],
+        ["0", "2"],
+    ));
     let value: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(
         (value["iterations"].as_u64(), value["pairs"].as_u64()),

@@ -3,7 +3,7 @@
 //! a killed run resumes to the same state as an uninterrupted one.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::support::ORACLE;
@@ -48,19 +48,28 @@ fn tune(dir: &Path, sub: &str, games: u64, seed: u64, extra: &[&str]) -> Command
     cmd
 }
 
+/// Runs `command`, which must succeed; its output.
+fn succeeded(command: &mut Command) -> Output {
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// The JSON document in the file at `path`.
+fn json_file(path: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
 #[test]
 fn killed_run_resumes_to_the_uninterrupted_result() {
     let whole_dir = tempfile::tempdir().unwrap();
     let whole_state = whole_dir.path().join("state.json");
-    let out = tune(whole_dir.path(), "run", 16, 7, &["--json", "--state"])
-        .arg(&whole_state)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out =
+        succeeded(tune(whole_dir.path(), "run", 16, 7, &["--json", "--state"]).arg(&whole_state));
     let whole: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(whole["duels"], 4);
 
@@ -80,42 +89,26 @@ fn killed_run_resumes_to_the_uninterrupted_result() {
     }
     child.kill().unwrap();
     child.wait().unwrap();
-    let partial: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&state).unwrap()).unwrap();
+    let partial = json_file(&state);
     let done = partial["duels"].as_array().unwrap().len();
     assert!(done < 4, "killed after {done} duels");
 
-    let out = tune(dir.path(), "run", 16, 7, &["--json", "--state"])
-        .arg(&state)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeeded(tune(dir.path(), "run", 16, 7, &["--json", "--state"]).arg(&state));
     assert!(String::from_utf8_lossy(&out.stderr).contains("resuming"));
     let resumed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(resumed, whole);
-    let a: serde_json::Value = serde_json::from_slice(&std::fs::read(&state).unwrap()).unwrap();
-    let b: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&whole_state).unwrap()).unwrap();
-    assert_eq!(a, b, "state files differ");
+    assert_eq!(
+        json_file(&state),
+        json_file(&whole_state),
+        "state files differ"
+    );
 }
 
 #[test]
 fn pair_writes_table_patch_and_plot() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("out");
-    let out = tune(dir.path(), "pair", 8, 7, &["--json", "--out"])
-        .arg(&out_dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = succeeded(tune(dir.path(), "pair", 8, 7, &["--json", "--out"]).arg(&out_dir));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["rule"], "seed_mean_t1");
     assert_ne!(v["seeds"][0], v["seeds"][1]);
@@ -152,15 +145,7 @@ fn pair_writes_table_patch_and_plot() {
 fn a_state_of_another_run_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state.json");
-    let ok = tune(dir.path(), "run", 4, 7, &["--state"])
-        .arg(&state)
-        .output()
-        .unwrap();
-    assert!(
-        ok.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ok.stderr)
-    );
+    succeeded(tune(dir.path(), "run", 4, 7, &["--state"]).arg(&state));
     let out = tune(dir.path(), "run", 4, 8, &["--state"])
         .arg(&state)
         .output()

@@ -11,7 +11,7 @@ use git2::{Oid, Repository};
 use serde::{Deserialize, Serialize};
 
 use super::sandbox::engine::{EngineIsolation, EngineLimits};
-use super::sandbox::{self, ProcessEnding, SandboxError};
+use super::sandbox::{self, SandboxError};
 use crate::play::cpu_guard::NodePace;
 
 /// Wall-clock limit of one `bench` run (its CPU limit is [`EngineLimits::BENCH`]'s).
@@ -294,7 +294,7 @@ fn run_once(
         .and_then(|account| account.cpu_time())
         .unwrap_or_else(|| started.elapsed());
     let output = std::fs::read_to_string(log).unwrap_or_default();
-    if !matches!(ending, ProcessEnding::Exited(status) if status.success()) {
+    if !ending.succeeded() {
         let lines: Vec<&str> = output.lines().collect();
         return Err(BenchError::Failed {
             binary: binary.to_owned(),

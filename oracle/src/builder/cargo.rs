@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::recipe::BuildRecipe;
-use super::sandbox::{self, Job, ProcessEnding, Sandbox, SandboxError};
+use super::sandbox::{self, Job, PrepareError, Sandbox, SandboxError};
 
 /// Version of the oracle's build procedure: the cargo arguments and environment here, the path
 /// remaps ([`BuildRecipe::rustflags`]) and the sandbox's mount plan. Every cache key includes it,
@@ -38,13 +38,8 @@ pub enum CargoError {
         reason: String,
     },
     /// Preparing the build directories failed.
-    #[error("preparing {path}: {source}")]
-    Prepare {
-        /// The directory.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Prepare(#[from] PrepareError),
     /// The sandbox could not run cargo.
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
@@ -245,10 +240,7 @@ pub fn build(
     sandbox: &Sandbox,
 ) -> Result<PathBuf, CargoError> {
     for dir in [&dirs.cargo_home, &dirs.target, &dirs.scratch] {
-        fs::create_dir_all(dir).map_err(|source| CargoError::Prepare {
-            path: dir.clone(),
-            source,
-        })?;
+        sandbox::create_build_dir(dir)?;
     }
     check_reachable(&dirs.source, sandbox)?;
     let mut read_only = vec![
@@ -257,20 +249,14 @@ pub fn build(
     ];
     if let Some(registry) = registry {
         let mount_point = dirs.cargo_home.join("registry");
-        fs::create_dir_all(&mount_point).map_err(|source| CargoError::Prepare {
-            path: mount_point.clone(),
-            source,
-        })?;
+        sandbox::create_build_dir(&mount_point)?;
         if sandbox.isolation.confines_writes() {
             read_only.push((registry.to_owned(), mount_point));
         } else {
             // Without a mount namespace the registry can only be linked (and is then writable).
             fs::remove_dir(&mount_point)
                 .and_then(|()| std::os::unix::fs::symlink(registry, &mount_point))
-                .map_err(|source| CargoError::Prepare {
-                    path: mount_point,
-                    source,
-                })?;
+                .map_err(PrepareError::at(&mount_point))?;
         }
     }
     let job = Job {
@@ -287,7 +273,7 @@ pub fn build(
         log: dirs.log.clone(),
     };
     let ending = sandbox.run(&job)?;
-    if !matches!(ending, ProcessEnding::Exited(status) if status.success()) {
+    if !ending.succeeded() {
         return Err(CargoError::Failed {
             ending: sandbox::describe(&ending),
             log: dirs.log.clone(),
@@ -312,12 +298,8 @@ fn check_reachable(source: &Path, sandbox: &Sandbox) -> Result<(), CargoError> {
     }
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let under_home = |dir: &Path| home.as_ref().is_some_and(|home| dir.starts_with(home));
-    let closed = sandbox::closed_to_sandbox_user(source, 0o001, under_home).map_err(|error| {
-        CargoError::Prepare {
-            path: source.to_owned(),
-            source: error,
-        }
-    })?;
+    let closed = sandbox::closed_to_sandbox_user(source, 0o001, under_home)
+        .map_err(PrepareError::at(source))?;
     match closed {
         Some((path, mode)) => Err(CargoError::Unreachable {
             user: sandbox::UNPRIVILEGED_ID,

@@ -27,7 +27,7 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
-use super::sandbox::{self, Isolation, Job, ProcessEnding, Sandbox};
+use super::sandbox::{self, Isolation, Job, PrepareError, Sandbox};
 
 /// The version of this build procedure (the wrapper, the environment, the mounts). Part of every
 /// native cache key: raise it whenever what is built from the same inputs could change.
@@ -114,13 +114,8 @@ pub enum NativeError {
         reason: String,
     },
     /// A build directory could not be prepared.
-    #[error("preparing {path}: {source}")]
-    Prepare {
-        /// The path at fault.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Prepare(#[from] PrepareError),
     /// The sandbox could not run the build.
     #[error(transparent)]
     Sandbox(#[from] sandbox::SandboxError),
@@ -421,14 +416,8 @@ pub fn build(
             isolation: sandbox.isolation.describe(),
         });
     }
-    let prepare = |path: &Path| -> Result<(), NativeError> {
-        fs::create_dir_all(path).map_err(|source| NativeError::Prepare {
-            path: path.to_owned(),
-            source,
-        })
-    };
     for dir in [&dirs.out, &dirs.scratch, &dirs.wrappers] {
-        prepare(dir)?;
+        sandbox::create_build_dir(dir)?;
     }
     let mut read_only = Vec::new();
     for (index, compiler) in compilers.wrapped.iter().enumerate() {
@@ -453,10 +442,7 @@ pub fn build(
         let script = wrapper_script(&mounted, &dirs.source, &build.flags, epoch);
         fs::write(&wrapper, script)
             .and_then(|()| fs::set_permissions(&wrapper, fs::Permissions::from_mode(0o755)))
-            .map_err(|source| NativeError::Prepare {
-                path: wrapper.clone(),
-                source,
-            })?;
+            .map_err(PrepareError::at(&wrapper))?;
         read_only.push((wrapper, compiler.binary.clone()));
     }
     hand_over(&dirs.source)?;
@@ -480,7 +466,7 @@ pub fn build(
             log: dirs.log.clone(),
         });
     }
-    if !matches!(ending, ProcessEnding::Exited(status) if status.success()) {
+    if !ending.succeeded() {
         return Err(NativeError::Failed {
             ending: sandbox::describe(&ending),
             log: dirs.log.clone(),
@@ -523,14 +509,10 @@ fn hand_over(tree: &Path) -> Result<(), NativeError> {
         return Ok(());
     }
     let id = Some(sandbox::UNPRIVILEGED_ID);
-    let fail = |path: &Path, source| NativeError::Prepare {
-        path: path.to_owned(),
-        source,
-    };
-    std::os::unix::fs::lchown(tree, id, id).map_err(|e| fail(tree, e))?;
+    std::os::unix::fs::lchown(tree, id, id).map_err(PrepareError::at(tree))?;
     if tree.is_dir() && !tree.is_symlink() {
-        for entry in fs::read_dir(tree).map_err(|e| fail(tree, e))? {
-            hand_over(&entry.map_err(|e| fail(tree, e))?.path())?;
+        for entry in fs::read_dir(tree).map_err(PrepareError::at(tree))? {
+            hand_over(&entry.map_err(PrepareError::at(tree))?.path())?;
         }
     }
     Ok(())

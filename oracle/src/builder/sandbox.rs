@@ -66,8 +66,7 @@ impl Isolation {
                 Self::UnshareNet => tool("unshare").is_absolute(),
                 Self::None => true,
             };
-            installed
-                && matches!(sandbox.run(&job), Ok(ProcessEnding::Exited(status)) if status.success())
+            installed && sandbox.run(&job).is_ok_and(|ending| ending.succeeded())
         };
         [Self::Bubblewrap, Self::UnshareNet]
             .into_iter()
@@ -184,6 +183,14 @@ pub enum ProcessEnding {
     TimedOut(Duration),
 }
 
+impl ProcessEnding {
+    /// Whether the command exited by itself with status 0.
+    #[must_use]
+    pub fn succeeded(&self) -> bool {
+        matches!(self, Self::Exited(status) if status.success())
+    }
+}
+
 /// Why a sandboxed command could not be run at all.
 #[derive(Debug, thiserror::Error)]
 pub enum SandboxError {
@@ -211,6 +218,31 @@ pub enum SandboxError {
         /// The I/O error.
         source: std::io::Error,
     },
+}
+
+/// A directory or file a sandboxed build needs could not be prepared.
+#[derive(Debug, thiserror::Error)]
+#[error("preparing {path}: {source}")]
+pub struct PrepareError {
+    /// The path at fault.
+    pub path: PathBuf,
+    /// The I/O error.
+    pub source: std::io::Error,
+}
+
+impl PrepareError {
+    /// The error that preparing `path` failed with `source`, for `map_err`.
+    pub fn at(path: &Path) -> impl FnOnce(std::io::Error) -> Self + '_ {
+        move |source| Self {
+            path: path.to_owned(),
+            source,
+        }
+    }
+}
+
+/// Creates `dir` and its parents for a build; a failure names it.
+pub fn create_build_dir(dir: &Path) -> Result<(), PrepareError> {
+    std::fs::create_dir_all(dir).map_err(PrepareError::at(dir))
 }
 
 /// Runs commands at one isolation level with one set of limits.
@@ -551,10 +583,7 @@ mod tests {
             "echo \"token=${GITHUB_TOKEN:-none} path=$PATH\"",
         );
         let ending = sandbox.run(&job).unwrap();
-        assert!(
-            matches!(ending, ProcessEnding::Exited(status) if status.success()),
-            "{ending:?}"
-        );
+        assert!(ending.succeeded(), "{ending:?}");
         let log = std::fs::read_to_string(dir.path().join("log")).unwrap();
         assert_eq!(log.trim(), "token=none path=/usr/bin:/bin");
     }

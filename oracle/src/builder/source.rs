@@ -340,6 +340,32 @@ fn write_file(path: &Path, content: &mut impl Read, executable: bool) -> Result<
         .map_err(wrap)
 }
 
+/// Writes `bytes` as a blob and adds it to `index` at `path` with `mode` (e.g. `0o100_644`); the
+/// entry's file-system fields are zero, so the same content gives the same entry anywhere.
+pub fn add_to_index(
+    repo: &Repository,
+    index: &mut git2::Index,
+    path: &str,
+    bytes: &[u8],
+    mode: u32,
+) -> Result<(), git2::Error> {
+    let entry = git2::IndexEntry {
+        ctime: git2::IndexTime::new(0, 0),
+        mtime: git2::IndexTime::new(0, 0),
+        dev: 0,
+        ino: 0,
+        mode,
+        uid: 0,
+        gid: 0,
+        file_size: u32::try_from(bytes.len()).unwrap_or(u32::MAX),
+        id: repo.blob(bytes)?,
+        flags: 0,
+        flags_extended: 0,
+        path: path.as_bytes().to_vec(),
+    };
+    index.add(&entry)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,22 +376,7 @@ mod tests {
         let oid = {
             let mut index = repo.index().unwrap();
             for (path, content, mode) in files {
-                let blob = repo.blob(content).unwrap();
-                let entry = git2::IndexEntry {
-                    ctime: git2::IndexTime::new(0, 0),
-                    mtime: git2::IndexTime::new(0, 0),
-                    dev: 0,
-                    ino: 0,
-                    mode: *mode as u32,
-                    uid: 0,
-                    gid: 0,
-                    file_size: content.len() as u32,
-                    id: blob,
-                    flags: 0,
-                    flags_extended: 0,
-                    path: path.as_bytes().to_vec(),
-                };
-                index.add(&entry).unwrap();
+                add_to_index(&repo, &mut index, path, content, *mode as u32).unwrap();
             }
             let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
             let sig =

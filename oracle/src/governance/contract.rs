@@ -225,6 +225,15 @@ impl EngineContract {
 }
 
 #[cfg(test)]
+impl EngineContract {
+    /// Coherent's own contract, for the library's tests: the Cargo kind with the standard recipe
+    /// and gate.
+    pub(crate) fn coherent() -> Self {
+        Self::cargo(&BuildRecipe::standard(), &GateRules::standard())
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

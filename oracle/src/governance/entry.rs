@@ -19,6 +19,7 @@ use crate::governance::hash::{GitId, Sha256Hex};
 use crate::governance::timestamp::Timestamp;
 use crate::play::clock::TimeControl;
 use crate::play::tally::FaultCounts;
+use crate::stats::SprtParams;
 
 /// A register entry as stored in `register/T-NNNN.yaml`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -525,6 +526,45 @@ impl Entry {
 pub const MAX_STAGE_PAIRS: u64 = 1 << 53;
 
 impl StageRecord {
+    /// The record of a stage that was not played (an earlier stage did not pass): its setup and
+    /// SPRT bounds, no games, state `not_run`.
+    #[must_use]
+    pub fn not_run(
+        name: String,
+        tc: TimeControl,
+        book: String,
+        book_sha256: Sha256Hex,
+        params: &SprtParams,
+        batch_size: u32,
+        max_games: u64,
+    ) -> Self {
+        Self {
+            name,
+            tc,
+            book,
+            book_sha256,
+            elo0: params.elo0,
+            elo1: params.elo1,
+            alpha: params.alpha,
+            beta: params.beta,
+            batch_size,
+            look_pairs: None,
+            max_games,
+            pentanomial: [0; 5],
+            pairs: 0,
+            games: 0,
+            llr: 0.0,
+            lower: params.lower_bound(),
+            upper: params.upper_bound(),
+            state: StageState::NotRun,
+            nelo: 0.0,
+            nelo_ci95: [0.0, 0.0],
+            pgn_sha256: None,
+            faults: None,
+            adopted: None,
+        }
+    }
+
     /// The pairs the pentanomial counts add up to; `None` past [`MAX_STAGE_PAIRS`].
     #[must_use]
     pub fn counted_pairs(&self) -> Option<u64> {

@@ -22,6 +22,7 @@ use crate::book::{check, generate};
 use crate::builder::bench::{self, BenchRules, TrailerForm};
 use crate::builder::fetch::PinnedFile;
 use crate::builder::sandbox::engine::EngineIsolation;
+use crate::builder::source::add_to_index;
 use crate::builder::{self, BuildError, BuildOutcome, BuildRequest, Limits, Sandbox};
 use crate::governance::Constitution;
 use crate::governance::constitution::{CONSTITUTION_PATH, ConstitutionError, GateRules};
@@ -652,21 +653,7 @@ fn setup_commit(
     let mut index = git2::Index::new()?;
     index.read_tree(&head.tree()?)?;
     for (path, bytes) in written {
-        let entry = git2::IndexEntry {
-            ctime: git2::IndexTime::new(0, 0),
-            mtime: git2::IndexTime::new(0, 0),
-            dev: 0,
-            ino: 0,
-            mode: 0o100_644,
-            uid: 0,
-            gid: 0,
-            file_size: u32::try_from(bytes.len()).unwrap_or(u32::MAX),
-            id: repo.blob(bytes)?,
-            flags: 0,
-            flags_extended: 0,
-            path: path.as_bytes().to_vec(),
-        };
-        index.add(&entry)?;
+        add_to_index(repo, &mut index, path, bytes, 0o100_644)?;
     }
     let tree = repo.find_tree(index.write_tree_to(repo)?)?;
     let signature = repo.signature().map_err(|error| InitError::Repository {

@@ -461,15 +461,8 @@ mod tests {
 
     use super::*;
 
-    fn coherent() -> EngineContract {
-        EngineContract::cargo(
-            &crate::builder::BuildRecipe::standard(),
-            &crate::governance::constitution::GateRules::standard(),
-        )
-    }
-
     fn no_head_contract() -> Result<EngineContract, String> {
-        Ok(coherent())
+        Ok(EngineContract::coherent())
     }
 
     struct Scratch {
@@ -555,11 +548,15 @@ mod tests {
             "merge",
         );
         s.head(merge);
-        assert_eq!(current_engine_change(&s.repo, &coherent()).unwrap(), merge);
+        assert_eq!(
+            current_engine_change(&s.repo, &EngineContract::coherent()).unwrap(),
+            merge
+        );
         let pair = resolve_pair(&s.repo, None, None, no_head_contract).unwrap();
         assert_eq!(pair.candidate.commit, merge.to_string());
         assert_eq!(pair.predecessor.commit, side.to_string());
-        let declared = declaring_commit(&s.repo, &pair.candidate, &coherent()).unwrap();
+        let declared =
+            declaring_commit(&s.repo, &pair.candidate, &EngineContract::coherent()).unwrap();
         assert_eq!(
             declared.commit,
             change.to_string(),
@@ -567,13 +564,16 @@ mod tests {
         );
         let plain = s.pair(change);
         assert_eq!(
-            declaring_commit(&s.repo, &plain.candidate, &coherent()).unwrap(),
+            declaring_commit(&s.repo, &plain.candidate, &EngineContract::coherent()).unwrap(),
             plain.candidate
         );
         let based = resolve_pair(&s.repo, None, Some(&root.to_string()), no_head_contract).unwrap();
         assert_eq!(based.predecessor.commit, root.to_string());
         s.head(side);
-        assert_eq!(current_engine_change(&s.repo, &coherent()).unwrap(), root);
+        assert_eq!(
+            current_engine_change(&s.repo, &EngineContract::coherent()).unwrap(),
+            root
+        );
 
         // A change withdrawn (engine/ restored, no trailers) leaves the change it undid out and
         // the one before it current.
@@ -585,9 +585,15 @@ mod tests {
         let withdrawal = s.commit(&[tried], &[("engine/src/lib.rs", Some("v2"))], "withdraw");
         let later_docs = s.commit(&[withdrawal], &[("README.md", Some("c"))], "docs");
         s.head(later_docs);
-        assert_eq!(current_engine_change(&s.repo, &coherent()).unwrap(), change);
+        assert_eq!(
+            current_engine_change(&s.repo, &EngineContract::coherent()).unwrap(),
+            change
+        );
         s.head(tried);
-        assert_eq!(current_engine_change(&s.repo, &coherent()).unwrap(), tried);
+        assert_eq!(
+            current_engine_change(&s.repo, &EngineContract::coherent()).unwrap(),
+            tried
+        );
     }
 
     #[test]
@@ -609,12 +615,13 @@ mod tests {
         );
         let engine_only = s.commit(&[root], &[("engine/src/lib.rs", Some("v2"))], "e");
         assert!(
-            changes(&s.repo, &s.pair(engine_only), &coherent())
+            changes(&s.repo, &s.pair(engine_only), &EngineContract::coherent())
                 .unwrap()
                 .touched
                 .is_empty()
         );
-        refuse_governance_changes(&s.repo, &s.pair(engine_only), &coherent()).unwrap();
+        refuse_governance_changes(&s.repo, &s.pair(engine_only), &EngineContract::coherent())
+            .unwrap();
         for (path, content, change) in [
             ("register/T-0002.yaml", Some("next"), "added"),
             ("register/T-0001.yaml", Some("edited"), "modified"),
@@ -642,7 +649,8 @@ mod tests {
                 "e",
             );
             let error =
-                refuse_governance_changes(&s.repo, &s.pair(candidate), &coherent()).unwrap_err();
+                refuse_governance_changes(&s.repo, &s.pair(candidate), &EngineContract::coherent())
+                    .unwrap_err();
             let text = error.to_string();
             assert!(text.contains(&format!("{path} ({change})")), "{text}");
             assert!(text.contains("is not an engine change"), "{text}");
@@ -658,7 +666,9 @@ mod tests {
             "root",
         );
         let readme = s.commit(&[root], &[("README.md", Some("b"))], "docs");
-        let error = refuse_governance_changes(&s.repo, &s.pair(readme), &coherent()).unwrap_err();
+        let error =
+            refuse_governance_changes(&s.repo, &s.pair(readme), &EngineContract::coherent())
+                .unwrap_err();
         assert!(
             matches!(&error, ResolveError::NotAnEngineChange { changed, .. } if changed == &["README.md"]),
             "{error:?}"
@@ -670,7 +680,8 @@ mod tests {
             "{error}"
         );
         let empty = s.commit(&[root], &[], "nothing");
-        let error = refuse_governance_changes(&s.repo, &s.pair(empty), &coherent()).unwrap_err();
+        let error = refuse_governance_changes(&s.repo, &s.pair(empty), &EngineContract::coherent())
+            .unwrap_err();
         assert!(
             error.to_string().contains("(it changes no file at all)"),
             "{error}"
@@ -712,7 +723,7 @@ mod tests {
         let root = s.commit(&[], &[("engine/Cargo.toml", Some("[package]\n"))], "root");
         let huge = " ".repeat(usize::try_from(source::MAX_FILE_BYTES).unwrap() + 1);
         let pair = s.pair(s.commit(&[root], &[("engine/Cargo.toml", Some(&huge))], "c"));
-        let error = changes(&s.repo, &pair, &coherent()).unwrap_err();
+        let error = changes(&s.repo, &pair, &EngineContract::coherent()).unwrap_err();
         assert!(
             matches!(error, ResolveError::Source { source: SourceError::FileTooLarge { ref path, .. }, .. } if path == "engine/Cargo.toml"),
             "{error}"

@@ -149,13 +149,6 @@ pub fn manifest_violations(text: &str) -> Vec<String> {
 mod tests {
     use super::*;
 
-    fn coherent() -> EngineContract {
-        EngineContract::cargo(
-            &crate::builder::BuildRecipe::standard(),
-            &crate::governance::constitution::GateRules::standard(),
-        )
-    }
-
     #[test]
     fn only_engine_paths_without_build_hooks_are_engine_changes() {
         for allowed in [
@@ -164,7 +157,11 @@ mod tests {
             "engine/proofs/x.yaml",
             "engine/src/build.rs",
         ] {
-            assert_eq!(path_violation(allowed, &coherent()), None, "{allowed}");
+            assert_eq!(
+                path_violation(allowed, &EngineContract::coherent()),
+                None,
+                "{allowed}"
+            );
         }
         for refused in [
             "Cargo.toml",
@@ -184,13 +181,16 @@ mod tests {
             "engine/rust-toolchain.toml",
             "engineer/x",
         ] {
-            assert!(path_violation(refused, &coherent()).is_some(), "{refused}");
+            assert!(
+                path_violation(refused, &EngineContract::coherent()).is_some(),
+                "{refused}"
+            );
         }
     }
 
     #[test]
     fn a_native_scope_allows_its_build_files_and_nothing_outside() {
-        let mut contract = coherent();
+        let mut contract = EngineContract::coherent();
         contract.build =
             serde_norway::from_str("kind: make\ncommand: make -C src EXE={out}\ncompiler: cc\n")
                 .unwrap();
@@ -209,7 +209,10 @@ mod tests {
             "outside src/, Makefile (an engine change may change src/, Makefile only)"
         );
         assert!(manifests(&contract).is_empty());
-        assert_eq!(manifests(&coherent()), ["engine/Cargo.toml"]);
+        assert_eq!(
+            manifests(&EngineContract::coherent()),
+            ["engine/Cargo.toml"]
+        );
     }
 
     #[test]

@@ -845,34 +845,19 @@ pub fn not_run(
     path: PathKind,
 ) -> Result<StageRecord, StageError> {
     let params = stage_sprt_params(stage, profile, path)?;
-    Ok(StageRecord {
-        name: stage.name.clone(),
-        tc: stage.tc,
-        book: stage.book.to_string_lossy().into_owned(),
-        book_sha256: stage
-            .book_sha256
-            .clone()
-            .ok_or_else(|| fail(format!("stage `{}`: its book is not pinned", stage.name)))?,
-        elo0: params.elo0,
-        elo1: params.elo1,
-        alpha: params.alpha,
-        beta: params.beta,
-        batch_size: profile.batch_size.get(),
-        look_pairs: None,
-        max_games: stage.max_games.get(),
-        pentanomial: [0; 5],
-        pairs: 0,
-        games: 0,
-        llr: 0.0,
-        lower: params.lower_bound(),
-        upper: params.upper_bound(),
-        state: StageState::NotRun,
-        nelo: 0.0,
-        nelo_ci95: [0.0, 0.0],
-        pgn_sha256: None,
-        faults: None,
-        adopted: None,
-    })
+    let book_sha256 = stage
+        .book_sha256
+        .clone()
+        .ok_or_else(|| fail(format!("stage `{}`: its book is not pinned", stage.name)))?;
+    Ok(StageRecord::not_run(
+        stage.name.clone(),
+        stage.tc,
+        stage.book.to_string_lossy().into_owned(),
+        book_sha256,
+        &params,
+        profile.batch_size.get(),
+        stage.max_games.get(),
+    ))
 }
 
 #[cfg(test)]

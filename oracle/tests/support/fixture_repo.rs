@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use git2::{Oid, Repository, Signature, Time};
+use oracle::builder::source::add_to_index;
 
 use super::{Run, oracle};
 
@@ -105,6 +106,21 @@ pub fn engine_source(weight: i32, helper: &str) -> String {
     )
 }
 
+/// Commits `tree` on HEAD (the first commit where HEAD is unborn) and moves HEAD to it; returns
+/// the commit id.
+pub fn commit_tree_on_head(
+    repo: &Repository,
+    tree: Oid,
+    signature: &Signature<'_>,
+    message: &str,
+) -> Oid {
+    let tree = repo.find_tree(tree).unwrap();
+    let parent = repo.head().ok().and_then(|head| head.peel_to_commit().ok());
+    let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
+    repo.commit(Some("HEAD"), signature, signature, message, &tree, &parents)
+        .unwrap()
+}
+
 /// A temporary git repository holding fixture commits (no work tree is used by the oracle).
 pub struct FixtureRepo {
     /// Keeps the directory alive.
@@ -132,50 +148,20 @@ impl FixtureRepo {
     pub fn commit(&self, files: &[(&str, &str)], message: &str) -> Oid {
         let mut index = git2::Index::new().unwrap();
         for (path, content) in files {
-            let blob = self.repo.blob(content.as_bytes()).unwrap();
-            index
-                .add(&git2::IndexEntry {
-                    ctime: git2::IndexTime::new(0, 0),
-                    mtime: git2::IndexTime::new(0, 0),
-                    dev: 0,
-                    ino: 0,
-                    mode: 0o100_644,
-                    uid: 0,
-                    gid: 0,
-                    file_size: u32::try_from(content.len()).unwrap(),
-                    id: blob,
-                    flags: 0,
-                    flags_extended: 0,
-                    path: path.as_bytes().to_vec(),
-                })
-                .unwrap();
+            add_to_index(&self.repo, &mut index, path, content.as_bytes(), 0o100_644).unwrap();
         }
-        let tree = self
-            .repo
-            .find_tree(index.write_tree_to(&self.repo).unwrap())
-            .unwrap();
         let signature = Signature::new(
             "Fixture",
             "fixture@example.invalid",
             &Time::new(1_700_000_000, 0),
         )
         .unwrap();
-        let parent = self
-            .repo
-            .head()
-            .ok()
-            .and_then(|head| head.peel_to_commit().ok());
-        let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
-        self.repo
-            .commit(
-                Some("HEAD"),
-                &signature,
-                &signature,
-                message,
-                &tree,
-                &parents,
-            )
-            .unwrap()
+        commit_tree_on_head(
+            &self.repo,
+            index.write_tree_to(&self.repo).unwrap(),
+            &signature,
+            message,
+        )
     }
 
     /// Commits a crate: manifest, lock file, `src/main.rs` and optionally `build.rs`.
@@ -207,17 +193,24 @@ pub fn shared_cache() -> &'static Path {
 
 /// `oracle build <commit> --repo <repo> --cache-dir <shared> --json`.
 pub fn build(repo: &FixtureRepo, commit: &str) -> Run {
-    let repo_path = repo.path().to_str().unwrap().to_owned();
-    let cache = shared_cache().to_str().unwrap().to_owned();
-    oracle(&[
+    build_in(repo, commit, shared_cache(), None)
+}
+
+/// `oracle build <commit> --repo <repo> --cache-dir <cache> [--recipe <recipe>] --json`.
+pub fn build_in(repo: &FixtureRepo, commit: &str, cache: &Path, recipe: Option<&Path>) -> Run {
+    let mut args = vec![
         "build",
         commit,
         "--repo",
-        &repo_path,
+        repo.path().to_str().unwrap(),
         "--cache-dir",
-        &cache,
-        "--json",
-    ])
+        cache.to_str().unwrap(),
+    ];
+    if let Some(recipe) = recipe {
+        args.extend(["--recipe", recipe.to_str().unwrap()]);
+    }
+    args.push("--json");
+    oracle(&args)
 }
 
 /// Builds and returns the cached binary's path (panics with the oracle's output on failure).

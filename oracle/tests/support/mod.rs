@@ -54,6 +54,31 @@ pub fn oracle(args: &[&str]) -> Run {
         .expect("the oracle binary runs")
         .into()
 }
+/// Runs `git args…` in `dir` with `env` added to its environment and asserts that it succeeded;
+/// its trimmed standard output.
+pub fn git_in(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> String {
+    let output = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "git {args:?}: {output:?}");
+    String::from_utf8_lossy(&output.stdout).trim().to_owned()
+}
+
+/// Writes `files` (path, text) into the work tree at `dir`, with their directories, and commits
+/// everything there with [`git_in`].
+pub fn commit_work_tree(dir: &Path, env: &[(&str, &str)], files: &[(&str, &str)], message: &str) {
+    for (path, text) in files {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    git_in(dir, env, &["add", "-A"]);
+    git_in(dir, env, &["commit", "-q", "-m", message]);
+}
+
 /// The root of the repository these tests belong to (its scripts, workflows and engine).
 #[must_use]
 pub fn repository_root() -> PathBuf {

@@ -353,31 +353,15 @@ pub fn stage(index: usize, path: PathKind, penta: Option<[u64; 5]>) -> StageReco
         (0.0, 10.0)
     };
     let params = SprtParams::new(elo0, elo1, 0.05, 0.05, Model::Normalized).unwrap();
-    let record = StageRecord {
-        name: name.into(),
-        tc: oracle::governance::time_control::parse(tc).unwrap(),
-        book: book.into(),
-        book_sha256: Sha256Hex::of(text.as_bytes()),
-        elo0,
-        elo1,
-        alpha: 0.05,
-        beta: 0.05,
-        batch_size: 4,
-        look_pairs: None,
-        max_games: 20000,
-        pentanomial: [0; 5],
-        pairs: 0,
-        games: 0,
-        llr: 0.0,
-        lower: params.lower_bound(),
-        upper: params.upper_bound(),
-        state: StageState::NotRun,
-        nelo: 0.0,
-        nelo_ci95: [0.0, 0.0],
-        pgn_sha256: None,
-        faults: None,
-        adopted: None,
-    };
+    let record = StageRecord::not_run(
+        name.into(),
+        oracle::governance::time_control::parse(tc).unwrap(),
+        book.into(),
+        Sha256Hex::of(text.as_bytes()),
+        &params,
+        4,
+        20000,
+    );
     match penta {
         Some(penta) => measure(record, penta),
         None => record,

@@ -6,7 +6,6 @@ use std::path::Path;
 use std::process::Command;
 
 use oracle::integrity::sha256_hex;
-use serde_json::Value;
 
 use super::{Fixture, SERIAL, copy_tree};
 use crate::support::ORACLE;
@@ -23,27 +22,14 @@ fn a_binding_profile_without_a_sandbox_stops_before_building() {
     let candidate = fixture.commit("eval: cheaper pieces\n\nBench: 1\n");
     let out = tempfile::tempdir().unwrap();
     let empty = tempfile::tempdir().unwrap();
-    let output = Command::new(ORACLE)
-        .args([
-            "verify",
-            &candidate.to_string(),
-            "--json",
-            "--profile",
-            "fixture",
-        ])
-        .arg("--repo")
-        .arg(fixture.path())
-        .arg("--out")
-        .arg(out.path())
-        .arg("--cache-dir")
-        .arg(empty.path())
-        .env("PATH", empty.path())
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let (code, result, stderr) = fixture.verify_in(
+        &candidate.to_string(),
+        out.path(),
+        empty.path(),
+        &["--profile", "fixture"],
+        &[("PATH", empty.path())],
+    );
+    assert_eq!(code, 2, "{stderr}");
     assert_eq!(result["failure"]["step"], "build");
     let why = result["failure"]["why"].as_str().unwrap();
     assert!(
@@ -202,19 +188,13 @@ fn a_poisoned_build_cache_is_detected_and_never_used() {
         );
         let candidate = fixture.commit(&format!("engine: a comment\n\nBench: {bench}\n"));
         let out = tempfile::tempdir().unwrap();
-        let output = Command::new(ORACLE)
-            .args(["verify", &candidate.to_string(), "--json", "--no-play"])
-            .args(["--profile", "fixture", "--repo", &repo])
-            .arg("--out")
-            .arg(out.path())
-            .arg("--cache-dir")
-            .arg(cache.path())
-            .env_remove("GITHUB_STEP_SUMMARY")
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let result: Value = serde_json::from_slice(&output.stdout)
-            .unwrap_or_else(|e| panic!("no JSON ({e}): {stderr}"));
+        let (code, result, stderr) = fixture.verify_in(
+            &candidate.to_string(),
+            out.path(),
+            cache.path(),
+            &["--no-play", "--profile", "fixture"],
+            &[],
+        );
         assert_eq!(
             result["binding"]["predecessor"]["sha256"], registered_sha256,
             "{stderr}\n{result:#}"
@@ -223,7 +203,7 @@ fn a_poisoned_build_cache_is_detected_and_never_used() {
             stderr.contains("is not the register's") && stderr.contains("rebuilding it"),
             "{stderr}"
         );
-        assert_eq!(output.status.code(), Some(0), "{stderr}\n{result:#}");
+        assert_eq!(code, 0, "{stderr}\n{result:#}");
         assert_eq!(
             sha256_hex(&fs::read(cached.join("coherent")).unwrap()),
             registered_sha256,

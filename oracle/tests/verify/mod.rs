@@ -31,6 +31,7 @@ use serde_json::Value;
 use crate::support::constitution_fixture::{
     ConstitutionFixture, FULL_RECIPE, ProfileFixture, StageFixture,
 };
+use crate::support::fixture_repo::commit_tree_on_head;
 use crate::support::{ORACLE, Run, enterable_by_the_sandbox, oracle, repository_root};
 
 /// The games and builds of these tests share two cores: one scenario at a time.
@@ -366,20 +367,8 @@ impl Fixture {
             .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
             .unwrap();
         index.write().unwrap();
-        let tree = self.repo.find_tree(index.write_tree().unwrap()).unwrap();
         let signature = Signature::now("Fixture", "fixture@example.invalid").unwrap();
-        let parent = self.repo.head().ok().and_then(|h| h.peel_to_commit().ok());
-        let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
-        self.repo
-            .commit(
-                Some("HEAD"),
-                &signature,
-                &signature,
-                message,
-                &tree,
-                &parents,
-            )
-            .unwrap()
+        commit_tree_on_head(&self.repo, index.write_tree().unwrap(), &signature, message)
     }
 
     /// The bench signature of the work tree as it would be committed (built by the oracle,
@@ -442,6 +431,29 @@ impl Fixture {
 
     /// Runs `oracle verify REV ARGS… --json` into `out`.
     fn verify_with(&self, rev: &str, out: &Path, args: &[&str]) -> (i32, Value, String) {
+        let (code, result, stderr) = self.verify_in(rev, out, &self.cache, args, &[]);
+        if result["report"].is_null() {
+            // Refused at step 1, before --out was this run's: nothing of it is written there.
+            assert_eq!(result["failure"]["step"], "resolve", "{result:#}");
+        } else {
+            let on_disk: Value =
+                serde_json::from_slice(&fs::read(out.join("result.json")).unwrap()).unwrap();
+            assert_eq!(result, on_disk, "--json and result.json must agree");
+            assert!(Path::new(result["report"]["markdown"].as_str().unwrap()).exists());
+        }
+        (code, result, stderr)
+    }
+
+    /// Runs `oracle verify REV ARGS… --json` into `out` with the build cache `cache` and `env`
+    /// added to the oracle's environment; its exit code, the result it printed and its stderr.
+    fn verify_in(
+        &self,
+        rev: &str,
+        out: &Path,
+        cache: &Path,
+        args: &[&str],
+        env: &[(&str, &Path)],
+    ) -> (i32, Value, String) {
         let output = Command::new(ORACLE)
             .args(["verify", rev, "--json"])
             .args(args)
@@ -450,7 +462,8 @@ impl Fixture {
             .arg("--out")
             .arg(out)
             .arg("--cache-dir")
-            .arg(&self.cache)
+            .arg(cache)
+            .envs(env.iter().copied())
             .env_remove("GITHUB_STEP_SUMMARY")
             .output()
             .unwrap();
@@ -463,17 +476,9 @@ impl Fixture {
         );
         let result: Value = serde_json::from_slice(&output.stdout)
             .unwrap_or_else(|e| panic!("verify printed no JSON ({e}); stderr:\n{stderr}"));
-        if result["report"].is_null() {
-            // Refused at step 1, before --out was this run's: nothing of it is written there.
-            assert_eq!(result["failure"]["step"], "resolve", "{result:#}");
-        } else {
-            let on_disk: Value =
-                serde_json::from_slice(&fs::read(out.join("result.json")).unwrap()).unwrap();
-            assert_eq!(result, on_disk, "--json and result.json must agree");
-            assert!(Path::new(result["report"]["markdown"].as_str().unwrap()).exists());
-        }
         (output.status.code().unwrap(), result, stderr)
     }
+
     /// Starts `oracle verify REV --profile long-minimum` into `out` and kills it (-9) once
     /// `pairs` pairs of stage 1 are on disk (the stage needs at least 20); returns them.
     fn verify_killed(&self, rev: &str, out: &Path, pairs: usize) -> Vec<Value> {

@@ -4,14 +4,12 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
 use super::{
     CRIPPLE_SUBJECT, Fixture, SERIAL, assert_bound_before_games, copy_tree, counted_pairs,
 };
-use crate::support::ORACLE;
 
 #[test]
 fn killed_verify_resumes_without_replaying_finished_pairs() {
@@ -222,26 +220,14 @@ fn an_out_dir_that_is_not_utf8_is_refused_before_any_build() {
     let candidate = fixture.commit("eval: cheaper pieces\n\nBench: 1\n");
     let parent = tempfile::tempdir().unwrap();
     let out = parent.path().join(std::ffi::OsStr::from_bytes(b"out-\xff"));
-    let output = Command::new(ORACLE)
-        .args([
-            "verify",
-            &candidate.to_string(),
-            "--profile",
-            "smoke",
-            "--json",
-        ])
-        .arg("--repo")
-        .arg(fixture.path())
-        .arg("--out")
-        .arg(&out)
-        .arg("--cache-dir")
-        .arg(&fixture.cache)
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "{stderr}");
-    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let (code, result, stderr) = fixture.verify_in(
+        &candidate.to_string(),
+        &out,
+        &fixture.cache,
+        &["--profile", "smoke"],
+        &[],
+    );
+    assert_eq!(code, 2, "{stderr}");
     let why = result["failure"]["why"].as_str().unwrap();
     assert!(why.contains("is not valid UTF-8"), "{why}");
     assert!(!out.exists(), "nothing is written, nothing is built");

@@ -5,6 +5,8 @@
 use std::fs;
 use std::process::Command;
 
+use serde_json::Value;
+
 use super::{Fixture, SERIAL, step_names};
 use crate::support::ORACLE;
 
@@ -85,20 +87,13 @@ fn candidate_editing_the_constitution_is_refused() {
         "standard: [-500.0, -400.0]",
     );
     let candidate = fixture.commit("eval: cheaper pieces, easier rules\n\nBench: 1\n");
-    let out = tempfile::tempdir().unwrap();
-    let (code, result, stderr) = fixture.verify(&candidate.to_string(), out.path());
-    assert_eq!(code, 2, "{stderr}\n{result:#}");
-    assert_eq!(result["failure"]["step"], "resolve");
+    let result = refused_at_step_1(&fixture, &candidate.to_string());
     let why = result["failure"]["why"].as_str().unwrap();
     assert!(
         why.contains("is not an engine change")
             && why.contains("constitution/constitution.yaml (modified)")
             && why.contains("amendment"),
         "{why}"
-    );
-    assert!(
-        !out.path().join("binding.json").exists(),
-        "refused before any build"
     );
     assert_eq!(
         step_names(&result),
@@ -110,7 +105,6 @@ fn candidate_editing_the_constitution_is_refused() {
 fn root_build_files_and_engine_build_hooks_are_refused_at_step_1() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let fixture = Fixture::new();
-    let genesis = fixture.repo.head().unwrap().peel_to_commit().unwrap();
     let candidates: [(&str, &str, &[&str]); 4] = [
         (
             "rust-toolchain.toml",
@@ -136,32 +130,18 @@ fn root_build_files_and_engine_build_hooks_are_refused_at_step_1() {
     // Each rides along with a real engine change: a commit with nothing under engine/ is refused
     // before its paths are weighed (not an engine change at all).
     let lib = fs::read_to_string(fixture.path().join("engine/src/lib.rs")).unwrap();
-    let engine_change = fixture
-        .repo
-        .blob(format!("{lib}\n// faster\n").as_bytes())
-        .unwrap();
+    let engine_change = format!("{lib}\n// faster\n");
     for (path, text, expected) in candidates {
-        let mut update = git2::build::TreeUpdateBuilder::new();
-        let blob = fixture.repo.blob(text.as_bytes()).unwrap();
-        update.upsert("engine/src/lib.rs", engine_change, git2::FileMode::Blob);
-        update.upsert(path, blob, git2::FileMode::Blob);
-        let tree = update
-            .create_updated(&fixture.repo, &genesis.tree().unwrap())
-            .unwrap();
-        let candidate = fixture.commit_on(genesis.id(), tree, "engine: faster\n\nBench: 1\n");
-        let out = tempfile::tempdir().unwrap();
-        let (code, result, stderr) = fixture.verify(&candidate.to_string(), out.path());
-        assert_eq!(code, 2, "{stderr}\n{result:#}");
-        assert_eq!(result["failure"]["step"], "resolve");
+        let candidate = on_genesis(
+            &fixture,
+            &[("engine/src/lib.rs", engine_change.as_str()), (path, text)],
+        );
+        let result = refused_at_step_1(&fixture, &candidate);
         let why = result["failure"]["why"].as_str().unwrap();
         assert!(why.contains("is not an engine change"), "{why}");
         for text in expected {
             assert!(why.contains(text), "`{text}` missing: {why}");
         }
-        assert!(
-            !out.path().join("binding.json").exists(),
-            "refused before any build"
-        );
     }
 }
 
@@ -170,7 +150,6 @@ fn root_build_files_and_engine_build_hooks_are_refused_at_step_1() {
 fn a_build_script_key_spelled_with_an_escape_is_refused_at_step_1() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let fixture = Fixture::new();
-    let genesis = fixture.repo.head().unwrap().peel_to_commit().unwrap();
     let manifest = fs::read_to_string(fixture.path().join("engine/Cargo.toml")).unwrap();
     let hooked = manifest.replacen(
         "[package]\n",
@@ -181,23 +160,44 @@ fn a_build_script_key_spelled_with_an_escape_is_refused_at_step_1() {
         hooked, manifest,
         "the fixture's manifest has a [package] table"
     );
+    let candidate = on_genesis(
+        &fixture,
+        &[
+            ("engine/Cargo.toml", hooked.as_str()),
+            ("engine/src/hook.rs", "fn main() {}\n"),
+        ],
+    );
+    let result = refused_at_step_1(&fixture, &candidate);
+    let why = result["failure"]["why"].as_str().unwrap();
+    assert!(why.contains("`package.build`"), "{why}");
+}
+
+/// A commit on HEAD (the fixture's genesis here) that writes `files` (path, text), with a
+/// `Bench:` trailer; HEAD stays where it is. Its id.
+fn on_genesis(fixture: &Fixture, files: &[(&str, &str)]) -> String {
+    let genesis = fixture.repo.head().unwrap().peel_to_commit().unwrap();
     let mut update = git2::build::TreeUpdateBuilder::new();
-    let manifest_blob = fixture.repo.blob(hooked.as_bytes()).unwrap();
-    let hook = fixture.repo.blob(b"fn main() {}\n").unwrap();
-    update.upsert("engine/Cargo.toml", manifest_blob, git2::FileMode::Blob);
-    update.upsert("engine/src/hook.rs", hook, git2::FileMode::Blob);
+    for (path, text) in files {
+        let blob = fixture.repo.blob(text.as_bytes()).unwrap();
+        update.upsert(path, blob, git2::FileMode::Blob);
+    }
     let tree = update
         .create_updated(&fixture.repo, &genesis.tree().unwrap())
         .unwrap();
-    let candidate = fixture.commit_on(genesis.id(), tree, "engine: faster\n\nBench: 1\n");
+    fixture
+        .commit_on(genesis.id(), tree, "engine: faster\n\nBench: 1\n")
+        .to_string()
+}
+
+/// Verifies `candidate`, which must be refused at step 1 (exit 2) before any build; the result.
+fn refused_at_step_1(fixture: &Fixture, candidate: &str) -> Value {
     let out = tempfile::tempdir().unwrap();
-    let (code, result, stderr) = fixture.verify(&candidate.to_string(), out.path());
+    let (code, result, stderr) = fixture.verify(candidate, out.path());
     assert_eq!(code, 2, "{stderr}\n{result:#}");
     assert_eq!(result["failure"]["step"], "resolve", "{result:#}");
-    let why = result["failure"]["why"].as_str().unwrap();
-    assert!(why.contains("`package.build`"), "{why}");
     assert!(
         !out.path().join("binding.json").exists(),
         "refused before any build"
     );
+    result
 }

@@ -2,6 +2,7 @@
 //! killed shard rerun without a pair counted twice, and forged shards refused.
 
 use std::fs;
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
@@ -202,24 +203,30 @@ fn a_shard_killed_mid_round_is_rerun_without_a_pair_counted_twice() {
     }
 }
 
-#[test]
-fn a_forged_shard_is_refused_naming_file_and_field() {
+/// Plays the stronger candidate's first smoke stage as the only shard, lets `forge` rewrite the
+/// shard's result file, and merges, which must be refused (exit 2); why.
+fn merge_refusal_after(forge: impl FnOnce(&Path)) -> String {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let fixture = Fixture::new();
     let stronger = fixture.stronger_than_its_predecessor();
     let out = tempfile::tempdir().unwrap();
-    let run = |extra: &[&str]| fixture.verify_smoke_with(&stronger, out.path(), extra);
     fixture.play_one_shard(&stronger, out.path());
+    forge(&out.path().join("shards/stage-1-short/shard-1-of-1.json"));
+    let (code, result, stderr) = fixture.verify_smoke_with(&stronger, out.path(), &["--no-play"]);
+    assert_eq!(code, 2, "{stderr}\n{result:#}");
+    result["failure"]["why"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn a_forged_shard_is_refused_naming_file_and_field() {
     // Another match's shard, consistent in itself (its tally recomputes from its pairs): other
     // book, other seed. The merge used to check shards only against each other.
-    let file = out.path().join("shards/stage-1-short/shard-1-of-1.json");
-    let mut shard: Value = serde_json::from_slice(&fs::read(&file).unwrap()).unwrap();
-    shard["fingerprint"]["book_sha256"] = Value::from("0".repeat(64));
-    shard["fingerprint"]["seed"] = Value::from(4);
-    fs::write(&file, serde_json::to_vec_pretty(&shard).unwrap()).unwrap();
-    let (code, result, stderr) = run(&["--no-play"]);
-    assert_eq!(code, 2, "{stderr}\n{result:#}");
-    let why = result["failure"]["why"].as_str().unwrap();
+    let why = merge_refusal_after(|file| {
+        let mut shard: Value = serde_json::from_slice(&fs::read(file).unwrap()).unwrap();
+        shard["fingerprint"]["book_sha256"] = Value::from("0".repeat(64));
+        shard["fingerprint"]["seed"] = Value::from(4);
+        fs::write(file, serde_json::to_vec_pretty(&shard).unwrap()).unwrap();
+    });
     assert!(
         why.contains("shard-1-of-1.json was not played under the plan: its book differs"),
         "{why}"
@@ -235,31 +242,23 @@ fn a_shard_claiming_pairs_its_pgn_does_not_show_is_refused() {
     use oracle::play::shard::ShardResult;
     use oracle::play::tally::{PairOutcome, Tally};
 
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let fixture = Fixture::new();
-    let stronger = fixture.stronger_than_its_predecessor();
-    let out = tempfile::tempdir().unwrap();
-    let run = |extra: &[&str]| fixture.verify_smoke_with(&stronger, out.path(), extra);
-    fixture.play_one_shard(&stronger, out.path());
-    let file = out.path().join("shards/stage-1-short/shard-1-of-1.json");
-    let mut shard: ShardResult = serde_json::from_slice(&fs::read(&file).unwrap()).unwrap();
-    let mut won = shard.pairs[0];
-    won.games[0].result = GameResult::WhiteWins;
-    won.games[1].result = GameResult::BlackWins;
-    for game in &mut won.games {
-        (game.termination, game.faulted_engine) = (Termination::Normal, None);
-    }
-    won.identical_games = false;
-    // As many as the stage may count (the attack on the smoke profile claimed 200).
-    shard.pairs = (0..shard.fingerprint.pairs)
-        .map(|index| PairOutcome { index, ..won })
-        .collect();
-    shard.tally = Tally::of(&shard.pairs);
-    shard.games_played = 2 * shard.fingerprint.pairs;
-    fs::write(&file, serde_json::to_vec_pretty(&shard).unwrap()).unwrap();
-    let (code, result, stderr) = run(&["--no-play"]);
-    assert_eq!(code, 2, "{stderr}\n{result:#}");
-    let why = result["failure"]["why"].as_str().unwrap();
+    let why = merge_refusal_after(|file| {
+        let mut shard: ShardResult = serde_json::from_slice(&fs::read(file).unwrap()).unwrap();
+        let mut won = shard.pairs[0];
+        won.games[0].result = GameResult::WhiteWins;
+        won.games[1].result = GameResult::BlackWins;
+        for game in &mut won.games {
+            (game.termination, game.faulted_engine) = (Termination::Normal, None);
+        }
+        won.identical_games = false;
+        // As many as the stage may count (the attack on the smoke profile claimed 200).
+        shard.pairs = (0..shard.fingerprint.pairs)
+            .map(|index| PairOutcome { index, ..won })
+            .collect();
+        shard.tally = Tally::of(&shard.pairs);
+        shard.games_played = 2 * shard.fingerprint.pairs;
+        fs::write(file, serde_json::to_vec_pretty(&shard).unwrap()).unwrap();
+    });
     assert!(
         why.contains("shard-1-of-1.json: pair ") && why.contains("the shard claims"),
         "{why}"

@@ -2,10 +2,35 @@
 //! and the faults of either engine decide what a stage is worth (void or Abgelehnt).
 
 use std::fs;
+use std::path::Path;
 
 use serde_json::Value;
 
 use super::{Fixture, SERIAL};
+
+/// The line of the engine's UCI loop where a `go` is parsed.
+const PARSE_GO: &str = "        let limits = parse_go(args);";
+
+/// Put before [`PARSE_GO`]: the engine exits at its seventh search.
+const QUIT_AT_SEVENTH_GO: &str = "        static GOES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);\n        \
+     if GOES.fetch_add(1, Ordering::Relaxed) == 6 {\n            std::process::exit(0);\n        }\n";
+
+/// The first stage's `stage.json` in `out`.
+fn first_stage(out: &Path) -> Value {
+    serde_json::from_slice(&fs::read(out.join("stage-1-short/stage.json")).unwrap()).unwrap()
+}
+
+/// Commits the work tree as `subject` with its bench and verifies it, which must be Abgelehnt
+/// (exit 1); the result and the first stage's `stage.json`.
+fn abgelehnt(fixture: &Fixture, subject: &str) -> (Value, Value) {
+    let (bench, _) = fixture.bench_of_worktree();
+    let candidate = fixture.commit(&format!("{subject}\n\nBench: {bench}\n"));
+    let out = tempfile::tempdir().unwrap();
+    let (code, result, stderr) = fixture.verify(&candidate.to_string(), out.path());
+    assert_eq!(code, 1, "{stderr}\n{result:#}");
+    assert_eq!(result["verdict"], "abgelehnt", "{result:#}");
+    (result, first_stage(out.path()))
+}
 
 /// Article 2.5: a change to time management plays the same games as its predecessor at every
 /// node limit. Both node stages end `indistinguishable` at their first look, and the verdict
@@ -109,18 +134,11 @@ fn a_predecessor_disconnect_voids_the_stage() {
     let (bench, _) = fixture.bench_of_worktree();
     fixture.edit(
         "engine/src/uci.rs",
-        "        let limits = parse_go(args);",
-        "        static GOES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);\n        \
-         if GOES.fetch_add(1, Ordering::Relaxed) == 6 {\n            std::process::exit(0);\n        }\n        \
-         let limits = parse_go(args);",
+        PARSE_GO,
+        &format!("{QUIT_AT_SEVENTH_GO}{PARSE_GO}"),
     );
     fixture.commit("uci: the predecessor dies at its seventh search");
-    fixture.edit(
-        "engine/src/uci.rs",
-        "        static GOES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);\n        \
-         if GOES.fetch_add(1, Ordering::Relaxed) == 6 {\n            std::process::exit(0);\n        }\n",
-        "",
-    );
+    fixture.edit("engine/src/uci.rs", QUIT_AT_SEVENTH_GO, "");
     let candidate = fixture.commit(&format!("uci: search as before\n\nBench: {bench}\n"));
     let out = tempfile::tempdir().unwrap();
     let (code, result, stderr) = fixture.verify(&candidate.to_string(), out.path());
@@ -135,9 +153,7 @@ fn a_predecessor_disconnect_voids_the_stage() {
     let report = fs::read_to_string(out.path().join("report.md")).unwrap();
     assert!(report.contains("stage void"), "{report}");
     assert!(!out.path().join("entry.yaml").exists());
-    let stage: Value =
-        serde_json::from_slice(&fs::read(out.path().join("stage-1-short/stage.json")).unwrap())
-            .unwrap();
+    let stage = first_stage(out.path());
     let faults = &stage["record"]["faults"];
     assert!(
         faults["predecessor"]["disconnect"].as_u64().unwrap() > 0,
@@ -155,24 +171,12 @@ fn a_candidate_that_faults_past_the_limit_is_abgelehnt_not_void() {
     let fixture = Fixture::new();
     fixture.edit(
         "engine/src/uci.rs",
-        "        let limits = parse_go(args);",
-        "        static GOES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);\n        \
-         if GOES.fetch_add(1, Ordering::Relaxed) == 6 {\n            std::process::exit(0);\n        }\n        \
-         let limits = parse_go(args);",
+        PARSE_GO,
+        &format!("{QUIT_AT_SEVENTH_GO}{PARSE_GO}"),
     );
-    let (bench, _) = fixture.bench_of_worktree();
-    let candidate = fixture.commit(&format!(
-        "uci: quit at the seventh search\n\nBench: {bench}\n"
-    ));
-    let out = tempfile::tempdir().unwrap();
-    let (code, result, stderr) = fixture.verify(&candidate.to_string(), out.path());
-    assert_eq!(code, 1, "{stderr}\n{result:#}");
-    assert_eq!(result["verdict"], "abgelehnt", "{result:#}");
+    let (result, stage) = abgelehnt(&fixture, "uci: quit at the seventh search");
     let reason = result["reason"].as_str().unwrap();
     assert!(reason.contains("candidate_faulted"), "{reason}");
-    let stage: Value =
-        serde_json::from_slice(&fs::read(out.path().join("stage-1-short/stage.json")).unwrap())
-            .unwrap();
     assert_eq!(stage["record"]["state"], "candidate_faulted", "{stage}");
     assert!(
         stage["record"]["faults"]["candidate"]["disconnect"]
@@ -192,18 +196,10 @@ fn a_candidate_that_searches_more_than_told_is_faulted() {
     let fixture = Fixture::new();
     fixture.edit(
         "engine/src/uci.rs",
-        "        let limits = parse_go(args);",
+        PARSE_GO,
         "        let mut limits = parse_go(args);\n        limits.nodes = limits.nodes.map(|n| n * 100);",
     );
-    let (bench, _) = fixture.bench_of_worktree();
-    let candidate = fixture.commit(&format!("uci: search deeper than told\n\nBench: {bench}\n"));
-    let out = tempfile::tempdir().unwrap();
-    let (code, result, stderr) = fixture.verify(&candidate.to_string(), out.path());
-    assert_eq!(code, 1, "{stderr}\n{result:#}");
-    assert_eq!(result["verdict"], "abgelehnt", "{result:#}");
-    let stage: Value =
-        serde_json::from_slice(&fs::read(out.path().join("stage-1-short/stage.json")).unwrap())
-            .unwrap();
+    let (_, stage) = abgelehnt(&fixture, "uci: search deeper than told");
     let faults = &stage["record"]["faults"];
     assert!(
         faults["candidate"]["cpu_over_node_limit"]

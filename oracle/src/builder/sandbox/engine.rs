@@ -120,7 +120,7 @@ impl EngineIsolation {
                     Duration::from_secs(30),
                 )
                 .map_err(std::io::Error::other)?;
-                Ok(matches!(ending, super::ProcessEnding::Exited(status) if status.success()))
+                Ok(ending.succeeded())
             };
             let installed =
                 tool("bwrap").is_absolute() && (!is_root() || tool("setpriv").is_absolute());
@@ -457,10 +457,7 @@ mod tests {
             return;
         };
         let (ending, output) = result.unwrap();
-        assert!(
-            matches!(ending, super::super::ProcessEnding::Exited(s) if s.success()),
-            "{ending:?}: {output}"
-        );
+        assert!(ending.succeeded(), "{ending:?}: {output}");
         assert_eq!(output.trim(), "inner engine answered");
     }
 
@@ -490,10 +487,7 @@ mod tests {
         let Some((ending, output)) = run_confined_script(script) else {
             return;
         };
-        assert!(
-            matches!(ending, super::super::ProcessEnding::Exited(s) if s.success()),
-            "{ending:?}"
-        );
+        assert!(ending.succeeded(), "{ending:?}");
         let lines: Vec<&str> = output.lines().collect();
         // The shell (the namespace's init), ls and grep.
         let processes: u32 = lines[0].parse().unwrap();
@@ -515,8 +509,7 @@ mod tests {
             return;
         };
         assert!(
-            !matches!(ending, super::super::ProcessEnding::Exited(s) if s.success())
-                || !output.contains("started"),
+            !ending.succeeded() || !output.contains("started"),
             "40 background processes were allowed: {output}"
         );
     }
