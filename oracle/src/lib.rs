@@ -9,6 +9,7 @@ pub mod gate;
 pub mod governance;
 pub mod init;
 pub mod integrity;
+pub mod measurement;
 pub mod play;
 pub mod proof;
 pub mod report;

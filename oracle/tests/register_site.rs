@@ -16,7 +16,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use oracle::governance::hash::GitId;
+use oracle::governance::entry::Entry;
+use oracle::governance::hash::{GitId, Sha256Hex};
+use oracle::governance::time_control;
+use oracle::governance::timestamp::Timestamp;
+use oracle::measurement::{Estimate, MEASUREMENTS_DIR, MeasuredEngine, Measurement, Runner};
+use oracle::stats::PentanomialCounts;
+use oracle::verify::provenance::this_oracle;
 use serde_json::{Value, json};
 
 use crate::support::Run;
@@ -168,6 +174,109 @@ fn bad_arguments_exit_2_and_leave_out_untouched() {
     assert_eq!(output.code, 2);
     assert!(output.stderr.contains("--base-url"), "{}", output.stderr);
     assert!(!repo.path().join("site").exists());
+}
+
+/// A sound measurement of the fixture's T-0002 against its genesis, in `measurements/`; returns
+/// the file.
+fn write_measurement(root: &Path) -> PathBuf {
+    let engine = |id: &str| {
+        let bytes = std::fs::read(root.join("register").join(format!("{id}.yaml"))).unwrap();
+        MeasuredEngine::of(&Entry::parse(&bytes).unwrap()).unwrap()
+    };
+    let pentanomial = PentanomialCounts([1, 3, 8, 5, 3]);
+    let (nelo, nelo_ci95) = match Estimate::of(&pentanomial) {
+        Estimate::Interval { nelo, ci95 } => (nelo, ci95),
+        other => panic!("{other:?}"),
+    };
+    let measurement = Measurement {
+        measured: engine("T-0002"),
+        baseline: engine("T-0001"),
+        tc: time_control::parse("1+0.01").unwrap(),
+        book: "books/book-a.epd".into(),
+        book_sha256: Sha256Hex::of(BOOK_A.as_bytes()),
+        seed: 0,
+        games: 40,
+        wins: 3 * 2 + 5 + 4,
+        draws: 3 + 4 * 2 + 5,
+        losses: 2 + 3 + 4,
+        pentanomial,
+        nelo: Some(nelo),
+        nelo_ci95: Some(nelo_ci95),
+        nelo_at_least: None,
+        nelo_at_most: None,
+        runner: Runner::OracleMatch,
+        oracle: this_oracle(),
+        date: Timestamp::from_unix(1_796_000_000),
+        pgn_sha256: Sha256Hex::of(b"games"),
+    };
+    let dir = root.join(MEASUREMENTS_DIR);
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(measurement.file_name());
+    std::fs::write(&file, measurement.to_yaml(&file).unwrap()).unwrap();
+    file
+}
+
+#[test]
+fn a_measurement_is_drawn_beside_the_claimed_line() {
+    let (repo, _) = fixture(false);
+    let file = write_measurement(repo.path());
+    // measurements/ is outside the hash chain: the register still verifies.
+    let verify = oracle_at(repo.path(), &["register", "verify"]);
+    assert_eq!(verify.code, 0, "{}{}", verify.stdout, verify.stderr);
+
+    let out = repo.path().join("site");
+    let output = site(repo.path(), &out, &[]);
+    assert_eq!(output.code, 0, "{}", output.stderr);
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(index.contains("claimed: sum of SPRT estimates"), "{index}");
+    assert!(index.contains("measured: fixed-length match vs T-0001"));
+    assert!(index.contains(r#"class="marker diamond""#));
+    assert!(index.contains("T-0002 vs T-0001: +"));
+    assert!(index.contains("1+0.01, 40 games (+15 =16 -9), oracle match"));
+
+    // A count that disagrees with the others: exit 2, the file and the field named, no site.
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("games: 40\n", "games: 42\n")).unwrap();
+    let broken = repo.path().join("broken-site");
+    let output = site(repo.path(), &broken, &[]);
+    assert_eq!(output.code, 2, "{}{}", output.stdout, output.stderr);
+    let name = file.file_name().unwrap().to_str().unwrap();
+    assert!(
+        output.stderr.contains(&format!("measurements/{name}"))
+            && output.stderr.contains("field `games`"),
+        "{}",
+        output.stderr
+    );
+    assert!(!broken.exists());
+
+    // A field of the wrong form, and a baseline the register records otherwise.
+    std::fs::write(
+        &file,
+        text.replace("pgn_sha256: ", "pgn_sha256: \"not a digest\"\nx: "),
+    )
+    .unwrap();
+    let output = site(repo.path(), &broken, &["--json"]);
+    assert_eq!(output.code, 2);
+    assert!(output.stdout.contains("pgn_sha256"), "{}", output.stdout);
+    let genesis_sha = engine_sha(repo.path(), "T-0001");
+    std::fs::write(&file, text.replacen(&genesis_sha, &"0".repeat(64), 1)).unwrap();
+    let output = site(repo.path(), &broken, &[]);
+    assert_eq!(output.code, 2);
+    assert!(
+        output.stderr.contains("field `baseline.binary_sha256`"),
+        "{}",
+        output.stderr
+    );
+}
+
+/// The candidate binary sha256 entry `id` of the register at `root` records.
+fn engine_sha(root: &Path, id: &str) -> String {
+    let bytes = std::fs::read(root.join("register").join(format!("{id}.yaml"))).unwrap();
+    Entry::parse(&bytes)
+        .unwrap()
+        .candidate
+        .binary_sha256
+        .to_string()
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! `oracle register verify | show | append | replay | genesis | site`: the audit tools.
+//! `oracle register verify | show | append | replay | measure | genesis | site`: the audit tools.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -16,7 +16,12 @@ use oracle::governance::hash::{GitId, Sha256Hex};
 use oracle::governance::register::{
     self, AppendError, Appended, Audit, GenesisRecord, Listing, Refused, ShownEntry, VerifySummary,
 };
+use oracle::governance::time_control;
 use oracle::governance::timestamp::Timestamp;
+use oracle::measurement::{MeasureRequest, Measured};
+use oracle::play::clock::TimeControl;
+use oracle::play::cpus::Cpus;
+use oracle::play::runner::MatchProgress;
 use oracle::site::{SiteOptions, SiteSummary};
 use oracle::verify::games::{EntryGamesReplay, GamesRequest, replay_games as replay_entry_games};
 use oracle::verify::replay::{EntryReplay, replay_entry};
@@ -90,6 +95,10 @@ enum RegisterCommand {
         #[command(flatten)]
         repo: RepoArgs,
     },
+    /// Measure one entry's engine against another's (docs/progress.md): rebuild both from their
+    /// recorded commits, play a fixed number of games, and write the measured point of the
+    /// progress chart into `measurements/` (with the games beside it).
+    Measure(Box<MeasureArgs>),
     /// Write the genesis entry T-0001 into an empty register.
     Genesis {
         /// Engine commit (full id).
@@ -113,6 +122,43 @@ enum RegisterCommand {
         #[command(flatten)]
         repo: RepoArgs,
     },
+}
+
+/// Arguments of `oracle register measure`.
+#[derive(Debug, Args)]
+struct MeasureArgs {
+    /// The entry whose engine is measured (`T-0031`).
+    measured: String,
+    /// The entry whose engine it plays against (`T-0001`).
+    baseline: String,
+    /// Clock of both engines, `BASE+INC` seconds (or `nodes=N` for a smoke run).
+    #[arg(long, value_parser = parse_tc)]
+    tc: TimeControl,
+    /// Games to play, even: every opening twice, colours swapped.
+    #[arg(long, default_value_t = 400)]
+    games: u64,
+    /// Opening book, relative to the repository.
+    #[arg(long, default_value = "books/book-a.epd")]
+    book: String,
+    /// Seed of the opening order.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Games at once [default: the physical cores for a clock, the logical CPUs for nodes].
+    #[arg(long)]
+    concurrency: Option<usize>,
+    /// Profile of the work tree's constitution whose adjudication and engine options are used.
+    #[arg(long, default_value = "workstation")]
+    profile: String,
+    /// Build cache directory [default: $XDG_CACHE_HOME/coherent-oracle or ~/.cache/coherent-oracle].
+    #[arg(long, value_name = "DIR")]
+    cache_dir: Option<PathBuf>,
+    #[command(flatten)]
+    repo: RepoArgs,
+}
+
+/// Reads a time control in the constitution's form.
+fn parse_tc(text: &str) -> Result<TimeControl, String> {
+    time_control::parse(text)
 }
 
 /// Options every register subcommand takes.
@@ -154,6 +200,7 @@ pub fn run(args: RegisterArgs) -> anyhow::Result<ExitCode> {
             base_url,
             repo,
         } => site(&repo, out, base_url),
+        RegisterCommand::Measure(args) => measure(&args),
         RegisterCommand::Genesis {
             commit,
             tree,
@@ -206,6 +253,7 @@ impl Summary for EntryReplay {
 impl Summary for EntryGamesReplay {
     const SORTED_KEYS: bool = true;
 }
+impl Summary for Measured {}
 impl Summary for SiteSummary {
     const SORTED_KEYS: bool = true;
 }
@@ -310,6 +358,45 @@ fn site(repo: &RepoArgs, out: PathBuf, base_url: Option<String>) -> anyhow::Resu
     })?;
     render(&summary, repo.json)?;
     Ok(status(summary.ok))
+}
+
+/// `register measure MEASURED BASELINE`.
+fn measure(args: &MeasureArgs) -> anyhow::Result<ExitCode> {
+    let measured = EntryId::try_from(args.measured.clone())
+        .map_err(|error| anyhow::anyhow!("argument MEASURED: {error}"))?;
+    let baseline = EntryId::try_from(args.baseline.clone())
+        .map_err(|error| anyhow::anyhow!("argument BASELINE: {error}"))?;
+    let request = MeasureRequest {
+        repo: args.repo.repo.clone(),
+        measured,
+        baseline,
+        tc: args.tc,
+        games: args.games,
+        book: args.book.clone(),
+        seed: args.seed,
+        concurrency: args
+            .concurrency
+            .unwrap_or_else(|| Cpus::detect().max_games(args.tc.is_timed())),
+        profile: args.profile.clone(),
+        cache_dir: args
+            .cache_dir
+            .clone()
+            .unwrap_or_else(oracle::builder::Cache::default_root),
+    };
+    let quiet = args.repo.json;
+    let mut observer = |progress: &MatchProgress| {
+        if !quiet && progress.game.is_some() {
+            let [wins, draws, losses] = progress.finished_wdl;
+            errln!(
+                "game {}/{}: +{wins} ={draws} -{losses}",
+                progress.games_played,
+                progress.games_total
+            );
+        }
+    };
+    let measured = oracle::measurement::measure(&request, &mut observer)?;
+    render(&measured, args.repo.json)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `register genesis`.

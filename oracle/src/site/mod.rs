@@ -19,11 +19,12 @@ use serde::Serialize;
 use thiserror::Error;
 
 pub use forge::{Forge, commit_subject};
-pub use progress::{Step, render_progress};
+pub use progress::{MeasuredPoint, Step, render_progress};
 
 use crate::governance::entry::{Entry, EntryId};
 use crate::governance::hash::Sha256Hex;
 use crate::governance::register::{self, AppendError, Audit, Finding, RegisterFile};
+use crate::measurement::{self, Measurement, MeasurementError};
 
 /// The file that marks a directory as a site written by this module (and so replaceable).
 const MARKER: &str = ".oracle-register-site";
@@ -105,6 +106,9 @@ pub enum SiteError {
         /// Why.
         message: String,
     },
+    /// A file of `measurements/` is not a sound measurement.
+    #[error(transparent)]
+    Measurement(#[from] MeasurementError),
     /// `--base-url` is not an http(s) URL.
     #[error("--base-url `{0}`: expected an http:// or https:// URL without spaces or quotes")]
     BaseUrl(String),
@@ -142,6 +146,8 @@ pub struct Site {
     pub views: Vec<EntryView>,
     /// The audit of the whole register.
     pub audit: Audit,
+    /// The measured points of `measurements/`, checked against the register.
+    pub measurements: Vec<Measurement>,
     /// The forge commits link to, if `origin` has a web form.
     pub forge: Option<Forge>,
     /// Where the site is served, without a trailing slash.
@@ -152,7 +158,8 @@ impl Site {
     /// Reads and audits the register of `repository` rooted at `root`.
     ///
     /// # Errors
-    /// [`SiteError::Register`] when `register/` cannot be read.
+    /// [`SiteError::Register`] when `register/` cannot be read, [`SiteError::Measurement`] when
+    /// a file of `measurements/` is not a sound measurement.
     pub fn read(
         root: &Path,
         repository: &Repository,
@@ -190,8 +197,10 @@ impl Site {
                 }
             })
             .collect();
+        let measurements = measurement::read_all(root, &audit)?;
         Ok(Self {
             views,
+            measurements,
             audit,
             forge: Forge::of_repository(repository),
             base_url,

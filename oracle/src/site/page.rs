@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use serde_norway::Value;
 
-use super::progress::{Step, render_progress, verdict_class};
+use super::progress::{MeasuredPoint, Step, render_progress, verdict_class};
 use super::{EntryView, Site};
 use crate::governance::entry::{BinaryRecord, Entry, OracleCommit, StageRecord, StageState};
 use crate::report::{StageReport, escape_markup as esc, render_stage_svg};
@@ -80,6 +80,27 @@ pub fn index(site: &Site) -> String {
             verified: view.findings.is_empty(),
         })
         .collect();
+    let points: Vec<MeasuredPoint> = site
+        .measurements
+        .iter()
+        .filter_map(|m| {
+            Some(MeasuredPoint {
+                measured: m.measured.id.to_string(),
+                baseline: m.baseline.id.to_string(),
+                estimate: m.estimate()?,
+                conditions: format!(
+                    "{}, {} games (+{} ={} -{}), {}, {}",
+                    m.tc,
+                    m.games,
+                    m.wins,
+                    m.draws,
+                    m.losses,
+                    m.runner,
+                    m.date.as_str().get(..10).unwrap_or(m.date.as_str())
+                ),
+            })
+        })
+        .collect();
     let _ = writeln!(
         html,
         "<section><h2>Verdicts</h2><dl class=\"legend\">\
@@ -92,9 +113,13 @@ pub fn index(site: &Site) -> String {
          <dt>Randfall</dt><dd>a path, not a verdict: a fix for a rare, delimited class of \
          positions, judged by a proof and non-regression</dd></dl></section>\
          <section><h2>Progress</h2><p>The engine's strength accepted so far, in nElo: a Gewinn \
-         adds its claimed gain, a Korrektur (Randfall) books its loss as a step down.</p>\
+         adds its claimed gain, a Korrektur (Randfall) books its loss as a step down. An SPRT \
+         that stops early reads high, so this sum overstates the gain. The measured points are \
+         fixed-length matches between two registered engines (<code>measurements/</code>), each \
+         drawn at its baseline's claimed total plus the measured nElo, with its 95% interval; \
+         where they sit below the line, the claims overstate.</p>\
          <figure>{}</figure></section>",
-        render_progress(&steps)
+        render_progress(&steps, &points)
     );
     let _ = writeln!(
         html,

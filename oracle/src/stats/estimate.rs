@@ -193,10 +193,35 @@ pub fn fixed_games_elo<C: Counts>(counts: &C) -> FixedGamesElo {
     }
 }
 
+/// The one-sided 95% lower bound on nElo after `pairs` game pairs all won twice (a sweep, whose
+/// nElo estimate is unbounded); its negative bounds a sweep lost from above.
+///
+/// A pair that is not won twice has probability at most p = 1 − 0.05^(1/pairs) if a sweep has
+/// at least a 5% chance. Of the pair distributions with that much non-sweep mass, the one with
+/// the least nElo puts all of it on LL (lowest mean, widest spread); its nElo is the bound: any
+/// engine weaker than that sweeps `pairs` pairs with a chance below 5%.
+#[must_use]
+pub fn sweep_nelo_bound(pairs: u64) -> f64 {
+    let p = 1.0 - 0.05_f64.powf(1.0 / pairs.max(1) as f64);
+    let (mu, var, _, _) = Distribution::from_probs(&[p, 0.0, 0.0, 0.0, 1.0 - p]).moments();
+    NELO_PER_T / 2.0_f64.sqrt() * (mu - 0.5) / var.sqrt()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::stats::{PentanomialCounts, TrinomialCounts};
+
+    #[test]
+    fn a_longer_sweep_bounds_higher_and_one_pair_proves_nothing() {
+        let bound = sweep_nelo_bound(200);
+        // p = 1 − 0.05^(1/200) ≈ 0.01487: t ≈ 0.4851 / 0.1210 ≈ 4.009, times 800/ln 10/√2.
+        assert!((bound - 984.9).abs() < 1.0, "{bound}");
+        assert!(sweep_nelo_bound(400) > bound);
+        assert!(sweep_nelo_bound(1) < 0.0);
+        // Below the estimate of the nearest lopsided result that is not a sweep.
+        assert!(bound < normalized_elo(&PentanomialCounts([0, 0, 2, 10, 188])).nelo);
+    }
 
     const EXAMPLE: PentanomialCounts = PentanomialCounts([120, 2480, 5300, 2560, 140]);
 

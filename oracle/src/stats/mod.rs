@@ -32,6 +32,7 @@ pub use elo::{Model, NELO_PER_T, logistic_elo, logistic_score};
 pub use error::StatsError;
 pub use estimate::{
     FixedGamesElo, NormalizedElo, SprtElo, fixed_games_elo, normalized_elo, sprt_elo,
+    sweep_nelo_bound,
 };
 pub use llr::{llr, llr_normalized_approx};
 pub use notation::{
