@@ -361,6 +361,40 @@ fn an_entrys_games_replay_move_for_move_and_a_changed_move_is_named() {
         .unwrap();
     assert!(kept.status.success(), "{kept:?}");
 
+    // A measured point of the progress chart: both entries' engines rebuilt to the sha256 the
+    // register records, a fixed-length match, and the games hashed into the file.
+    let measure = Command::new(ORACLE)
+        .args([
+            "register",
+            "measure",
+            "T-0002",
+            "T-0001",
+            "--tc",
+            "nodes=2000",
+        ])
+        .args(["--games", "4", "--profile", "fixture", "--json", "--repo"])
+        .arg(fixture.path())
+        .arg("--cache-dir")
+        .arg(&fixture.cache)
+        .output()
+        .unwrap();
+    assert!(measure.status.success(), "{measure:?}");
+    let measured: Value = serde_json::from_slice(&measure.stdout).unwrap();
+    let point = &measured["measurement"];
+    assert_eq!(
+        point["measured"]["binary_sha256"],
+        result["binding"]["candidate"]["sha256"]
+    );
+    assert_eq!(point["baseline"]["binary_sha256"], crippled_sha256.as_str());
+    assert_eq!(point["games"], 4);
+    let pgn = fs::read(measured["pgn"].as_str().unwrap()).unwrap();
+    assert_eq!(point["pgn_sha256"], sha256_hex(&pgn).as_str());
+    assert!(
+        fs::read_to_string(measured["file"].as_str().unwrap())
+            .unwrap()
+            .contains("id: T-0002")
+    );
+
     // Faithful evidence: both node stages, two pairs each, every game identical.
     let (code, stdout, _) = replay_games(&fixture, true, true);
     assert_eq!(code, 0, "{stdout}");
