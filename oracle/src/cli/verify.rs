@@ -112,6 +112,14 @@ pub fn run(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         }
     } else {
         outln!("{}", result.reason);
+        if result.profile_binding == Some(false) {
+            // The last lines a newcomer reads after the README's demo say what it is worth.
+            outln!(
+                "not binding: profile `{}` shows that the pipeline runs, not what the change is \
+                 worth; the verdicts that count are in register/, reached under a binding profile",
+                result.profile
+            );
+        }
         if let Some(entry) = &result.entry {
             outln!("entry: {}", entry.display());
         }

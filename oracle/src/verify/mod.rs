@@ -150,6 +150,8 @@ pub struct RunResult {
     pub predecessor: Option<resolve::ResolvedCommit>,
     /// The profile.
     pub profile: String,
+    /// Whether the profile's verdicts may enter the register, once its constitution was read.
+    pub profile_binding: Option<bool>,
     /// The declared path.
     pub path: Option<PathKind>,
     /// The binding record, once written.
@@ -197,6 +199,8 @@ struct Run<'a> {
     confirmation: Option<ConfirmationRecord>,
     /// The binding came from an earlier invocation with the same `--out` (a resumed run).
     resumed: bool,
+    /// Whether the profile is binding, once the constitution was read (step 1).
+    profile_binding: Option<bool>,
     plan: Vec<plan::StageForecast>,
     /// The candidate's and the predecessor's CPU per node, measured on their benches (step 4):
     /// the bound of their searches at a node limit.
@@ -262,6 +266,7 @@ pub fn run(request: &Request, reporter: &mut StepReporter) -> RunResult {
         binding: None,
         confirmation: None,
         resumed: false,
+        profile_binding: None,
         plan: Vec::new(),
         node_pace: [None, None],
         stages: Vec::new(),
@@ -359,6 +364,7 @@ impl Run<'_> {
             candidate: self.pair.as_ref().map(|p| p.candidate.clone()),
             predecessor: self.pair.as_ref().map(|p| p.predecessor.clone()),
             profile: self.request.profile.clone(),
+            profile_binding: self.profile_binding,
             path: self.path,
             binding: self.binding,
             confirmation: self.confirmation,
@@ -393,6 +399,7 @@ fn failed_early(request: &Request, reporter: &mut StepReporter, failure: StepFai
         candidate: None,
         predecessor: None,
         profile: request.profile.clone(),
+        profile_binding: None,
         path: None,
         binding: None,
         confirmation: None,

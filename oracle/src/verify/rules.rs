@@ -79,6 +79,7 @@ impl Run<'_> {
             .map_err(|e| error(&e))?
             .clone();
         self.report.binding = profile.binding;
+        self.profile_binding = Some(profile.binding);
         if self.request.append && !profile.binding {
             return Err(error(&format!(
                 "--append: profile `{}` is not binding, its verdicts are never registered",

@@ -119,6 +119,26 @@ fn checks_only_stops_before_the_first_game() {
         .filter(|e| e.file_name().to_string_lossy().starts_with("stage-"))
         .count();
     assert_eq!(stages, 0, "no stage may start under --checks-only");
+    assert_eq!(result["profile_binding"], true, "{result:#}");
+
+    // Under a profile that does not bind, the last lines say what the run is worth.
+    let smoke_out = tempfile::tempdir().unwrap();
+    let text = Command::new(ORACLE)
+        .args(["verify", &candidate, "--profile", "smoke", "--checks-only"])
+        .arg("--repo")
+        .arg(fixture.path())
+        .arg("--out")
+        .arg(smoke_out.path())
+        .arg("--cache-dir")
+        .arg(&fixture.cache)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&text.stdout);
+    assert_eq!(text.status.code(), Some(0), "{text:?}");
+    assert!(
+        stdout.contains("\nnot binding: profile `smoke` shows that the pipeline runs"),
+        "{stdout}"
+    );
 
     let refused = Command::new(ORACLE)
         .args([
