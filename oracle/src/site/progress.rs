@@ -335,6 +335,24 @@ fn legend(svg: &mut String, baselines: &[String]) {
 mod tests {
     use super::*;
 
+    /// The y coordinates of the claimed line's points, in order.
+    fn line_ys(svg: &str) -> Vec<f64> {
+        let path = svg
+            .lines()
+            .find_map(|line| line.strip_prefix(r#"<path class="line" d=""#))
+            .unwrap();
+        path.split(' ')
+            .map(|point| {
+                point.trim_end_matches(r#""/>"#)[1..]
+                    .split(',')
+                    .nth(1)
+                    .unwrap()
+                    .parse()
+                    .unwrap()
+            })
+            .collect()
+    }
+
     fn step(id: &str, verdict: Verdict, change: f64) -> Step {
         Step {
             id: id.into(),
@@ -355,21 +373,7 @@ mod tests {
             ],
             &[],
         );
-        let path = svg
-            .lines()
-            .find_map(|line| line.strip_prefix(r#"<path class="line" d=""#))
-            .unwrap();
-        let ys: Vec<f64> = path
-            .split(' ')
-            .map(|point| {
-                point.trim_end_matches(r#""/>"#)[1..]
-                    .split(',')
-                    .nth(1)
-                    .unwrap()
-                    .parse()
-                    .unwrap()
-            })
-            .collect();
+        let ys = line_ys(&svg);
         // Start, then two points per entry: 0, 0, +4, +4, +3, +3, +3, +3 (SVG y grows downwards).
         assert_eq!(ys.len(), 9);
         assert!(ys[3] < ys[1], "a gain goes up: {ys:?}");
@@ -457,21 +461,7 @@ mod tests {
             let y: f64 = d.split([',', ' ']).nth(1).unwrap().parse().unwrap();
             y + 5.0
         };
-        let path = svg
-            .lines()
-            .find_map(|line| line.strip_prefix(r#"<path class="line" d=""#))
-            .unwrap();
-        let ys: Vec<f64> = path
-            .split(' ')
-            .map(|p| {
-                p.trim_end_matches(r#""/>"#)[1..]
-                    .split(',')
-                    .nth(1)
-                    .unwrap()
-                    .parse()
-                    .unwrap()
-            })
-            .collect();
+        let ys = line_ys(&svg);
         let (y30, y50) = (ys[3], ys[5]);
         let expected = y30 + (y50 - y30) * (42.0 - 30.0) / (50.0 - 30.0);
         assert!(
