@@ -364,7 +364,8 @@ impl BenchSignature {
 
 /// The form of the trailer that carries a commit's bench signature: the engine contract's
 /// `bench.trailer`. Coherent: `Bench: 953905`; Stockfish: `Bench: 5156767` and, in older
-/// commits, `BENCH : 5,089,147` (key `Bench`, digit groups allowed).
+/// commits, `BENCH : 5,089,147` (key `Bench`, digit groups allowed), sometimes above a closing
+/// paragraph rather than in the trailer block (`anywhere`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TrailerForm {
@@ -374,6 +375,12 @@ pub struct TrailerForm {
     /// Whether the number may group its digits with commas (`5,089,147`).
     #[serde(default)]
     pub digit_groups: bool,
+    /// Whether the declaration may stand on any line of the message, alone on it, instead of
+    /// only in the trailer block: Stockfish's own bench check reads it wherever it is, and some
+    /// of its commits continue with a paragraph after the `Bench:` line. Written only when set,
+    /// so that contracts from before the option read and hash as they did.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub anywhere: bool,
 }
 
 impl TrailerForm {
@@ -383,6 +390,7 @@ impl TrailerForm {
         Self {
             key: "Bench".to_owned(),
             digit_groups: false,
+            anywhere: false,
         }
     }
 
@@ -408,15 +416,32 @@ pub fn bench_trailer(
     };
     let found = repo.find_commit(commit).map_err(commit_error)?;
     let message = String::from_utf8_lossy(found.message_bytes()).into_owned();
-    trailer_in_message(&message, form).map_err(|reason| BenchError::BadTrailer {
+    declared_bench(&message, form).map_err(|reason| BenchError::BadTrailer {
         commit: commit.to_string(),
         reason,
     })
 }
 
-/// The bench trailer value of a commit message in `form`, if any.
-pub fn trailer_in_message(message: &str, form: &TrailerForm) -> Result<Option<u64>, String> {
-    bench_in_trailers(&message_trailers(message)?, form)
+/// The bench signature a commit message declares in `form`, if any (several must agree): from
+/// its trailer block, or, when the form allows it `anywhere`, from every line that is
+/// `KEY: VALUE` alone.
+pub fn declared_bench(message: &str, form: &TrailerForm) -> Result<Option<u64>, String> {
+    if form.anywhere {
+        let lines: Vec<(String, String)> = message.lines().filter_map(key_value_line).collect();
+        bench_in_trailers(&lines, form)
+    } else {
+        bench_in_trailers(&message_trailers(message)?, form)
+    }
+}
+
+/// A line that is one trailer-like `KEY: VALUE` and nothing else, as (key, value): the key a
+/// word of letters, digits and hyphens from the line's start, blanks allowed before the colon
+/// as git allows them in trailers.
+fn key_value_line(line: &str) -> Option<(String, String)> {
+    let (key, value) = line.split_once(':')?;
+    let key = key.trim_end_matches([' ', '\t']);
+    let word = !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+    word.then(|| (key.to_owned(), value.trim().to_owned()))
 }
 
 /// Every trailer of a commit message as (key, value), in order: the one trailer reader that
@@ -432,7 +457,7 @@ pub fn message_trailers(message: &str) -> Result<Vec<(String, String)>, String> 
 }
 
 /// The bench value among parsed trailers in `form`, if any (several must agree).
-pub fn bench_in_trailers(
+fn bench_in_trailers(
     trailers: &[(String, String)],
     form: &TrailerForm,
 ) -> Result<Option<u64>, String> {
@@ -524,15 +549,15 @@ mod tests {
         let message =
             "eval: KBNK corner term\n\nLonger text.\n\nBench: 695\nSigned-off-by: A <a@b>\n";
         assert_eq!(
-            trailer_in_message(message, &TrailerForm::standard()),
+            declared_bench(message, &TrailerForm::standard()),
             Ok(Some(695))
         );
         assert_eq!(
-            trailer_in_message("subject\n\nno trailers here\n", &TrailerForm::standard()),
+            declared_bench("subject\n\nno trailers here\n", &TrailerForm::standard()),
             Ok(None)
         );
-        assert!(trailer_in_message("s\n\nBench: many\n", &TrailerForm::standard()).is_err());
-        assert!(trailer_in_message("s\n\nBench: 1\nBench: 2\n", &TrailerForm::standard()).is_err());
+        assert!(declared_bench("s\n\nBench: many\n", &TrailerForm::standard()).is_err());
+        assert!(declared_bench("s\n\nBench: 1\nBench: 2\n", &TrailerForm::standard()).is_err());
     }
 
     #[test]
@@ -608,6 +633,7 @@ mod tests {
         let stockfish = TrailerForm {
             key: "Bench".into(),
             digit_groups: true,
+            anywhere: false,
         };
         for (message, nodes) in [
             ("s\n\nBench: 5156767\n", 5_156_767),
@@ -615,21 +641,62 @@ mod tests {
             ("s\n\nbench: 123\n", 123),
         ] {
             assert_eq!(
-                trailer_in_message(message, &stockfish),
+                declared_bench(message, &stockfish),
                 Ok(Some(nodes)),
                 "{message:?}"
             );
         }
         let standard = TrailerForm::standard();
-        assert!(trailer_in_message("s\n\nBENCH : 5,089,147\n", &standard).is_err());
-        assert!(trailer_in_message("s\n\nBench: 5,08\n", &stockfish).is_err());
+        assert!(declared_bench("s\n\nBENCH : 5,089,147\n", &standard).is_err());
+        assert!(declared_bench("s\n\nBench: 5,08\n", &stockfish).is_err());
         let other = TrailerForm {
             key: "Nodes".into(),
             digit_groups: false,
+            anywhere: false,
         };
         assert_eq!(
-            trailer_in_message("s\n\nNodes: 7\nBench: 9\n", &other),
+            declared_bench("s\n\nNodes: 7\nBench: 9\n", &other),
             Ok(Some(7))
         );
+    }
+
+    /// Stockfish `cff61c35fd`, shortened: its `Bench:` line is followed by a closing paragraph,
+    /// so git's trailer block is that paragraph, not the line.
+    const BENCH_ABOVE_A_PARAGRAPH: &str = "Scale down complexity for almost unwinnable endgames
+
+passed LTC
+LLR: 2.96 (-2.94,2.94) [0.00,3.50]
+
+Closes https://github.com/official-stockfish/Stockfish/pull/2298
+
+Bench: 3954190
+
+==========================
+
+How to continue from there?
+";
+
+    #[test]
+    fn anywhere_reads_a_bench_line_outside_the_trailer_block() {
+        let in_trailers = TrailerForm::standard();
+        let anywhere = TrailerForm {
+            anywhere: true,
+            ..TrailerForm::standard()
+        };
+        assert_eq!(declared_bench(BENCH_ABOVE_A_PARAGRAPH, &in_trailers), Ok(None));
+        assert_eq!(
+            declared_bench(BENCH_ABOVE_A_PARAGRAPH, &anywhere),
+            Ok(Some(3_954_190))
+        );
+        // The line must be the declaration alone, from its start.
+        for message in [
+            "Allow RQ through pieces. Bench: 3415326 (#2153)\n",
+            "s\n\n    Bench: 3415326\n",
+            "s\n\nsee Bench: 3415326\n",
+        ] {
+            assert_eq!(declared_bench(message, &anywhere), Ok(None), "{message:?}");
+        }
+        assert!(declared_bench("s\n\nBench: 1\n\nmore\n\nBench: 2\n", &anywhere).is_err());
+        assert!(declared_bench("s\n\nBench: soon\n\nmore\n", &anywhere).is_err());
     }
 }

@@ -119,7 +119,7 @@ pub fn run(args: InitArgs) -> anyhow::Result<ExitCode> {
     }
     outln!("scope      {}", contract.scope_text());
     outln!(
-        "bench      {} → {} nodes ({} format; {} commits with a `{}:` trailer{})",
+        "bench      {} → {} nodes ({} format; {} commits with a `{}:` trailer{}{})",
         contract.bench.args.join(" "),
         done.bench_nodes,
         done.bench_format,
@@ -127,6 +127,11 @@ pub fn run(args: InitArgs) -> anyhow::Result<ExitCode> {
         contract.bench.trailer.key,
         if contract.bench.trailer.digit_groups {
             ", digits grouped"
+        } else {
+            ""
+        },
+        if contract.bench.trailer.anywhere {
+            ", on any line of the message"
         } else {
             ""
         }

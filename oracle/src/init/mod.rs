@@ -199,6 +199,7 @@ pub fn run(request: &InitRequest, step: &mut dyn FnMut(&str)) -> Result<Initiali
         .and_then(|head| head.peel_to_commit())
         .map_err(|_| repository_error(&request.repo, "HEAD has no commit"))?;
     let tree = HeadTree::read(&repo, &head)?;
+    let messages = recent_messages(&repo, head.id());
     for path in [CONSTITUTION_PATH, files::PROSE_PATH, GENESIS_PATH] {
         refuse_existing(&workdir, &tree, path)?;
     }
@@ -216,7 +217,7 @@ pub fn run(request: &InitRequest, step: &mut dyn FnMut(&str)) -> Result<Initiali
                 .clone()
                 .unwrap_or_else(|| BenchRules::standard().args),
             output: Vec::new(),
-            trailer: trailer_form(&repo, head.id()),
+            trailer: trailer_form(&messages),
         },
         gate: GateContract::None,
         options: options(&request.options),
@@ -346,7 +347,7 @@ pub fn run(request: &InitRequest, step: &mut dyn FnMut(&str)) -> Result<Initiali
         found: detected.found,
         bench_format,
         bench_nodes: signature.nodes,
-        trailer_commits: count_trailers(&repo, head.id()),
+        trailer_commits: count_declarations(&messages, &contract.bench.trailer),
         setup_commit: setup.to_string(),
         binary_sha256: genesis_engine.sha256,
         committed: written.into_iter().map(|(path, _)| path).collect(),
@@ -432,40 +433,49 @@ fn host_toolchain() -> Option<String> {
     text.split_whitespace().nth(1).map(str::to_owned)
 }
 
-/// The trailer form HEAD's history uses: key `Bench`, digit groups when any commit groups them.
-fn trailer_form(repo: &Repository, head: Oid) -> TrailerForm {
+/// The trailer form HEAD's history uses: key `Bench`; digit groups when any commit groups them;
+/// `anywhere` when some commit declares its bench only on a line outside its trailer block.
+fn trailer_form(messages: &[String]) -> TrailerForm {
     let mut form = TrailerForm::standard();
-    form.digit_groups = bench_trailers(repo, head)
-        .iter()
-        .any(|value| value.contains(','));
+    form.digit_groups = messages.iter().any(|message| {
+        message.lines().any(|line| {
+            line.split_once(':').is_some_and(|(key, value)| {
+                key.trim_end().eq_ignore_ascii_case(&form.key) && value.contains(',')
+            })
+        })
+    });
+    let anywhere = TrailerForm {
+        anywhere: true,
+        ..form.clone()
+    };
+    form.anywhere = messages.iter().any(|message| {
+        bench::declared_bench(message, &form) == Ok(None)
+            && matches!(bench::declared_bench(message, &anywhere), Ok(Some(_)))
+    });
     form
 }
 
-/// The values of every bench trailer in HEAD's recent first-parent history.
-fn bench_trailers(repo: &Repository, head: Oid) -> Vec<String> {
+/// The messages of HEAD's recent first-parent history, newest first.
+fn recent_messages(repo: &Repository, head: Oid) -> Vec<String> {
     let Ok(mut walk) = repo.revwalk() else {
         return Vec::new();
     };
     if walk.push(head).is_err() || walk.simplify_first_parent().is_err() {
         return Vec::new();
     }
-    let key = TrailerForm::standard().key;
     walk.take(TRAILER_HISTORY)
         .filter_map(Result::ok)
         .filter_map(|id| repo.find_commit(id).ok())
-        .filter_map(|commit| {
-            let message = String::from_utf8_lossy(commit.message_bytes()).into_owned();
-            bench::message_trailers(&message).ok()
-        })
-        .flatten()
-        .filter(|(name, _)| name.eq_ignore_ascii_case(&key))
-        .map(|(_, value)| value)
+        .map(|commit| String::from_utf8_lossy(commit.message_bytes()).into_owned())
         .collect()
 }
 
-/// How many commits of the recent history carry a bench trailer.
-fn count_trailers(repo: &Repository, head: Oid) -> usize {
-    bench_trailers(repo, head).len()
+/// How many of `messages` declare a bench in `form`.
+fn count_declarations(messages: &[String], form: &TrailerForm) -> usize {
+    messages
+        .iter()
+        .filter(|message| matches!(bench::declared_bench(message, form), Ok(Some(_))))
+        .count()
 }
 
 /// The contract's options: Threads 1 and Hash 16, then `--option` (numbers and `true`/`false`
@@ -742,6 +752,26 @@ impl Landing<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_trailer_form_follows_the_history() {
+        let plain = |messages: &[&str]| {
+            trailer_form(&messages.iter().map(|m| (*m).to_owned()).collect::<Vec<_>>())
+        };
+        assert_eq!(plain(&["a\n\nBench: 953905\n"]), TrailerForm::standard());
+        let grouped = plain(&["a\n\nBench: 953905\n", "b\n\nBENCH : 5,089,147\n"]);
+        assert!(grouped.digit_groups && !grouped.anywhere);
+        // Stockfish's habit: the declaration above a closing paragraph.
+        let history = [
+            "a\n\nBench: 953905\n",
+            "b\n\nBench: 4256440\n\n==========\n\nHow to continue from there?\n",
+        ];
+        let anywhere = plain(&history);
+        assert!(anywhere.anywhere && !anywhere.digit_groups);
+        let messages: Vec<String> = history.iter().map(|m| (*m).to_owned()).collect();
+        assert_eq!(count_declarations(&messages, &anywhere), 2);
+        assert_eq!(count_declarations(&messages, &TrailerForm::standard()), 1);
+    }
 
     #[test]
     fn each_known_bench_format_is_chosen_by_its_output() {

@@ -267,7 +267,7 @@ pub fn declaring_commit(
     let id = git("parse commit id", Oid::from_str(&candidate.commit))?;
     let commit = git(format!("read commit {id}"), repo.find_commit(id))?;
     let declares =
-        crate::builder::bench::trailer_in_message(&candidate.message, &contract.bench.trailer)
+        crate::builder::bench::declared_bench(&candidate.message, &contract.bench.trailer)
             .is_ok_and(|bench| bench.is_some());
     if commit.parent_count() < 2 || declares {
         return Ok(candidate.clone());

@@ -6,7 +6,7 @@
 use serde::Serialize;
 use thiserror::Error;
 
-use crate::builder::bench::{TrailerForm, bench_in_trailers, message_trailers};
+use crate::builder::bench::{TrailerForm, declared_bench, message_trailers};
 use crate::governance::entry::PathKind;
 
 /// The candidate's declarations.
@@ -58,7 +58,7 @@ pub const PROOF_DIR: &str = "engine/proofs/";
 /// engine contract's `form`.
 pub fn parse(message: &str, form: &TrailerForm) -> Result<Trailers, TrailerError> {
     let trailers = message_trailers(message).map_err(TrailerError::Parse)?;
-    let bench = bench_in_trailers(&trailers, form)
+    let bench = declared_bench(message, form)
         .map_err(TrailerError::Parse)?
         .ok_or_else(|| TrailerError::MissingBench(form.key.clone()))?;
     let mut path = None;
