@@ -4,6 +4,7 @@
 # hardening.
 #   scripts/attack-regression.sh OLD_ORACLE_BINARY [OLD_TREE] [TEST…]
 #   ROUND=2 …   issue 12's attacks; the old oracle from before cfd0192
+#   ROUND=4 …   the review of issue 46's fixes; the old oracle from 2571c3d
 #   ROUND=3 …   issue 46's (the default); the old oracle from 7337505 (eab8ae5 is the same oracle), e.g.
 #               git worktree add /tmp/old eab8ae5 && cargo build --manifest-path /tmp/old/Cargo.toml -p oracle
 #               scripts/attack-regression.sh /tmp/old/target/debug/oracle
@@ -70,13 +71,19 @@ round_3=(
   verify::stages::a_candidate_that_searches_more_than_told_is_faulted
   build::a_build_cannot_compile_a_host_file_into_the_binary
 )
+# The fourth review, of issue 46's fixes (old oracle: main before the trust-four merge).
+round_4=(
+  verify::resolve::a_proc_macro_by_crate_type_is_refused_at_step_1
+  verify::stages::a_candidate_that_waits_in_its_setup_to_search_more_is_faulted
+)
 tests=("$@")
 if [[ ${#tests[@]} -eq 0 ]]; then
   case ${ROUND:-3} in
     2) tests=("${round_2[@]}") ;;
     3) tests=("${round_3[@]}") ;;
+    4) tests=("${round_4[@]}") ;;
     *)
-      echo "attack-regression: ROUND must be 2 or 3, got '${ROUND}'" >&2
+      echo "attack-regression: ROUND must be 2, 3 or 4, got '${ROUND}'" >&2
       exit 2
       ;;
   esac

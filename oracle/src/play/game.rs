@@ -16,7 +16,7 @@ use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position};
 
 use super::book::{Opening, fen_of, play_uci_moves};
 use super::clock::{Charge, ClockRules, GameClock, TimeControl};
-use super::cpu_guard::{CpuGuard, NodePace, Overuse, allowed_cpu};
+use super::cpu_guard::{CpuGuard, CpuRule, NodePace, Overuse};
 use super::uci::{Engine, Score, UciError};
 
 /// How a game ended; the serde names are the keys of the report's `terminations`.
@@ -230,27 +230,48 @@ impl GameRecord {
     fn lost_for_cpu(self, overuse: &Overuse, name: &str, at_node_limit: bool) -> GameRecord {
         let side = color_of(overuse.index);
         let seconds = |d: Duration| d.as_secs_f64();
-        let (termination, what, allowance) = if at_node_limit {
-            (
+        let (cpu, allowed) = (seconds(overuse.cpu), seconds(overuse.allowed()));
+        let (termination, mut reason) = match (overuse.rule, at_node_limit) {
+            (CpuRule::Setup, _) => (
+                if at_node_limit {
+                    Termination::CpuOverNodeLimit
+                } else {
+                    Termination::CpuOutsideTurn
+                },
+                format!(
+                    "{side:?} ({name}) used {cpu:.2} s of CPU in its setup, before its first move \
+                     (at most {allowed:.2} s allowed)"
+                ),
+            ),
+            (CpuRule::OneSearch, _) => (
                 Termination::CpuOverNodeLimit,
-                "searched more than its node limit",
-                "its measured pace allows for the nodes it was given",
-            )
-        } else {
-            (
+                format!(
+                    "{side:?} ({name}) searched more than its node limit: {cpu:.3} s of CPU in one \
+                     search (at most {allowed:.3} s allowed)"
+                ),
+            ),
+            (CpuRule::Turns, true) => (
+                Termination::CpuOverNodeLimit,
+                format!(
+                    "{side:?} ({name}) searched more than its node limit: {cpu:.2} s of CPU in \
+                     {:.2} s its measured pace allows for the nodes it was given (at most \
+                     {allowed:.2} s allowed)",
+                    seconds(overuse.turns)
+                ),
+            ),
+            (CpuRule::Turns, false) => (
                 Termination::CpuOutsideTurn,
-                "used CPU outside its turn",
-                "of its own turns",
-            )
+                format!(
+                    "{side:?} ({name}) used CPU outside its turn: {cpu:.2} s of CPU in {:.2} s \
+                     of its own turns (at most {allowed:.2} s allowed)",
+                    seconds(overuse.turns)
+                ),
+            ),
         };
-        let mut reason = format!(
-            "{side:?} ({name}) {what}: {:.2} s of CPU in {:.2} s {allowance} (at most {:.2} s \
-             allowed)",
-            seconds(overuse.cpu),
-            seconds(overuse.turns),
-            seconds(allowed_cpu(overuse.turns))
-        );
-        reason.push_str(&format!("; the game had ended: {}", self.reason));
+        // A game stopped at the overrunning search has no other ending to report.
+        if !self.reason.is_empty() {
+            reason.push_str(&format!("; the game had ended: {}", self.reason));
+        }
         GameRecord {
             result: GameResult::loss_for(side),
             termination,
@@ -321,10 +342,14 @@ pub fn play_game(
     if !checked.contains(&true) {
         return play_moves(&mut engines, game, settings, abort, None);
     }
-    // Each game has fresh processes, so an engine's CPU since its start is its CPU in this game,
-    // the handshake included; the setup waits are its own time, as its turns are.
-    let mut guard = CpuGuard::start(engines.each_ref().map(|engine| engine.setup_wall()));
+    // Each game has fresh processes, so an engine's CPU since its start is its CPU in this game:
+    // read now, frozen, it is its setup's, and the rest is its turns'.
+    let mut guard = CpuGuard::start(engines.each_ref().map(|engine| engine.cpu_time()));
     let record = play_moves(&mut engines, game, settings, abort, Some(&mut guard))?;
+    // A search that overran its share has already lost the game for its engine.
+    if record.termination == Termination::CpuOverNodeLimit {
+        return Some(record);
+    }
     let used: [Option<Duration>; 2] =
         std::array::from_fn(|index| checked[index].then(|| engines[index].cpu_time()).flatten());
     Some(match guard.finish(used) {
@@ -390,9 +415,16 @@ fn play_moves(
         };
         if let Some(guard) = guard.as_deref_mut() {
             // At a clock the turn is `go` to `bestmove` (the pings before it are the runner's
-            // time); at a node limit it is what the engine's pace allows for its nodes.
-            let own = node_allowance(settings, index).unwrap_or(search.elapsed);
-            guard.add_turn(index, own);
+            // time); at a node limit it is what the engine's pace allows for its nodes, and the
+            // search alone is held to a multiple of that.
+            let allowance = node_allowance(settings, index);
+            guard.add_turn(index, allowance.unwrap_or(search.elapsed));
+            if let Some(allowance) = allowance
+                && let Some(overuse) = guard.search_ended(index, engine.cpu_time(), allowance)
+            {
+                let record = game.finish(GameResult::loss_for(side), Termination::Normal, String::new());
+                return Some(record.lost_for_cpu(&overuse, engine.name(), true));
+            }
         }
         // What the engine used of the machine in its pings, it used of its clock.
         let charged = search.elapsed + search.synchronisation_cpu;
@@ -798,6 +830,7 @@ mod tests {
         let forfeit = game.time_forfeit(Color::White, &pos, "White loses on time".into());
         let overuse = Overuse {
             index: 1,
+            rule: CpuRule::Turns,
             cpu: Duration::from_millis(2500),
             turns: Duration::from_millis(1000),
         };

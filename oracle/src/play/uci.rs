@@ -390,9 +390,6 @@ pub struct Engine {
     log: Option<TrafficLog>,
     id_name: Option<String>,
     declared: Vec<OptionDeclaration>,
-    /// Wall time the runner waited for the engine before any position was known: the
-    /// handshake, the options and `ucinewgame`. Its CPU there is its own.
-    setup: Duration,
 }
 
 impl Engine {
@@ -493,7 +490,6 @@ impl Engine {
             log,
             id_name: None,
             declared: Vec::new(),
-            setup: Duration::ZERO,
         };
         engine.send("uci", "sending uci")?;
         let started = Instant::now();
@@ -516,28 +512,18 @@ impl Engine {
                 engine.declared.push(declaration);
             }
         }
-        engine.setup += started.elapsed();
         Ok(engine)
     }
 
     /// Sends the options of `config` (`Threads` first) and waits for `readyok` within `deadline`.
     pub fn configure(&mut self, config: &EngineConfig, deadline: Duration) -> Result<(), UciError> {
-        let started = Instant::now();
         for (name, value) in config.ordered_options() {
             self.send(
                 &format!("setoption name {name} value {value}"),
                 "sending options",
             )?;
         }
-        self.is_ready(deadline)?;
-        self.setup += started.elapsed();
-        Ok(())
-    }
-
-    /// The wall time the runner has waited for this engine before it knew any position
-    /// (handshake, options, `ucinewgame`): time in which its CPU is its own.
-    pub fn setup_wall(&self) -> Duration {
-        self.setup
+        self.is_ready(deadline)
     }
 
     /// Freezes the engine's processes (`cgroup.freeze`) until its next search, where its account
@@ -612,12 +598,9 @@ impl Engine {
 
     /// Sends `ucinewgame` then `isready`, and waits for `readyok` within `deadline`.
     pub fn new_game(&mut self, deadline: Duration) -> Result<(), UciError> {
-        let started = Instant::now();
         self.set_frozen(false);
         self.send("ucinewgame", "sending ucinewgame")?;
-        self.is_ready(deadline)?;
-        self.setup += started.elapsed();
-        Ok(())
+        self.is_ready(deadline)
     }
 
     /// One search, synchronised as fastchess and cutechess do: `isready` before `position` and

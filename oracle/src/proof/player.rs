@@ -9,7 +9,7 @@ use crate::play::uci::{Engine, EngineConfig, GoLimits, SearchOutcome, UciError};
 /// judged hung (node budgets here take well under a second on a normal machine).
 const DEADLINE: Duration = Duration::from_secs(120);
 
-/// One engine binary searching a fixed number of nodes per move; restarted after a fault.
+/// One engine binary searching a fixed number of nodes per move, a fresh process each game.
 #[derive(Debug)]
 pub struct EnginePlayer {
     config: EngineConfig,
@@ -28,13 +28,13 @@ impl EnginePlayer {
         }
     }
 
-    /// Starts a new game (`ucinewgame`), starting the process first if needed, so that
-    /// node-limited searches are reproducible game by game.
+    /// Starts a new game in a fresh process (then `ucinewgame`), as the oracle's matches do: a
+    /// game's moves depend on that game alone, never on what the engine saw in an earlier one.
     pub fn new_game(&mut self) -> Result<(), UciError> {
-        let mut engine = match self.engine.take() {
-            Some(engine) => engine,
-            None => Engine::start(&self.config, DEADLINE)?,
-        };
+        if let Some(earlier) = self.engine.take() {
+            earlier.quit(Duration::from_millis(200));
+        }
+        let mut engine = Engine::start(&self.config, DEADLINE)?;
         engine.new_game(DEADLINE)?;
         self.engine = Some(engine);
         Ok(())

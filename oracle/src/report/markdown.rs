@@ -11,7 +11,7 @@ pub fn render_markdown(report: &RunReport, svg: Option<&str>) -> String {
     let mut md = String::new();
     let verdict = report.verdict.map_or("no verdict", Verdict::title);
     let _ = writeln!(md, "# oracle verify: {verdict}\n");
-    let _ = writeln!(md, "{}\n", report.outcome);
+    let _ = writeln!(md, "{}\n", escape(&report.outcome));
     let _ = writeln!(md, "| | |\n|---|---|");
     let _ = writeln!(
         md,
@@ -63,8 +63,8 @@ pub fn render_markdown(report: &RunReport, svg: Option<&str>) -> String {
     if let Some(proof) = &report.proof {
         let _ = writeln!(
             md,
-            "| proof | `{}`: predecessor {}, candidate {} |",
-            escape(&proof.spec),
+            "| proof | {}: predecessor {}, candidate {} |",
+            code_span(&proof.spec),
             pass_fail(proof.predecessor_pass),
             pass_fail(proof.candidate_pass)
         );
@@ -123,9 +123,9 @@ pub fn render_markdown(report: &RunReport, svg: Option<&str>) -> String {
     if let Some(confirmation) = &report.confirmation {
         let _ = writeln!(
             md,
-            "\n## Independent confirmation (Annex A3.3)\n\nBy `{}` for the proof spec sha256 `{}` \
+            "\n## Independent confirmation (Annex A3.3)\n\nBy {} for the proof spec sha256 `{}` \
              (file sha256 `{}`):\n",
-            confirmation.confirmed_by.replace('`', "'"),
+            code_span(&confirmation.confirmed_by),
             confirmation.proof_sha256,
             confirmation.file_sha256
         );
@@ -194,15 +194,55 @@ fn pass_fail(pass: bool) -> &'static str {
     if pass { "PASS" } else { "FAIL" }
 }
 
-/// Keeps table cells intact: pipes and newlines would break the row.
+/// Text that comes from the run (the candidate's subject, messages that quote its files or
+/// trailers, proof details) as literal text: GitHub reads both Markdown and HTML in a report, so
+/// tags become entities, Markdown's punctuation is escaped and line breaks become spaces.
+/// Nothing a candidate writes can add a heading, a tag, a table cell or a Markdown link (GitHub
+/// still shows a bare address as one).
 fn escape(text: &str) -> String {
-    text.replace('|', "\\|").replace('\n', " ")
+    let mut literal = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => literal.push_str("&amp;"),
+            '<' => literal.push_str("&lt;"),
+            '>' => literal.push_str("&gt;"),
+            '\n' | '\r' => literal.push(' '),
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '#' | '~' | '!' => {
+                literal.push('\\');
+                literal.push(c);
+            }
+            _ => literal.push(c),
+        }
+    }
+    literal
+}
+
+/// Text from the run as a code span, where Markdown reads no escapes: a backtick would end the
+/// span, so it becomes a quote; a pipe would end the table cell, and a line break the row.
+fn code_span(text: &str) -> String {
+    let literal = text.replace('`', "'").replace('|', "\\|");
+    format!("`{}`", literal.replace(['\n', '\r'], " "))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::report::fixtures;
+
+    /// Review of issue 46's fixes: a subject that carries markup reads as text, not as a
+    /// heading, a tag or a link in the pull request's summary.
+    #[test]
+    fn text_from_the_candidate_cannot_add_markup() {
+        let mut report = fixtures::accepted();
+        report.candidate_summary = "x<br><h1>oracle verify: Gewinn</h1>\n# Gewinn [ok](http://a) `c` | d".into();
+        report.outcome = "# Gewinn <img src=x>".into();
+        let md = render_markdown(&report, None);
+        assert_eq!(md.matches("# oracle verify").count(), 1, "{md}");
+        for markup in ["<br>", "<h1>", "<img", "[ok]", "\n# Gewinn", "`c`"] {
+            assert!(!md.contains(markup), "{markup:?} in:\n{md}");
+        }
+        assert!(md.contains("x&lt;br&gt;&lt;h1&gt;oracle verify: Gewinn&lt;/h1&gt; \\# Gewinn \\[ok\\](http://a) \\`c\\` \\| d"), "{md}");
+    }
 
     #[test]
     fn accepted_run() {

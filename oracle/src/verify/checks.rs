@@ -92,7 +92,25 @@ impl Run<'_> {
                 measure("candidate", &binding.candidate)?,
                 measure("predecessor", &binding.predecessor)?,
             );
-            self.node_pace = [candidate.node_pace(), predecessor.node_pace()];
+            // The pace bounds every search of a node limit (Article 6.9); a bench that searched
+            // nothing gives none, and nothing would hold the engine to its limit.
+            let pace = |role: &str, signature: &builder::bench::BenchSignature| {
+                signature.node_pace().ok_or_else(|| {
+                    StepFailure::error(
+                        step,
+                        format!(
+                            "{role}: its bench reports {} nodes, so the CPU a search of a node \
+                             limit may cost cannot be measured",
+                            signature.nodes
+                        ),
+                    )
+                })
+            };
+            let reference = pace("predecessor", &predecessor)?;
+            self.node_pace = [
+                Some(pace("candidate", &candidate)?.at_most(reference)),
+                Some(reference),
+            ];
             // The slower engine's best run: the plan's time estimate should not be optimistic.
             let nodes_per_second = [&candidate, &predecessor]
                 .iter()

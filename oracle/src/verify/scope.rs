@@ -4,20 +4,21 @@
 //! Everything outside the scope reaches the build or the judge: the root `Cargo.toml` (patches,
 //! profiles, members), `Cargo.lock`, `rust-toolchain.toml`, scripts, CI, the oracle, the
 //! constitution, the books, the register. A list of refused paths misses the next such file; an
-//! allowlist does not. Inside the scope a Cargo engine stays std-only: its manifest may not
-//! declare dependencies, a build script, native links, a proc-macro, patches or a workspace, and
-//! no build script or Cargo configuration file may appear — each would run code or change flags
-//! at build time, before anything is measured. A C or C++ engine's build files inside its scope
+//! allowlist does not. Inside the scope a Cargo engine stays std-only: its manifest may hold
+//! only keys known to change nothing in how it is built (an allowlist too, so no dependencies, build
+//! script, native links, proc-macro, patches or workspace by any name), and no build script or
+//! Cargo configuration file may appear — each would run code or change flags at build time,
+//! before anything is measured. A C or C++ engine's build files inside its scope
 //! (its Makefile) are the engine's; what they could do to the binary's portability, the compiler
 //! wrapper refuses (`builder::native`).
 
 use serde::Serialize;
-use toml::de::DeTable;
+use toml::de::{DeTable, DeValue};
 
 use crate::builder::EngineBuild;
 use crate::governance::contract::EngineContract;
 
-/// Tables whose entries bring code into the build (`[target.…]` is refused as a whole).
+/// Tables whose entries bring code into the build: allowed only empty.
 const DEPENDENCY_TABLES: [&str; 5] = [
     "dependencies",
     "dev-dependencies",
@@ -26,17 +27,70 @@ const DEPENDENCY_TABLES: [&str; 5] = [
     "build_dependencies",
 ];
 
-/// Top-level tables that redirect sources or the build: `[patch]`, `[replace]`, `[workspace]`,
-/// `[target.…]` (platform dependencies), `cargo-features` (unstable manifest features).
-const REFUSED_ROOTS: [&str; 5] = ["patch", "replace", "workspace", "target", "cargo-features"];
+/// Tables of build targets: `[lib]`, and arrays of `[[bin]]`, `[[test]]`, `[[bench]]` and
+/// `[[example]]`, whose keys are checked against [`TARGET_KEYS`].
+const TARGET_TABLES: [&str; 5] = ["lib", "bin", "test", "bench", "example"];
 
-/// Keys, by table, that run or link foreign code: a build script, a native library, a
-/// proc-macro crate, a workspace root elsewhere. Refused whatever their value (`build = false`
-/// too: the engine has no build script to switch off).
-const REFUSED_KEYS: [(&str, &[&str]); 2] = [
-    ("package", &["build", "links", "workspace"]),
-    ("lib", &["proc-macro", "proc_macro", "plugin"]),
+/// Top-level tables that change nothing in how the engine is built: what a std-only crate's
+/// manifest needs besides its package, targets and (empty) dependency tables.
+const INERT_ROOTS: [&str; 3] = ["features", "lints", "badges"];
+
+/// `[package]` keys that describe the crate and change nothing in how it is built. `build`,
+/// `links` and `workspace` are not among them, nor is any key a later Cargo adds.
+const PACKAGE_KEYS: [&str; 25] = [
+    "name",
+    "version",
+    "edition",
+    "rust-version",
+    "description",
+    "license",
+    "license-file",
+    "authors",
+    "readme",
+    "repository",
+    "homepage",
+    "documentation",
+    "keywords",
+    "categories",
+    "publish",
+    "metadata",
+    "default-run",
+    "autolib",
+    "autobins",
+    "autoexamples",
+    "autotests",
+    "autobenches",
+    "exclude",
+    "include",
+    "resolver",
 ];
+
+/// Keys of a target table that change nothing but which file is compiled and whether it is
+/// tested or documented. `proc-macro`, `plugin` and any key a later Cargo adds are not among
+/// them; `crate-type` is, for the kinds in [`CRATE_TYPES`] only.
+const TARGET_KEYS: [&str; 11] = [
+    "name",
+    "path",
+    "test",
+    "doctest",
+    "bench",
+    "doc",
+    "harness",
+    "edition",
+    "required-features",
+    "crate-type",
+    "crate_type",
+];
+
+/// Crate kinds a target may declare: a Rust library or a program. A `proc-macro` crate runs
+/// its code inside the compiler, a `cdylib` or `staticlib` is not what the engine builds.
+const CRATE_TYPES: [&str; 3] = ["lib", "rlib", "bin"];
+
+/// Why any other key is refused: the manifest is checked against what is known to be harmless,
+/// so that a key Cargo reads as a build hook, by any name or spelling, is never let through.
+const UNKNOWN: &str = "not a key the oracle knows to leave the build alone (patches, \
+                       workspaces, platform tables, build scripts, native links and \
+                       proc-macros change the build or run code in it)";
 
 /// One reason a candidate's change is governance rather than an engine change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -113,13 +167,10 @@ pub fn manifest_violations(text: &str) -> Vec<String> {
     for (key, value) in &root {
         let name: &str = key.get_ref();
         let at = line(key.span().start);
-        if REFUSED_ROOTS.contains(&name) {
-            found.push(format!(
-                "line {at}: `{name}`: patches, replacements, workspaces and platform tables change the build"
-            ));
-        } else if DEPENDENCY_TABLES.contains(&name) {
+        let value = value.get_ref();
+        if DEPENDENCY_TABLES.contains(&name) {
             let std_only = "the engine is std-only: no dependencies of any kind";
-            match value.get_ref().as_table() {
+            match value.as_table() {
                 // An empty `[dependencies]` declares nothing; any entry in it does.
                 Some(table) => found.extend(table.iter().map(|(dependency, _)| {
                     let at = line(dependency.span().start);
@@ -128,17 +179,88 @@ pub fn manifest_violations(text: &str) -> Vec<String> {
                 })),
                 None => found.push(format!("line {at}: `{name}`: {std_only}")),
             }
-        } else if let Some((_, refused)) = REFUSED_KEYS.iter().find(|(table, _)| *table == name)
-            && let Some(table) = value.get_ref().as_table()
-        {
-            for (inner, _) in table {
-                let inner_name: &str = inner.get_ref();
-                if refused.contains(&inner_name) {
-                    found.push(format!(
-                        "line {}: `{name}.{inner_name}`: build scripts, native links and proc-macros run foreign code at build time",
-                        line(inner.span().start)
-                    ));
-                }
+        } else if name == "package" {
+            found.extend(table_violations(name, at, value, &PACKAGE_KEYS, &line));
+        } else if TARGET_TABLES.contains(&name) {
+            // `[lib]` is a table, `[[bin]]` and the others arrays of tables.
+            let targets: Vec<(usize, &DeValue)> = match value.as_array() {
+                Some(array) => array
+                    .iter()
+                    .map(|item| (line(item.span().start), item.get_ref()))
+                    .collect(),
+                None => vec![(at, value)],
+            };
+            for (at, target) in targets {
+                found.extend(table_violations(name, at, target, &TARGET_KEYS, &line));
+                found.extend(crate_type_violations(name, target, &line));
+            }
+        } else if !INERT_ROOTS.contains(&name) {
+            found.push(format!("line {at}: `{name}`: {UNKNOWN}"));
+        }
+    }
+    found
+}
+
+/// The keys of the table `name` (at line `at`) that are not among `allowed`; a value that is
+/// not a table at all is refused whole.
+fn table_violations(
+    name: &str,
+    at: usize,
+    value: &DeValue,
+    allowed: &[&str],
+    line: &dyn Fn(usize) -> usize,
+) -> Vec<String> {
+    let Some(table) = value.as_table() else {
+        return vec![format!("line {at}: `{name}`: not a table")];
+    };
+    table
+        .iter()
+        .filter_map(|(inner, _)| {
+            let inner_name: &str = inner.get_ref();
+            (!allowed.contains(&inner_name)).then_some(inner)
+        })
+        .map(|inner| {
+            let inner_name: &str = inner.get_ref();
+            let at = line(inner.span().start);
+            match inner_name {
+                "build" | "links" | "proc-macro" | "proc_macro" | "plugin" => format!(
+                    "line {at}: `{name}.{inner_name}`: build scripts, native links and proc-macros run foreign code at build time"
+                ),
+                _ => format!("line {at}: `{name}.{inner_name}`: {UNKNOWN}"),
+            }
+        })
+        .collect()
+}
+
+/// A target's `crate-type` entries that are not in [`CRATE_TYPES`] (a `proc-macro` crate runs
+/// code inside the compiler however the key is spelled).
+fn crate_type_violations(
+    name: &str,
+    target: &DeValue,
+    line: &dyn Fn(usize) -> usize,
+) -> Vec<String> {
+    let Some(table) = target.as_table() else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for (key, value) in table {
+        let key_name: &str = key.get_ref();
+        if key_name != "crate-type" && key_name != "crate_type" {
+            continue;
+        }
+        let at = line(key.span().start);
+        let Some(kinds) = value.get_ref().as_array() else {
+            found.push(format!("line {at}: `{name}.{key_name}`: not a list of crate kinds"));
+            continue;
+        };
+        for kind in kinds.iter() {
+            let kind = kind.get_ref().as_str();
+            if !kind.is_some_and(|kind| CRATE_TYPES.contains(&kind)) {
+                found.push(format!(
+                    "line {at}: `{name}.{key_name}`: `{}` is not a Rust library or a program (only {} are built; a proc-macro runs its code inside the compiler)",
+                    kind.unwrap_or("?"),
+                    CRATE_TYPES.join(", ")
+                ));
             }
         }
     }
@@ -251,6 +373,40 @@ mod tests {
         assert!(manifest_violations(metadata).is_empty());
     }
 
+    /// Review of issue 46's fixes: Cargo also makes a proc-macro of `crate-type =
+    /// ["proc-macro"]`, which a list of refused keys did not name. What is not known to be
+    /// harmless is refused, whatever Cargo makes of it.
+    #[test]
+    fn only_keys_known_to_be_harmless_pass() {
+        let package = "[package]\nname = \"coherent\"\n";
+        for (addition, expected) in [
+            ("[lib]\ncrate-type = [\"proc-macro\"]\n", "`proc-macro` is not a Rust library"),
+            ("[lib]\ncrate_type = [\"rlib\", \"proc-macro\"]\n", "`lib.crate_type`"),
+            ("[[bin]]\nname = \"x\"\ncrate-type = [\"cdylib\"]\n", "`cdylib`"),
+            ("[lib]\ncrate-type = \"proc-macro\"\n", "not a list of crate kinds"),
+            ("[[test]]\nname = \"t\"\nproc-macro = true\n", "`test.proc-macro`"),
+            ("[[bin]]\nname = \"x\"\nfilename = \"y\"\n", "`bin.filename`: not a key"),
+            ("[profile.release]\nopt-level = 0\n", "`profile`: not a key"),
+            ("im-a-teapot = true\n", "`package.im-a-teapot`"),
+            ("[package.metadata.x]\n[hints]\nx = 1\n", "`hints`: not a key"),
+        ] {
+            let found = manifest_violations(&format!("{package}{addition}"));
+            assert!(
+                found.iter().any(|line| line.contains(expected)),
+                "{addition:?}: {found:?}"
+            );
+        }
+        let found = manifest_violations("bin = 3\n[package]\nname = \"coherent\"\n");
+        assert!(
+            found.iter().any(|line| line.contains("`bin`: not a table")),
+            "{found:?}"
+        );
+        let fine = format!(
+            "{package}[lib]\ncrate-type = [\"rlib\"]\ndoctest = false\n\n[[bin]]\nname = \"c\"\npath = \"src/main.rs\"\n\n[features]\nfast = []\n\n[lints.rust]\nunsafe_code = \"forbid\"\n"
+        );
+        assert_eq!(manifest_violations(&fine), Vec::<String>::new());
+    }
+
     /// Each spelling Cargo reads as a refused key, one manifest per spelling.
     #[test]
     fn refused_keys_are_found_however_they_are_spelled() {
@@ -298,7 +454,11 @@ mod tests {
                 "{manifest:?}: {found:?}"
             );
         }
-        // A key that only looks like one: a root key named `package.build`, not `package.build`.
-        assert!(manifest_violations("\"package.build\" = 1\n").is_empty());
+        // A root key named `package.build` is not `package.build`, and not known either.
+        let found = manifest_violations("\"package.build\" = 1\n");
+        assert!(
+            found.len() == 1 && found[0].contains("`package.build`: not a key the oracle knows"),
+            "{found:?}"
+        );
     }
 }

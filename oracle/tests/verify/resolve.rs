@@ -172,6 +172,26 @@ fn a_build_script_key_spelled_with_an_escape_is_refused_at_step_1() {
     assert!(why.contains("`package.build`"), "{why}");
 }
 
+/// Review of issue 46's fixes: Cargo builds `crate-type = ["proc-macro"]` as a proc-macro too,
+/// whose code runs inside the compiler; a list of refused keys did not name it. The manifest is
+/// now held to keys known to be harmless.
+#[test]
+fn a_proc_macro_by_crate_type_is_refused_at_step_1() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    let manifest = fs::read_to_string(fixture.path().join("engine/Cargo.toml")).unwrap();
+    let hooked = format!("{manifest}\n[lib]\ncrate-type = [\"proc-macro\"]\n");
+    let hooked = if manifest.contains("[lib]") {
+        manifest.replacen("[lib]\n", "[lib]\ncrate-type = [\"proc-macro\"]\n", 1)
+    } else {
+        hooked
+    };
+    let candidate = on_genesis(&fixture, &[("engine/Cargo.toml", hooked.as_str())]);
+    let result = refused_at_step_1(&fixture, &candidate);
+    let why = result["failure"]["why"].as_str().unwrap();
+    assert!(why.contains("`lib.crate-type`: `proc-macro`"), "{why}");
+}
+
 /// A commit on HEAD (the fixture's genesis here) that writes `files` (path, text), with a
 /// `Bench:` trailer; HEAD stays where it is. Its id.
 fn on_genesis(fixture: &Fixture, files: &[(&str, &str)]) -> String {

@@ -216,3 +216,31 @@ fn a_candidate_that_searches_more_than_told_is_faulted() {
         "{stage}"
     );
 }
+
+/// Review of issue 46's fixes: the setup's wall time counted as the engine's own time, so a
+/// candidate that waited two seconds before `uciok` could search twenty times its nodes in
+/// every move of the game. The setup now earns no CPU for the game.
+#[test]
+fn a_candidate_that_waits_in_its_setup_to_search_more_is_faulted() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    fixture.edit(
+        "engine/src/uci.rs",
+        "                say(\"uciok\");",
+        "                std::thread::sleep(std::time::Duration::from_secs(2));\n                say(\"uciok\");",
+    );
+    fixture.edit(
+        "engine/src/uci.rs",
+        PARSE_GO,
+        "        let mut limits = parse_go(args);\n        limits.nodes = limits.nodes.map(|n| n * 20);",
+    );
+    let (_, stage) = abgelehnt(&fixture, "uci: wait, then search deeper than told");
+    let faults = &stage["record"]["faults"];
+    assert!(
+        faults["candidate"]["cpu_over_node_limit"]
+            .as_u64()
+            .unwrap_or(0)
+            > 0,
+        "{stage}"
+    );
+}
