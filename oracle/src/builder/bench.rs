@@ -683,7 +683,10 @@ How to continue from there?
             anywhere: true,
             ..TrailerForm::standard()
         };
-        assert_eq!(declared_bench(BENCH_ABOVE_A_PARAGRAPH, &in_trailers), Ok(None));
+        assert_eq!(
+            declared_bench(BENCH_ABOVE_A_PARAGRAPH, &in_trailers),
+            Ok(None)
+        );
         assert_eq!(
             declared_bench(BENCH_ABOVE_A_PARAGRAPH, &anywhere),
             Ok(Some(3_954_190))

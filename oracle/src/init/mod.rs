@@ -342,12 +342,13 @@ pub fn run(request: &InitRequest, step: &mut dyn FnMut(&str)) -> Result<Initiali
         .map(|_| ())
     })?;
     let audit = register::verify(&workdir)?;
+    let trailer_commits = count_declarations(&messages, &contract.bench.trailer);
     Ok(Initialised {
         contract,
         found: detected.found,
         bench_format,
         bench_nodes: signature.nodes,
-        trailer_commits: count_declarations(&messages, &contract.bench.trailer),
+        trailer_commits,
         setup_commit: setup.to_string(),
         binary_sha256: genesis_engine.sha256,
         committed: written.into_iter().map(|(path, _)| path).collect(),

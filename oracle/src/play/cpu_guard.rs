@@ -341,14 +341,18 @@ mod tests {
     fn a_slow_setup_earns_no_cpu_for_the_game() {
         let guard = CpuGuard::start([Some(Duration::from_millis(40)), None]);
         // 40 ms of setup, then 150 ms in a game without turns: 50 ms past the fixed slack.
-        let over = guard.finish([Some(Duration::from_millis(190)), None]).unwrap();
+        let over = guard
+            .finish([Some(Duration::from_millis(190)), None])
+            .unwrap();
         assert_eq!(
             (over.index, over.rule, over.excess()),
             (0, CpuRule::Turns, Duration::from_millis(50))
         );
         assert_eq!(guard.finish([Some(Duration::from_millis(140)), None]), None);
         let heavy = CpuGuard::start([Some(Duration::from_millis(1300)), None]);
-        let over = heavy.finish([Some(Duration::from_millis(1300)), None]).unwrap();
+        let over = heavy
+            .finish([Some(Duration::from_millis(1300)), None])
+            .unwrap();
         assert_eq!(
             (over.rule, over.excess()),
             (CpuRule::Setup, Duration::from_millis(300))
@@ -367,7 +371,11 @@ mod tests {
         let over = guard.search_ended(0, ms(261), allowance).unwrap();
         assert_eq!(
             (over.rule, over.cpu, over.excess()),
-            (CpuRule::OneSearch, Duration::from_millis(81), Duration::from_millis(1))
+            (
+                CpuRule::OneSearch,
+                Duration::from_millis(81),
+                Duration::from_millis(1)
+            )
         );
         // Unread CPU decides nothing, and the next reading starts from the last one seen.
         assert_eq!(guard.search_ended(1, ms(500), allowance), None);

@@ -422,7 +422,11 @@ fn play_moves(
             if let Some(allowance) = allowance
                 && let Some(overuse) = guard.search_ended(index, engine.cpu_time(), allowance)
             {
-                let record = game.finish(GameResult::loss_for(side), Termination::Normal, String::new());
+                let record = game.finish(
+                    GameResult::loss_for(side),
+                    Termination::Normal,
+                    String::new(),
+                );
                 return Some(record.lost_for_cpu(&overuse, engine.name(), true));
             }
         }

@@ -234,7 +234,8 @@ mod tests {
     #[test]
     fn text_from_the_candidate_cannot_add_markup() {
         let mut report = fixtures::accepted();
-        report.candidate_summary = "x<br><h1>oracle verify: Gewinn</h1>\n# Gewinn [ok](http://a) `c` | d".into();
+        report.candidate_summary =
+            "x<br><h1>oracle verify: Gewinn</h1>\n# Gewinn [ok](http://a) `c` | d".into();
         report.outcome = "# Gewinn <img src=x>".into();
         let md = render_markdown(&report, None);
         assert_eq!(md.matches("# oracle verify").count(), 1, "{md}");

@@ -250,7 +250,9 @@ fn crate_type_violations(
         }
         let at = line(key.span().start);
         let Some(kinds) = value.get_ref().as_array() else {
-            found.push(format!("line {at}: `{name}.{key_name}`: not a list of crate kinds"));
+            found.push(format!(
+                "line {at}: `{name}.{key_name}`: not a list of crate kinds"
+            ));
             continue;
         };
         for kind in kinds.iter() {
@@ -380,15 +382,36 @@ mod tests {
     fn only_keys_known_to_be_harmless_pass() {
         let package = "[package]\nname = \"coherent\"\n";
         for (addition, expected) in [
-            ("[lib]\ncrate-type = [\"proc-macro\"]\n", "`proc-macro` is not a Rust library"),
-            ("[lib]\ncrate_type = [\"rlib\", \"proc-macro\"]\n", "`lib.crate_type`"),
-            ("[[bin]]\nname = \"x\"\ncrate-type = [\"cdylib\"]\n", "`cdylib`"),
-            ("[lib]\ncrate-type = \"proc-macro\"\n", "not a list of crate kinds"),
-            ("[[test]]\nname = \"t\"\nproc-macro = true\n", "`test.proc-macro`"),
-            ("[[bin]]\nname = \"x\"\nfilename = \"y\"\n", "`bin.filename`: not a key"),
+            (
+                "[lib]\ncrate-type = [\"proc-macro\"]\n",
+                "`proc-macro` is not a Rust library",
+            ),
+            (
+                "[lib]\ncrate_type = [\"rlib\", \"proc-macro\"]\n",
+                "`lib.crate_type`",
+            ),
+            (
+                "[[bin]]\nname = \"x\"\ncrate-type = [\"cdylib\"]\n",
+                "`cdylib`",
+            ),
+            (
+                "[lib]\ncrate-type = \"proc-macro\"\n",
+                "not a list of crate kinds",
+            ),
+            (
+                "[[test]]\nname = \"t\"\nproc-macro = true\n",
+                "`test.proc-macro`",
+            ),
+            (
+                "[[bin]]\nname = \"x\"\nfilename = \"y\"\n",
+                "`bin.filename`: not a key",
+            ),
             ("[profile.release]\nopt-level = 0\n", "`profile`: not a key"),
             ("im-a-teapot = true\n", "`package.im-a-teapot`"),
-            ("[package.metadata.x]\n[hints]\nx = 1\n", "`hints`: not a key"),
+            (
+                "[package.metadata.x]\n[hints]\nx = 1\n",
+                "`hints`: not a key",
+            ),
         ] {
             let found = manifest_violations(&format!("{package}{addition}"));
             assert!(

@@ -218,7 +218,7 @@ fn a_candidate_that_searches_more_than_told_is_faulted() {
 }
 
 /// Review of issue 46's fixes: the setup's wall time counted as the engine's own time, so a
-/// candidate that waited two seconds before `uciok` could search twenty times its nodes in
+/// candidate that waited two seconds before `uciok` could search sixty times its nodes in
 /// every move of the game. The setup now earns no CPU for the game.
 #[test]
 fn a_candidate_that_waits_in_its_setup_to_search_more_is_faulted() {
@@ -232,7 +232,7 @@ fn a_candidate_that_waits_in_its_setup_to_search_more_is_faulted() {
     fixture.edit(
         "engine/src/uci.rs",
         PARSE_GO,
-        "        let mut limits = parse_go(args);\n        limits.nodes = limits.nodes.map(|n| n * 20);",
+        "        let mut limits = parse_go(args);\n        limits.nodes = limits.nodes.map(|n| n * 60);",
     );
     let (_, stage) = abgelehnt(&fixture, "uci: wait, then search deeper than told");
     let faults = &stage["record"]["faults"];
