@@ -1,6 +1,6 @@
 //! The evaluation: the embedded network (`network`, trained by `tools/texel` on Coherent's own
 //! games), compiled twice: once as `coherent_evaluate_popcnt` with hardware POPCNT enabled, once
-//! generically. In KBNK alone a term drives the bare king to the mating corner (`mating_corner`).
+//! generically.
 //!
 //! # The stable fast-path symbol
 //! `coherent_evaluate_popcnt` is `#[unsafe(no_mangle)]` and `#[inline(never)]`, so the build-shape
@@ -9,7 +9,6 @@
 //! 0x5555…/0x3333…/0x0f0f…/0x0101… masks). `evaluate` picks the path once per process
 //! (`has_hardware_popcnt`).
 
-pub mod mating_corner;
 pub mod network;
 pub mod popcnt;
 
@@ -41,12 +40,14 @@ fn evaluate_inline(position: &Position, white: &[i16], black: &[i16]) -> i32 {
     let network = embedded_network();
     let pieces = popcnt::popcount(position.occupied()) as usize;
     let bucket = network::bucket(pieces, network.buckets);
-    let (own, other, corner) = if position.side == Color::White {
-        (white, black, mating_corner::bonus(position))
+    let (own, other) = if position.side == Color::White {
+        (white, black)
     } else {
-        (black, white, -mating_corner::bonus(position))
+        (black, white)
     };
-    (network.output(own, other, bucket) + corner).clamp(-EVALUATION_LIMIT, EVALUATION_LIMIT)
+    network
+        .output(own, other, bucket)
+        .clamp(-EVALUATION_LIMIT, EVALUATION_LIMIT)
 }
 
 /// The fast evaluation entry, compiled with hardware POPCNT. Stable symbol for the build-shape gate.
