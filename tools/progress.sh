@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-# The measured points of the progress line (docs/progress.md): the register's newest entry
+# The measured points of the progress line (docs/progress.md): the register's current engine
 # against earlier ones, each a fixed-length match of the two registered binaries, rebuilt
 # bit-identically from the commits their entries record, played by `oracle register measure`.
 # Each match writes measurements/<MEASURED>-vs-<BASELINE>-<TC>-<DATE>.yaml and its games, which
 # this script compresses (gzip -9 -n: the same games give the same bytes) beside it; commit both,
 # then `oracle register site` draws them beside the claimed line.
 #
-#   tools/progress.sh                        newest entry vs T-0001 and T-0013, 400 games at 1+0.01
+#   tools/progress.sh                        current engine vs T-0001 and T-0013, 400 games at 1+0.01
 #   GAMES=4 TC=nodes=2000 tools/progress.sh  a quick check that everything runs
 #   MEASURED=T-0020 BASELINES=T-0013 tools/progress.sh
 #
 # Environment:
-#   MEASURED   the entry measured; default the register's newest
+#   MEASURED   the entry measured; default the newest genesis, Gewinn or Korrektur entry
 #   BASELINES  entries it plays against, space-separated; default "T-0001 T-0013"
 #   TC         time control BASE+INC seconds (or nodes=N); default 1+0.01
 #   GAMES      games per match, even; default 400
@@ -37,9 +37,12 @@ if [[ -z ${ORACLE:-} ]]; then
   ORACLE=$ROOT/target/release/oracle
 fi
 if [[ -z ${MEASURED:-} ]]; then
-  newest=$(find register -maxdepth 1 -name 'T-[0-9][0-9][0-9][0-9].yaml' | sort | tail -n 1)
+  # The register's current engine: the newest entry that landed one (genesis, Gewinn, Korrektur).
+  # An Abgelehnt entry's candidate left main; a Gleich entry's is its predecessor's binary.
+  newest=$(find register -maxdepth 1 -name 'T-[0-9][0-9][0-9][0-9].yaml' -print0 |
+    xargs -0 -r grep -l -E '^verdict: (genesis|gewinn|korrektur)$' | sort | tail -n 1)
   if [[ -z $newest ]]; then
-    echo "progress: register/ holds no entry" >&2
+    echo "progress: register/ holds no entry that landed an engine" >&2
     exit 2
   fi
   MEASURED=$(basename "$newest" .yaml)
