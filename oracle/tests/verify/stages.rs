@@ -194,26 +194,13 @@ fn a_candidate_that_faults_past_the_limit_is_abgelehnt_not_void() {
 fn a_candidate_that_searches_more_than_told_is_faulted() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let fixture = Fixture::new();
-    fixture.edit(
-        "engine/src/uci.rs",
-        PARSE_GO,
-        "        let mut limits = parse_go(args);\n        limits.nodes = limits.nodes.map(|n| n * 100);",
-    );
-    let (_, stage) = abgelehnt(&fixture, "uci: search deeper than told");
-    let faults = &stage["record"]["faults"];
-    assert!(
-        faults["candidate"]["cpu_over_node_limit"]
-            .as_u64()
-            .unwrap_or(0)
-            > 0,
-        "{stage}"
-    );
+    let faults = faulted_for_searching(&fixture, 100, "uci: search deeper than told");
     assert_eq!(
         faults["predecessor"]["cpu_over_node_limit"]
             .as_u64()
             .unwrap_or(0),
         0,
-        "{stage}"
+        "{faults}"
     );
 }
 
@@ -229,13 +216,22 @@ fn a_candidate_that_waits_in_its_setup_to_search_more_is_faulted() {
         "                say(\"uciok\");",
         "                std::thread::sleep(std::time::Duration::from_secs(2));\n                say(\"uciok\");",
     );
+    faulted_for_searching(&fixture, 60, "uci: wait, then search deeper than told");
+}
+
+/// Makes the fixture's engine search `factor` times the nodes of every `go nodes N`, commits it
+/// as `subject` and verifies it: Abgelehnt, with the candidate faulted for searching more than
+/// told. The first stage's faults.
+fn faulted_for_searching(fixture: &Fixture, factor: u64, subject: &str) -> Value {
     fixture.edit(
         "engine/src/uci.rs",
         PARSE_GO,
-        "        let mut limits = parse_go(args);\n        limits.nodes = limits.nodes.map(|n| n * 60);",
+        &format!(
+            "        let mut limits = parse_go(args);\n        limits.nodes = limits.nodes.map(|n| n * {factor});"
+        ),
     );
-    let (_, stage) = abgelehnt(&fixture, "uci: wait, then search deeper than told");
-    let faults = &stage["record"]["faults"];
+    let (_, stage) = abgelehnt(fixture, subject);
+    let faults = stage["record"]["faults"].clone();
     assert!(
         faults["candidate"]["cpu_over_node_limit"]
             .as_u64()
@@ -243,4 +239,5 @@ fn a_candidate_that_waits_in_its_setup_to_search_more_is_faulted() {
             > 0,
         "{stage}"
     );
+    faults
 }

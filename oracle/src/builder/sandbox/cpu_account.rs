@@ -39,12 +39,34 @@ fn accounts_root() -> Option<&'static Path> {
         let mount = cgroup2_mount(&mountinfo)?;
         let root = mount.join("coherent-oracle");
         std::fs::create_dir_all(&root).ok()?;
+        remove_stale_accounts(&root);
         // The accounts get the memory controller where the machine delegates it (a pure
         // cgroup2 host); on a hybrid host it stays with cgroup v1 and this write fails.
         let _ = std::fs::write(root.join("cgroup.subtree_control"), "+memory");
         Some(root)
     })
     .as_deref()
+}
+
+/// Removes the accounts of oracle processes that are gone: one killed before it could drop its
+/// accounts leaves their directories behind, and a later process that gets the same pid would
+/// find its account's name taken. A directory that still holds a process is not removed (the
+/// kernel refuses); nor is one whose process lives.
+fn remove_stale_accounts(root: &Path) {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let owner = name
+            .to_str()
+            .and_then(|name| name.split_once('-'))
+            .map(|(pid, _)| pid);
+        let gone = owner.is_some_and(|pid| !Path::new("/proc").join(pid).exists());
+        if gone {
+            let _ = std::fs::remove_dir(entry.path());
+        }
+    }
 }
 
 /// The mount point of the cgroup2 file system in a `/proc/self/mountinfo` text.
@@ -81,6 +103,11 @@ impl CpuAccount {
             NEXT.fetch_add(1, Ordering::Relaxed)
         );
         let dir = root.join(name);
+        // A directory of this name is left from a killed process that had this pid: empty, it
+        // goes; one that cannot go is an error below.
+        if dir.exists() {
+            let _ = std::fs::remove_dir(&dir);
+        }
         std::fs::create_dir(&dir).map_err(|error| {
             std::io::Error::new(
                 error.kind(),
@@ -217,6 +244,26 @@ mod tests {
             cgroup2_mount("25 1 0:22 / /x rw - ext4 /dev/sda rw\n"),
             None
         );
+    }
+
+    /// A killed oracle leaves its accounts behind; a later process with its pid found their
+    /// names taken (`File exists`) and could not start an engine.
+    #[test]
+    fn accounts_left_by_a_gone_process_do_not_block_new_ones() {
+        let root = tempfile::tempdir().unwrap();
+        // Every name this process could give its next account is taken already.
+        for next in 0..1000 {
+            std::fs::create_dir(root.path().join(format!("{}-{next}", std::process::id())))
+                .unwrap();
+        }
+        // `4194304` is past the kernel's largest pid: no such process lives.
+        std::fs::create_dir(root.path().join("4194304-3")).unwrap();
+        std::fs::create_dir(root.path().join("1-5")).unwrap();
+        remove_stale_accounts(root.path());
+        assert!(!root.path().join("4194304-3").exists());
+        assert!(root.path().join("1-5").exists(), "pid 1 lives");
+        let account = CpuAccount::open_in(root.path());
+        assert!(account.is_ok(), "{account:?}");
     }
 
     #[test]
