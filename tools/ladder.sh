@@ -7,7 +7,9 @@
 # oracle's runner alone. The matches, the table and the checks are those of the runner-parity
 # benchmark, oracle/benches/vs_fastchess.sh, which this script calls with one rung per opponent
 # and time control; see its header for the table's columns and the environment it also reads
-# (COHERENT, ORACLE, FASTCHESS, BOOK, OUT).
+# (COHERENT, ORACLE, FASTCHESS, OUT). Its book is tools/ladder-openings.epd, 200 balanced openings
+# that none of the project's other books hold (tools/ladder-openings.py writes it), unless BOOK
+# names another.
 #
 #   tools/ladder.sh                                  100 games per rung and runner at 1+0.01
 #   GAMES=4 tools/ladder.sh                          a quick check that everything runs
@@ -29,4 +31,4 @@ for tc in ${TCS:-1+0.01}; do
     rungs+=("$opponent@$tc")
   done
 done
-ONLY="${rungs[*]}" exec "$ROOT/oracle/benches/vs_fastchess.sh"
+BOOK=${BOOK:-$ROOT/tools/ladder-openings.epd} ONLY="${rungs[*]}" exec "$ROOT/oracle/benches/vs_fastchess.sh"
