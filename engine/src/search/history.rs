@@ -31,21 +31,17 @@ impl PieceTo {
     }
 }
 
-/// How many plies before a node each continuation table looks: the opponent's last move, our
-/// own move before it, and our move two turns ago (a plan's earlier step).
-pub const CONTINUATION_PLIES: [usize; 3] = [1, 2, 4];
-
-/// The moves [`CONTINUATION_PLIES`] before a node: the rows of the continuation tables its quiet
+/// The moves one and two plies before a node: the rows of the continuation tables its quiet
 /// moves are scored and rewarded in (`None` at the root, after a null move, or on the path's start).
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
-pub struct Continuations(pub [Option<PieceTo>; CONTINUATION_PLIES.len()]);
+pub struct Continuations(pub [Option<PieceTo>; 2]);
 
 /// Quiet-move statistics gathered during search.
 pub struct History {
     butterfly: Vec<[[i32; 64]; 64]>,
-    /// Follow-up statistics, one table per entry of [`CONTINUATION_PLIES`]; each row is a
-    /// `PieceTo` of that earlier move, each column the `PieceTo` of the quiet reply.
-    continuation: [Vec<[i16; PIECE_TO]>; CONTINUATION_PLIES.len()],
+    /// Follow-up statistics: `[0]` by the previous move, `[1]` by the move before it; each row
+    /// is a `PieceTo` of that earlier move, each column the `PieceTo` of the quiet reply.
+    continuation: [Vec<[i16; PIECE_TO]>; 2],
     counter: [[Move; 64]; 12],
     /// Noisy-move statistics: the row is the `PieceTo` of the capture or promotion, the column
     /// the kind it takes (`VICTIMS - 1` for none).
@@ -63,7 +59,7 @@ impl Default for History {
     fn default() -> Self {
         History {
             butterfly: vec![[[0; 64]; 64]; 2],
-            continuation: std::array::from_fn(|_| vec![[0; PIECE_TO]; PIECE_TO]),
+            continuation: [vec![[0; PIECE_TO]; PIECE_TO], vec![[0; PIECE_TO]; PIECE_TO]],
             counter: [[Move::NONE; 64]; 12],
             capture: vec![[0; VICTIMS]; PIECE_TO],
         }
@@ -177,21 +173,21 @@ mod tests {
             make_piece(Color::Black, crate::chess::types::PAWN),
             quiet(52, 36),
         );
-        let cont = Continuations([prev, prev, prev]);
+        let cont = Continuations([prev, prev]);
         let m = quiet(6, 21);
         for _ in 0..1000 {
             h.update_quiet(Color::White, knight, m, &cont, 5000);
         }
         assert_eq!(
             h.quiet_score(Color::White, knight, m, &cont),
-            4 * HISTORY_LIMIT
+            3 * HISTORY_LIMIT
         );
         for _ in 0..1000 {
             h.update_quiet(Color::White, knight, m, &cont, -5000);
         }
         assert_eq!(
             h.quiet_score(Color::White, knight, m, &cont),
-            -4 * HISTORY_LIMIT
+            -3 * HISTORY_LIMIT
         );
     }
 
@@ -220,8 +216,8 @@ mod tests {
         let mut h = History::default();
         let knight = make_piece(Color::White, crate::chess::types::KNIGHT);
         let pawn = make_piece(Color::Black, crate::chess::types::PAWN);
-        let after_e5 = Continuations([PieceTo::of(pawn, quiet(52, 36)), None, None]);
-        let after_d5 = Continuations([PieceTo::of(pawn, quiet(51, 35)), None, None]);
+        let after_e5 = Continuations([PieceTo::of(pawn, quiet(52, 36)), None]);
+        let after_d5 = Continuations([PieceTo::of(pawn, quiet(51, 35)), None]);
         let m = quiet(6, 21);
         h.update_quiet(Color::White, knight, m, &after_e5, 1000);
         let butterfly = h.quiet_score(Color::White, knight, m, &Continuations::default());

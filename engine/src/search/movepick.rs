@@ -10,7 +10,7 @@ use crate::chess::position::Position;
 use crate::chess::types::{Move, PAWN};
 
 // The classes' ranges do not overlap: a capture's MVV-LVA with history is within ±2^15, a
-// quiet's history within ±4 × HISTORY_LIMIT (±65,536). All fit 23 bits, so a score and an index
+// quiet's history within ±3 × HISTORY_LIMIT (±49,152). All fit 23 bits, so a score and an index
 // share an i32.
 const TT_MOVE: i32 = 1 << 22;
 const GOOD_NOISY: i32 = 1 << 21;

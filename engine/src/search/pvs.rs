@@ -1,6 +1,6 @@
 //! The principal variation search with its pruning, reductions and extensions.
 
-use super::history::{CONTINUATION_PLIES, Continuations};
+use super::history::Continuations;
 use super::movepick::{MovePicker, Refutations, is_bad_noisy, see_ge_ordered};
 use super::see::see_ge;
 use super::tt::Bound;
@@ -217,11 +217,15 @@ impl Searcher {
             killers: self.frames[ply].killers,
             counter,
         };
-        // Before the root the path names no move.
-        let cont = Continuations(CONTINUATION_PLIES.map(|back| {
-            ply.checked_sub(back)
-                .and_then(|earlier| self.frames[earlier].piece_to())
-        }));
+        // At the root `prev` is the default frame, which names no move.
+        let cont = Continuations([
+            prev.piece_to(),
+            if ply >= 2 {
+                self.frames[ply - 2].piece_to()
+            } else {
+                None
+            },
+        ]);
         let mut picker = MovePicker::new(pos, GenMode::All, tt_move, refs, &self.history, &cont);
         if picker.is_empty() {
             return if in_check { -MATE + ply as i32 } else { 0 };
