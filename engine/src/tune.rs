@@ -201,10 +201,6 @@ tunables! {
     hist_bonus_max: 1600, 400, 4000, 150.0, 0.002;
     /// History malus in percent of the bonus.
     hist_malus_pct: 100, 25, 200, 12.0, 0.002;
-    /// Eval correction: largest weight of one search result in the running average, 256ths.
-    corr_max_weight: 16, 4, 64, 3.0, 0.002;
-    /// Eval correction: largest correction of a pawn structure, cp.
-    corr_limit: 64, 16, 160, 8.0, 0.002;
     /// Time: expected moves to go when the GUI gives none.
     tm_moves_to_go: 22, 10, 60, 3.0, 0.002;
     /// Time: share of the increment added to the base budget, percent.

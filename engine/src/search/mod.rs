@@ -2,7 +2,6 @@
 //! quiescence search (`qsearch`), with its ordering (`movepick`, `history`, `see`), memory (`tt`) and
 //! clock (`time`). All numeric knobs come from the searcher's own `Tunables`.
 
-pub mod correction;
 pub mod history;
 pub mod movepick;
 pub mod pvs;
@@ -21,7 +20,6 @@ use crate::chess::types::Move;
 use crate::eval::network::{Accumulators, Network};
 use crate::eval::{embedded_network, evaluate_accumulated};
 use crate::tune::Tunables;
-use correction::CorrectionHistory;
 use history::{History, PieceTo};
 use time::{BestMoveStability, Limits, TimeManager};
 use tt::TranspositionTable;
@@ -85,7 +83,6 @@ pub struct Searcher {
     /// Milliseconds kept in reserve per move for GUI/communication lag.
     pub move_overhead: u64,
     pub(crate) history: History,
-    pub(crate) correction: CorrectionHistory,
     pub(crate) lmr: Vec<[i32; 64]>,
     pub(crate) nodes: u64,
     pub(crate) seldepth: usize,
@@ -114,7 +111,6 @@ impl Searcher {
             params: Tunables::default(),
             move_overhead: DEFAULT_MOVE_OVERHEAD_MS,
             history: History::default(),
-            correction: CorrectionHistory::default(),
             lmr: vec![[0; 64]; 64],
             nodes: 0,
             seldepth: 0,
@@ -147,11 +143,10 @@ impl Searcher {
         Arc::clone(&self.stop)
     }
 
-    /// Forget the game: table, history and eval correction (ucinewgame).
+    /// Forget the game: table and history (ucinewgame).
     pub fn clear(&mut self) {
         self.tt.clear();
         self.history.clear();
-        self.correction.clear();
     }
 
     /// Late-move reduction in 1024ths of a ply for a depth and move number.
@@ -171,14 +166,6 @@ impl Searcher {
     pub(crate) fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
         self.accumulators.compute(self.network, ply);
         evaluate_accumulated(pos, &self.accumulators, ply)
-    }
-
-    /// The network's `raw_eval` of `pos` with its pawn structure's correction, kept short of mates.
-    #[inline]
-    pub(crate) fn corrected_eval(&self, pos: &Position, raw_eval: i32) -> i32 {
-        self.correction
-            .corrected(pos, raw_eval)
-            .clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
     }
 
     /// Records the move from `pos` at `ply` to `child` for the accumulators of `ply + 1`.

@@ -126,16 +126,10 @@ impl Searcher {
                 return s;
             }
         }
-        // The table keeps the network's raw eval; the correction moves on between visits.
-        let raw_eval = if in_check {
-            -INF
-        } else {
-            entry.map_or_else(|| self.evaluate(pos, ply), |e| e.eval as i32)
-        };
         let static_eval = if in_check {
             -INF
         } else {
-            self.corrected_eval(pos, raw_eval)
+            entry.map_or_else(|| self.evaluate(pos, ply), |e| e.eval as i32)
         };
         // The table score is a better estimate than the static eval when its bound points the right way.
         let eval = match entry {
@@ -430,24 +424,7 @@ impl Searcher {
         } else {
             Bound::Upper
         };
-        // A result on the far side of the static eval from where its bound allows it says how far
-        // the eval was off; captures and promotions explain their own gains and teach nothing.
-        if !in_check
-            && best_score.abs() < MATE_BOUND
-            && (best_move == Move::NONE || !best_move.is_noisy())
-            && !(bound == Bound::Lower && best_score <= static_eval)
-            && !(bound == Bound::Upper && best_score >= static_eval)
-        {
-            self.correction.update(
-                pos,
-                depth,
-                best_score,
-                raw_eval,
-                self.params.corr_max_weight,
-                self.params.corr_limit,
-            );
-        }
-        let store_eval = if in_check { 0 } else { raw_eval };
+        let store_eval = if in_check { 0 } else { static_eval };
         self.tt.store(
             pos.hash,
             best_move,

@@ -35,16 +35,12 @@ impl Searcher {
         let tt_move = entry.map_or(Move::NONE, |e| e.mv);
 
         let mut best_score;
-        // The table keeps the raw eval (`raw_eval`); standing pat uses the corrected one.
-        let raw_eval;
         let static_eval;
         if in_check {
             best_score = -INF;
-            raw_eval = 0;
             static_eval = 0;
         } else {
-            raw_eval = entry.map_or_else(|| self.evaluate(pos, ply), |e| e.eval as i32);
-            static_eval = self.corrected_eval(pos, raw_eval);
+            static_eval = entry.map_or_else(|| self.evaluate(pos, ply), |e| e.eval as i32);
             best_score = static_eval;
             if best_score >= beta {
                 return best_score;
@@ -111,7 +107,7 @@ impl Searcher {
             pos.hash,
             best_move,
             score_to_tt(best_score, ply),
-            raw_eval,
+            static_eval,
             0,
             bound,
         );
