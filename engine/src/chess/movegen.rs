@@ -28,7 +28,10 @@ impl Default for MoveList {
     #[inline(always)]
     fn default() -> Self {
         MoveList {
-            moves: [MaybeUninit::uninit(); MAX_MOVES],
+            // SAFETY: an array of `MaybeUninit` needs no initialisation (the pattern the
+            // `MaybeUninit` documentation gives). The array-repeat form compiled to a call that
+            // zeroed the whole list at every node.
+            moves: unsafe { MaybeUninit::<[MaybeUninit<Move>; MAX_MOVES]>::uninit().assume_init() },
             len: 0,
         }
     }
