@@ -5,6 +5,7 @@
 #   scripts/attack-regression.sh OLD_ORACLE_BINARY [OLD_TREE] [TEST…]
 #   ROUND=2 …   issue 12's attacks; the old oracle from before cfd0192
 #   ROUND=4 …   the review of issue 46's fixes; the old oracle from 2571c3d
+#   ROUND=5 …   engines that play another program's moves; the old oracle from cc52fd9
 #   ROUND=3 …   issue 46's (the default); the old oracle from 7337505 (eab8ae5 is the same oracle), e.g.
 #               git worktree add /tmp/old eab8ae5 && cargo build --manifest-path /tmp/old/Cargo.toml -p oracle
 #               scripts/attack-regression.sh /tmp/old/target/debug/oracle
@@ -76,14 +77,21 @@ round_4=(
   verify::resolve::a_proc_macro_by_crate_type_is_refused_at_step_1
   verify::stages::a_candidate_that_waits_in_its_setup_to_search_more_is_faulted
 )
+# The fifth review: the host's programs in an engine's or a build's sight (old oracle: cc52fd9).
+round_5=(
+  play::an_engine_cannot_hand_its_games_to_a_program_of_the_host
+  engine_contract::a_build_that_yields_a_script_is_refused
+  build::a_build_cannot_compile_a_program_installed_on_the_host
+)
 tests=("$@")
 if [[ ${#tests[@]} -eq 0 ]]; then
   case ${ROUND:-3} in
     2) tests=("${round_2[@]}") ;;
     3) tests=("${round_3[@]}") ;;
     4) tests=("${round_4[@]}") ;;
+    5) tests=("${round_5[@]}") ;;
     *)
-      echo "attack-regression: ROUND must be 2, 3 or 4, got '${ROUND}'" >&2
+      echo "attack-regression: ROUND must be 2, 3, 4 or 5, got '${ROUND}'" >&2
       exit 2
       ;;
   esac

@@ -208,6 +208,41 @@ fn a_build_cannot_compile_a_host_file_into_the_binary() {
 }
 
 #[test]
+fn a_build_cannot_compile_a_program_installed_on_the_host() {
+    // Debian installs its chess engines in /usr/games; /usr/local holds programs installed by
+    // hand. A candidate that compiled one in could write it to /tmp and play its moves.
+    let installed = ["/usr/games", "/usr/local/bin"]
+        .iter()
+        .filter_map(|dir| std::fs::read_dir(dir).ok())
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.is_file())
+        .min_by_key(|path| path.metadata().map(|m| m.len()).unwrap_or(u64::MAX));
+    let Some(program) = installed else {
+        eprintln!("SKIPPED: nothing is installed in /usr/games or /usr/local/bin here");
+        return;
+    };
+    let repo = FixtureRepo::new();
+    let main = format!(
+        "const HOST: &[u8] = include_bytes!(\"{}\");\nfn main() {{\n    println!(\"{{}}\", HOST.len());\n}}\n",
+        program.display()
+    );
+    let commit = repo.commit_crate(&main, None, "include a program of the host");
+    let run = quick_build(&repo, &commit.to_string());
+    if Isolation::detect().confines_writes() {
+        assert_eq!(run.code, 1, "{run:?}");
+        assert!(run.stderr.contains("build failed"), "{run:?}");
+        assert!(
+            run.stderr.contains(&program.display().to_string()),
+            "the log names the file it could not read: {run:?}"
+        );
+    } else {
+        assert!(run.stderr.contains("bubblewrap is not usable"), "{run:?}");
+    }
+}
+
+#[test]
 fn refused_trees_and_bad_revisions() {
     let repo = FixtureRepo::new();
     let commit = repo.commit(

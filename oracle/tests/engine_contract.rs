@@ -114,6 +114,18 @@ fn make_builds_bit_identically_with_the_commits_date_in_the_binary() {
 }
 
 #[test]
+fn a_build_that_yields_a_script_is_refused() {
+    // A script runs whatever the machine has: this one would hand every game to Stockfish.
+    let repo = FixtureRepo::new();
+    let makefile =
+        "all:\n\tprintf '#!/bin/sh\\nexec /usr/games/stockfish\\n' > $(EXE)\n\tchmod +x $(EXE)\n";
+    let commit = commit_engine(&repo, ENGINE, makefile);
+    let run = build(&repo, &commit, MAKE_BUILD, &cache("script"));
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("not an ELF executable"), "{run:?}");
+}
+
+#[test]
 fn host_dependent_flags_are_refused_wherever_they_come_from() {
     let repo = FixtureRepo::new();
     let plain = commit_engine(&repo, ENGINE, MAKEFILE);

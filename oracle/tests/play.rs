@@ -1492,6 +1492,30 @@ fn a_candidate_cannot_kill_stop_or_overwrite_its_opponent() {
     }
 }
 
+/// A compiled engine that tries to become a chess engine installed on the host (Debian's
+/// Stockfish): its sandbox holds no such program, so it stays itself.
+#[test]
+fn an_engine_cannot_hand_its_games_to_a_program_of_the_host() {
+    let helper = Path::new("/usr/games/stockfish");
+    if Command::new("bwrap").arg("--version").output().is_err() || !helper.is_file() {
+        eprintln!(
+            "SKIPPED: bubblewrap or Debian's stockfish is not installed; .ci/run installs both"
+        );
+        return;
+    }
+    let delegate = compile_fixture_engine("delegate_engine");
+    let run = oracle(&[
+        "check-engine",
+        delegate.to_str().unwrap(),
+        "--arg",
+        helper.to_str().unwrap(),
+        "--timeout",
+        "1",
+    ]);
+    assert!(run.stdout.contains("id name: confined"), "{run:?}");
+    assert!(!run.stdout.contains("Stockfish"), "{run:?}");
+}
+
 /// Waits (at most a minute) until the match's state file counts at least `pairs` pairs.
 fn wait_for_counted_pairs(state: &Path, pairs: usize) {
     let deadline = Instant::now() + Duration::from_secs(60);

@@ -108,6 +108,18 @@ pub enum BuildError {
         /// Names of the differing sections.
         sections: Vec<String>,
     },
+    /// The build wrote a script, not a compiled program.
+    #[error(
+        "commit {commit} built `{binary}`, which is not an ELF executable: an engine the oracle \
+         judges is compiled, and sees of the machine only the libraries it links; a script could \
+         run any program the machine has"
+    )]
+    NotCompiled {
+        /// Full commit id.
+        commit: String,
+        /// The binary's name.
+        binary: String,
+    },
 }
 
 impl BuildError {
@@ -118,7 +130,7 @@ impl BuildError {
     pub fn rejects_candidate(&self) -> bool {
         use source::SourceError as S;
         match self {
-            Self::NotReproducible { .. } => true,
+            Self::NotReproducible { .. } | Self::NotCompiled { .. } => true,
             Self::Cargo(error) => matches!(
                 error,
                 cargo::CargoError::Failed { .. } | cargo::CargoError::NoBinary { .. }
@@ -345,6 +357,18 @@ pub fn build_commit(request: &BuildRequest) -> Result<BuildOutcome, BuildError> 
             first_sha256,
             second_sha256,
             sections: differing_sections_of(&first, &second),
+        });
+    }
+    let compiled = sandbox::libraries::is_elf_file(&first).map_err(|reason| {
+        cache::CacheError::from(crate::integrity::FileError {
+            path: first.clone(),
+            reason,
+        })
+    })?;
+    if !compiled {
+        return Err(BuildError::NotCompiled {
+            commit,
+            binary: builder.binary_name().to_string(),
         });
     }
     let entry = cache::CacheEntry {

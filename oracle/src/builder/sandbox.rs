@@ -1,8 +1,8 @@
 //! Running untrusted code (a candidate's `build.rs`, proc-macros, the engine itself).
 //!
 //! Three levels, the strongest the machine offers is taken (docs/architecture.md):
-//! - `bubblewrap`: new network, PID, IPC and UTS namespaces; of the host's files only `/usr`
-//!   (read-only) and the directories the caller names (the toolchain and the exported tree
+//! - `bubblewrap`: new network, PID, IPC and UTS namespaces; of the host's files only the
+//!   toolchain's parts of `/usr` (read-only; no `/usr/games`, no `/usr/local`) and the directories the caller names (the toolchain and the exported tree
 //!   read-only, the build directories writable); and — when the oracle runs as root — the
 //!   command itself runs as `nobody`, because the kernel never applies the process-count limit
 //!   to root;
@@ -15,6 +15,7 @@
 
 pub mod cpu_account;
 pub mod engine;
+pub mod libraries;
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
@@ -91,8 +92,8 @@ impl Isolation {
     pub fn describe(self) -> String {
         match self {
             Self::Bubblewrap => format!(
-                "{}: pid, ipc, uts, net namespaces; only /usr, the toolchain and the tree \
-                 read-only, writes only to the build directories; rlimits cpu, as, fsize, nproc",
+                "{}: pid, ipc, uts, net namespaces; only /usr without games and local \
+                 programs, the toolchain and the tree read-only, writes only to the build directories; rlimits cpu, as, fsize, nproc",
                 bubblewrap_version()
             ),
             Self::UnshareNet => "unshare -n (no sandbox): network cut only; rlimits".into(),
@@ -320,11 +321,39 @@ impl Sandbox {
     }
 }
 
-/// The host a sandboxed process sees of the system: `/usr` read-only and the merged-/usr links
-/// through which the loader and the libraries are reached; nothing of `/etc`, `/home`, `/root`
-/// or any other host file. The engine and the build sandbox both start from it.
+/// The parts of `/usr` a build sees: the system's compilers, tools, libraries and headers.
+/// Not `/usr/games` (where Debian installs its chess engines) or `/usr/local` (programs
+/// installed by hand): no toolchain needs them, and a build could compile an engine from there
+/// into the candidate (`include_bytes!`), whose games would then depend on a file no record names.
+const BUILD_USR: [&str; 8] = [
+    "bin", "include", "lib", "lib32", "lib64", "libexec", "sbin", "share",
+];
+
+/// Directories inside [`BUILD_USR`] that hold games' data, shown empty.
+const HIDDEN_USR: [&str; 1] = ["/usr/share/games"];
+
+/// The host a build sees of the system: the toolchain's parts of `/usr` read-only
+/// ([`BUILD_USR`]) and the merged-/usr links through which the loader and the libraries are
+/// reached; nothing of `/etc`, `/home`, `/root` or any other host file. A compiled engine sees
+/// far less ([`engine`]: its own libraries only).
 pub(crate) fn system_mounts() -> Vec<OsString> {
-    let mut args: Vec<OsString> = ["--ro-bind", "/usr", "/usr"].map(OsString::from).to_vec();
+    // bubblewrap would create `/usr` as the mount point of its parts with mode 0700, which the
+    // unprivileged user cannot cross.
+    let mut args: Vec<OsString> = ["--perms", "0755", "--dir", "/usr"]
+        .map(OsString::from)
+        .to_vec();
+    for dir in BUILD_USR {
+        let host = Path::new("/usr").join(dir);
+        if host.is_dir() {
+            args.extend([OsString::from("--ro-bind"), host.clone().into_os_string()]);
+            args.push(host.into_os_string());
+        }
+    }
+    for dir in HIDDEN_USR {
+        if Path::new(dir).is_dir() {
+            args.extend(["--tmpfs", dir].map(OsString::from));
+        }
+    }
     for dir in ["bin", "lib", "lib32", "lib64", "sbin"] {
         let host = Path::new("/").join(dir);
         if let Ok(target) = std::fs::read_link(&host) {
@@ -335,8 +364,15 @@ pub(crate) fn system_mounts() -> Vec<OsString> {
             args.push(host.into_os_string());
         }
     }
-    args.extend(["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"].map(OsString::from));
+    args.extend(private_mounts());
     args
+}
+
+/// What every sandbox gets of its own: devices, its own `/proc` and an empty private `/tmp`.
+pub(crate) fn private_mounts() -> Vec<OsString> {
+    ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        .map(OsString::from)
+        .to_vec()
 }
 
 /// Where the system's compiler driver (`cc`, the linker rustc calls) is chosen on Debian:
@@ -608,7 +644,7 @@ mod tests {
             .collect();
         let at = |value: &str| args.iter().position(|arg| arg == value).unwrap();
         assert!(
-            at("/usr") < at("/w/src"),
+            at("/usr/bin") < at("/w/src"),
             "the system is mounted first: {args:?}"
         );
         assert!(

@@ -3,9 +3,13 @@
 //! An engine is untrusted code that plays against another engine on the same machine, so
 //! under bubblewrap each process gets its own user, PID, IPC, UTS and network namespaces: it
 //! sees no other process (nothing to signal, stop or trace), no network, and a file system of
-//! only `/usr` (read-only), an empty private `/tmp`, and a private read-only copy of its binary
-//! at [`ENGINE_PATH`] (and of each file a wrapper engine names with `bind=`); `--out`, the
-//! oracle, the other engine, the cache and the repository are not mounted. The copy is taken
+//! only an empty private `/tmp`, a private read-only copy of its binary at [`ENGINE_PATH`] (and
+//! of each file a wrapper engine names with `bind=`) and, read-only, the dynamic loader and the
+//! shared libraries those binaries name ([`super::libraries`]): no other program of the host, so
+//! an engine cannot hand its games to a chess engine installed on the machine. A script names
+//! its interpreter and runs what it likes, so it sees the system's `/usr`; `verify` plays only
+//! compiled engines (the builder refuses anything else). `--out`, the oracle, the other engine,
+//! the cache and the repository are not mounted. The copy is taken
 //! when the process starts, so replacing the file the caller named later changes nothing. When
 //! the oracle runs as root the sandbox is entered as `nobody`, because the kernel never applies
 //! the process-count limit to root.
@@ -23,6 +27,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::cpu_account::CpuAccount;
+use super::libraries;
 use super::{UNPRIVILEGED_ID, closed_to_sandbox_user, is_root, run_logged, tool};
 
 /// Where the engine's binary appears inside the sandbox.
@@ -151,9 +156,9 @@ impl EngineIsolation {
         );
         match self {
             EngineIsolation::Bubblewrap => format!(
-                "{}: each engine in user, pid, ipc, uts, net namespaces; only /usr read-only, \
-                 private empty /tmp, a read-only copy of its binary at {ENGINE_PATH}; {rlimits}, \
-                 nproc {}",
+                "{}: each engine in user, pid, ipc, uts, net namespaces; a read-only copy of its \
+                 binary at {ENGINE_PATH}, read-only only the loader and the libraries it names \
+                 (a script: /usr), private empty /tmp; {rlimits}, nproc {}",
                 super::bubblewrap_version(),
                 limits.processes
             ),
@@ -164,7 +169,8 @@ impl EngineIsolation {
     }
 
     /// The command that runs `binary` with `args` under this isolation: a private read-only
-    /// copy of the binary, the environment emptied but for `PATH`, the limits applied.
+    /// copy of the binary, of the host only what it needs to start (a compiled binary: its
+    /// loader and libraries), the environment emptied but for `PATH`, the limits applied.
     /// `read_only` files (a wrapper engine's inner engine; never the other player) appear as
     /// private read-only copies at their own paths, `read_only` directories read-only as they
     /// are; a directory the sandbox user cannot read is refused here, naming it.
@@ -175,11 +181,18 @@ impl EngineIsolation {
         read_only: &[PathBuf],
         limits: EngineLimits,
     ) -> std::io::Result<Confined> {
-        let scratch = private_copy(binary)?;
+        let (scratch, compiled) = private_copy(binary)?;
         let copy = scratch.path().join("engine");
-        let mounts = match self {
-            EngineIsolation::Bubblewrap => read_only_mounts(scratch.path(), read_only)?,
-            EngineIsolation::None => Vec::new(),
+        let (system, mounts) = match self {
+            EngineIsolation::Bubblewrap => {
+                let system = if compiled {
+                    compiled_view(binary, read_only)?
+                } else {
+                    super::system_mounts()
+                };
+                (system, read_only_mounts(scratch.path(), read_only)?)
+            }
+            EngineIsolation::None => (Vec::new(), Vec::new()),
         };
         let mut command = match self {
             EngineIsolation::Bubblewrap => {
@@ -192,7 +205,7 @@ impl EngineIsolation {
                 } else {
                     Command::new(tool("bwrap"))
                 };
-                command.args(bubblewrap_args(&copy, &mounts));
+                command.args(bubblewrap_args(&copy, system, &mounts));
                 command
                     .arg(PRLIMIT)
                     .arg(format!("--nproc={}", limits.processes))
@@ -235,9 +248,30 @@ impl EngineIsolation {
     }
 }
 
-/// The bubblewrap arguments for one engine whose private copy is `copy`; each `mounts` pair
-/// is a host path and where it appears, read-only, inside the sandbox.
-fn bubblewrap_args(copy: &Path, mounts: &[(PathBuf, PathBuf)]) -> Vec<OsString> {
+/// What a compiled engine sees of the host: the loader and the libraries named by its binary,
+/// by each compiled file bound with it and by [`PRLIMIT`], and `prlimit` itself; then its own
+/// devices, `/proc` and `/tmp`.
+fn compiled_view(binary: &Path, read_only: &[PathBuf]) -> std::io::Result<Vec<OsString>> {
+    let mut executables = vec![binary, Path::new(PRLIMIT)];
+    for path in read_only {
+        if path.is_file() && libraries::is_elf_file(path)? {
+            executables.push(path);
+        }
+    }
+    let mut files = libraries::runtime_files(&executables)?;
+    files.insert(PathBuf::from(PRLIMIT));
+    let mut args = libraries::mounts(&files)?;
+    args.extend(super::private_mounts());
+    Ok(args)
+}
+
+/// The bubblewrap arguments for one engine whose private copy is `copy`: the host's `system`
+/// mounts, then each `mounts` pair, a host path and where it appears read-only inside.
+fn bubblewrap_args(
+    copy: &Path,
+    system: Vec<OsString>,
+    mounts: &[(PathBuf, PathBuf)],
+) -> Vec<OsString> {
     // `--as-pid-1`: the engine itself is the namespace's init, so bubblewrap waits for it
     // directly and its CPU time reaches the runner's `RUSAGE_CHILDREN` (behind bubblewrap's own
     // init it was lost, and the engine CPU share read 0); when it exits, everything it started
@@ -256,7 +290,7 @@ fn bubblewrap_args(copy: &Path, mounts: &[(PathBuf, PathBuf)]) -> Vec<OsString> 
     .into_iter()
     .map(OsString::from)
     .collect();
-    args.extend(super::system_mounts());
+    args.extend(system);
     args.extend([
         OsString::from("--ro-bind"),
         copy.as_os_str().to_owned(),
@@ -273,11 +307,12 @@ fn bubblewrap_args(copy: &Path, mounts: &[(PathBuf, PathBuf)]) -> Vec<OsString> 
     args
 }
 
-/// A fresh directory (readable by the sandbox user) holding a read-only copy of `binary`.
+/// A fresh directory (readable by the sandbox user) holding a read-only copy of `binary`, and
+/// whether the binary is compiled (ELF) rather than a script.
 ///
 /// A file that could not be executed directly is refused here, on the oracle's side: inside
 /// the sandbox the failed `exec` would look like an engine that disconnected.
-fn private_copy(binary: &Path) -> std::io::Result<tempfile::TempDir> {
+fn private_copy(binary: &Path) -> std::io::Result<(tempfile::TempDir, bool)> {
     use std::io::Read;
     use std::os::unix::fs::PermissionsExt;
     let mut file = std::fs::File::open(binary)?;
@@ -289,7 +324,8 @@ fn private_copy(binary: &Path) -> std::io::Result<tempfile::TempDir> {
     }
     let mut magic = [0_u8; 4];
     let read = file.read(&mut magic)?;
-    if !(magic[..read].starts_with(b"\x7fELF") || magic[..read].starts_with(b"#!")) {
+    let compiled = libraries::is_elf(&magic[..read]);
+    if !(compiled || magic[..read].starts_with(b"#!")) {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidData,
             "neither an ELF executable nor a script",
@@ -302,7 +338,7 @@ fn private_copy(binary: &Path) -> std::io::Result<tempfile::TempDir> {
     std::fs::copy(binary, &copy)?;
     std::fs::set_permissions(&copy, std::fs::Permissions::from_mode(0o555))?;
     std::fs::set_permissions(scratch.path(), std::fs::Permissions::from_mode(0o755))?;
-    Ok(scratch)
+    Ok((scratch, compiled))
 }
 
 /// The read-only mounts of `read_only`: each file copied into `scratch` (its mode kept, made
@@ -364,8 +400,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_sandbox_mounts_only_usr_tmp_and_the_copy() {
-        let args: Vec<String> = bubblewrap_args(Path::new("/s/engine"), &[])
+    fn a_compiled_engine_is_shown_only_its_copy_prlimit_and_their_libraries() {
+        let system = compiled_view(Path::new("/bin/true"), &[]).unwrap();
+        let args: Vec<String> = bubblewrap_args(Path::new("/s/engine"), system, &[])
             .iter()
             .map(|arg| arg.to_string_lossy().into_owned())
             .collect();
@@ -386,22 +423,23 @@ mod tests {
             .filter(|pair| pair[0] == "--ro-bind" || pair[0] == "--bind")
             .map(|pair| pair[1].as_str())
             .collect();
+        let library = |path: &str| {
+            let name = Path::new(path).file_name().unwrap().to_string_lossy();
+            path.starts_with("/usr/lib") && name.contains(".so")
+        };
         assert!(
-            bound.iter().all(|path| *path == "/s/engine"
-                || path.starts_with("/usr")
-                || path.starts_with("/lib")
-                || path.starts_with("/bin")
-                || path.starts_with("/sbin")),
+            bound.contains(&"/s/engine") && bound.contains(&PRLIMIT),
+            "{bound:?}"
+        );
+        assert!(
+            bound
+                .iter()
+                .all(|path| *path == "/s/engine" || *path == PRLIMIT || library(path)),
             "{bound:?}"
         );
         assert!(
             !args.iter().any(|arg| arg == "--bind"),
             "nothing is writable: {args:?}"
-        );
-        assert!(
-            !args
-                .windows(2)
-                .any(|pair| pair[0] == "--ro-bind" && pair[1] == "/")
         );
     }
 
@@ -416,18 +454,28 @@ mod tests {
         script: &str,
         read_only: &[PathBuf],
     ) -> Option<std::io::Result<(super::super::ProcessEnding, String)>> {
+        run_confined(
+            Path::new("/bin/sh"),
+            &["-c".to_string(), script.to_string()],
+            read_only,
+        )
+    }
+
+    /// Runs `binary` with `args` as a sandboxed engine, `read_only` mounted; how it ended and
+    /// what it printed, `Err` if the sandbox refused, `None` where bubblewrap cannot run.
+    fn run_confined(
+        binary: &Path,
+        args: &[String],
+        read_only: &[PathBuf],
+    ) -> Option<std::io::Result<(super::super::ProcessEnding, String)>> {
         if EngineIsolation::detect() != EngineIsolation::Bubblewrap {
             eprintln!("SKIPPED: bubblewrap cannot create the namespaces on this machine");
             return None;
         }
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("log");
-        let confined = EngineIsolation::Bubblewrap.confine(
-            Path::new("/bin/sh"),
-            &["-c".to_string(), script.to_string()],
-            read_only,
-            EngineLimits::PLAY,
-        );
+        let confined =
+            EngineIsolation::Bubblewrap.confine(binary, args, read_only, EngineLimits::PLAY);
         let mut confined = match confined {
             Ok(confined) => confined,
             Err(error) => return Some(Err(error)),
@@ -452,7 +500,8 @@ mod tests {
         let private = private_tempdir();
         let inner = private.path().join("inner.sh");
         std::fs::write(&inner, "echo inner engine answered\n").unwrap();
-        let script = format!("/bin/sh {}", inner.display());
+        // `.`: the shell's builtin, for the sandbox holds no other shell.
+        let script = format!(". {}", inner.display());
         let Some(result) = run_confined_script_with(&script, std::slice::from_ref(&inner)) else {
             return;
         };
@@ -483,15 +532,19 @@ mod tests {
 
     #[test]
     fn an_engine_in_the_sandbox_sees_no_other_process_and_no_oracle_file() {
-        let script = "ls /proc | grep -c '^[0-9]'; ls /; ls /tmp | wc -l; id -u";
+        // Shell builtins only: a compiled engine's sandbox holds no `ls`, `grep` or `id`.
+        let script = "n=0; for p in /proc/[0-9]*; do n=$((n+1)); done; echo $n; \
+                      for f in /* /tmp/*; do echo ${f#/}; done; \
+                      while read key value rest; do [ $key = Uid: ] && echo uid $value; \
+                      done < /proc/self/status; true";
         let Some((ending, output)) = run_confined_script(script) else {
             return;
         };
         assert!(ending.succeeded(), "{ending:?}");
         let lines: Vec<&str> = output.lines().collect();
-        // The shell (the namespace's init), ls and grep.
+        // The shell alone, the namespace's init.
         let processes: u32 = lines[0].parse().unwrap();
-        assert!(processes <= 4, "{output}");
+        assert!(processes <= 2, "{output}");
         assert!(
             !output.contains("work") && !output.contains("root"),
             "{output}"
@@ -500,14 +553,57 @@ mod tests {
             lines.contains(&"engine") && lines.contains(&"usr"),
             "{output}"
         );
+        assert!(lines.contains(&"tmp/*"), "/tmp is empty: {output}");
+        assert!(!lines.contains(&"uid 0"), "{output}");
+    }
+
+    #[test]
+    fn a_compiled_engine_can_start_no_program_of_the_host() {
+        // Before, the host's whole `/usr` was there: a candidate could start an engine
+        // installed on the machine (Debian's `/usr/games/stockfish`) and play its moves.
+        let script = "for p in /usr/bin/* /usr/games/* /usr/local/bin/* /bin/*; do echo $p; done; \
+                      /usr/games/stockfish; echo status $?";
+        let Some((ending, output)) = run_confined_script(script) else {
+            return;
+        };
+        assert!(ending.succeeded(), "{ending:?}: {output}");
+        let lines: Vec<&str> = output.lines().collect();
+        assert_eq!(
+            lines[..4],
+            [PRLIMIT, "/usr/games/*", "/usr/local/bin/*", "/bin/*"],
+            "{output}"
+        );
+        assert!(lines.contains(&"status 127"), "{output}");
+    }
+
+    #[test]
+    fn a_script_engine_names_its_interpreter_and_so_sees_the_system() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("wrapper");
+        std::fs::write(
+            &script,
+            "#!/bin/sh\ntest -x /usr/bin/env && echo env is there\n",
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let Some(result) = run_confined(&script, &[], &[]) else {
+            return;
+        };
+        let (ending, output) = result.unwrap();
+        assert!(ending.succeeded(), "{ending:?}: {output}");
+        assert_eq!(output.trim(), "env is there");
     }
 
     #[test]
     fn the_process_limit_stops_a_thread_storm() {
+        // `sleep`, bound as a wrapper's inner engine would be, brings its own libraries.
         let script = "i=0; while [ $i -lt 40 ]; do sleep 5 & i=$((i+1)); done; echo started";
-        let Some((ending, output)) = run_confined_script(script) else {
+        let sleep = PathBuf::from("/usr/bin/sleep");
+        let Some(result) = run_confined_script_with(script, std::slice::from_ref(&sleep)) else {
             return;
         };
+        let (ending, output) = result.unwrap();
         assert!(
             !ending.succeeded() || !output.contains("started"),
             "40 background processes were allowed: {output}"
