@@ -108,17 +108,16 @@ pub enum BuildError {
         /// Names of the differing sections.
         sections: Vec<String>,
     },
-    /// The build wrote a script, not a compiled program.
-    #[error(
-        "commit {commit} built `{binary}`, which is not an ELF executable: an engine the oracle \
-         judges is compiled, and sees of the machine only the libraries it links; a script could \
-         run any program the machine has"
-    )]
-    NotCompiled {
+    /// What the build wrote cannot run in the engine sandbox: not a compiled program, or one
+    /// that asks for files the sandbox does not show.
+    #[error("commit {commit} built `{binary}`, which cannot run in the engine sandbox: {reason}")]
+    NotRunnable {
         /// Full commit id.
         commit: String,
         /// The binary's name.
         binary: String,
+        /// Why.
+        reason: String,
     },
 }
 
@@ -130,7 +129,7 @@ impl BuildError {
     pub fn rejects_candidate(&self) -> bool {
         use source::SourceError as S;
         match self {
-            Self::NotReproducible { .. } | Self::NotCompiled { .. } => true,
+            Self::NotReproducible { .. } | Self::NotRunnable { .. } => true,
             Self::Cargo(error) => matches!(
                 error,
                 cargo::CargoError::Failed { .. } | cargo::CargoError::NoBinary { .. }
@@ -321,6 +320,8 @@ pub fn build_commit(request: &BuildRequest) -> Result<BuildOutcome, BuildError> 
         cached,
         isolation: (!cached).then_some(request.sandbox.isolation),
     };
+    // A cached binary is held to `runnable` by its user (`verify`'s binding): the cache may
+    // have been filled by an older oracle, or poisoned.
     if !request.fresh
         && let Some((binary, entry)) = cache.lookup(&key, builder.binary_name())?
     {
@@ -359,18 +360,11 @@ pub fn build_commit(request: &BuildRequest) -> Result<BuildOutcome, BuildError> 
             sections: differing_sections_of(&first, &second),
         });
     }
-    let compiled = sandbox::libraries::is_elf_file(&first).map_err(|reason| {
-        cache::CacheError::from(crate::integrity::FileError {
-            path: first.clone(),
-            reason,
-        })
+    runnable(&first).map_err(|reason| BuildError::NotRunnable {
+        commit: commit.clone(),
+        binary: builder.binary_name().to_string(),
+        reason,
     })?;
-    if !compiled {
-        return Err(BuildError::NotCompiled {
-            commit,
-            binary: builder.binary_name().to_string(),
-        });
-    }
     let entry = cache::CacheEntry {
         commit: commit.clone(),
         tree: tree.clone(),
@@ -388,6 +382,22 @@ pub fn build_commit(request: &BuildRequest) -> Result<BuildOutcome, BuildError> 
         .into());
     }
     Ok(outcome(binary, first_sha256, false))
+}
+
+/// Whether `binary` can run in the engine sandbox: an ELF executable (a script could run any
+/// program of the machine) whose loader and libraries the sandbox can show; why not, if not.
+pub fn runnable(binary: &Path) -> Result<(), String> {
+    let compiled = sandbox::libraries::is_elf_file(binary).map_err(|e| e.to_string())?;
+    if !compiled {
+        return Err(
+            "it is not an ELF executable; an engine the oracle judges is compiled, and \
+             sees of the machine only the libraries it links"
+                .into(),
+        );
+    }
+    sandbox::libraries::runtime_files(&[binary])
+        .map(drop)
+        .map_err(|e| e.to_string())
 }
 
 fn differing_sections_of(first: &Path, second: &Path) -> Vec<String> {

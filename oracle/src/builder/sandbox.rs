@@ -330,7 +330,7 @@ const BUILD_USR: [&str; 8] = [
 ];
 
 /// Directories inside [`BUILD_USR`] that hold games' data, shown empty.
-const HIDDEN_USR: [&str; 1] = ["/usr/share/games"];
+const HIDDEN_USR: [&str; 2] = ["/usr/lib/games", "/usr/share/games"];
 
 /// The host a build sees of the system: the toolchain's parts of `/usr` read-only
 /// ([`BUILD_USR`]) and the merged-/usr links through which the loader and the libraries are
@@ -368,6 +368,16 @@ pub(crate) fn system_mounts() -> Vec<OsString> {
     args
 }
 
+/// Whether `dir` is `/usr` or inside a part of it that [`system_mounts`] shows: there, every
+/// directory already exists; elsewhere under `/usr` (a toolchain in `/usr/local`) the way to a
+/// mount must be made.
+fn shown_of_usr(dir: &Path) -> bool {
+    dir == Path::new("/usr")
+        || BUILD_USR
+            .iter()
+            .any(|part| dir.starts_with(Path::new("/usr").join(part)))
+}
+
 /// What every sandbox gets of its own: devices, its own `/proc` and an empty private `/tmp`.
 pub(crate) fn private_mounts() -> Vec<OsString> {
     ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
@@ -402,7 +412,7 @@ fn bubblewrap_args(job: &Job) -> Vec<OsString> {
         let mut ancestors: Vec<&Path> = to
             .ancestors()
             .skip(1)
-            .take_while(|dir| dir.parent().is_some() && !dir.starts_with("/usr"))
+            .take_while(|dir| dir.parent().is_some() && !shown_of_usr(dir))
             .filter(|dir| *dir != Path::new("/tmp"))
             .collect();
         ancestors.reverse();

@@ -197,6 +197,15 @@ impl Run<'_> {
                     ));
                 }
             }
+            // A fresh build was held to this already; a cached one may come from an older oracle.
+            builder::runnable(&outcome.binary).map_err(|reason| {
+                let failure = format!("{role} {}: {reason}", short(&commit.commit));
+                if role == "candidate" {
+                    StepFailure::rejected(step, failure)
+                } else {
+                    StepFailure::error(step, failure)
+                }
+            })?;
             let copy = self.out.engine(role);
             fs::copy(&outcome.binary, &copy)
                 .map_err(|e| StepFailure::error(step, format!("{}: {e}", copy.display())))?;

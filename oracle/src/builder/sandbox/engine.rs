@@ -5,10 +5,10 @@
 //! sees no other process (nothing to signal, stop or trace), no network, and a file system of
 //! only an empty private `/tmp`, a private read-only copy of its binary at [`ENGINE_PATH`] (and
 //! of each file a wrapper engine names with `bind=`) and, read-only, the dynamic loader and the
-//! shared libraries those binaries name ([`super::libraries`]): no other program of the host, so
-//! an engine cannot hand its games to a chess engine installed on the machine. A script names
-//! its interpreter and runs what it likes, so it sees the system's `/usr`; `verify` plays only
-//! compiled engines (the builder refuses anything else). `--out`, the oracle, the other engine,
+//! shared libraries those binaries name ([`super::libraries`]), and [`PRLIMIT`] with its own: no
+//! other program of the host, so an engine cannot hand its games to a chess engine installed on
+//! the machine. A script names its interpreter and runs what it likes, so it sees the system's
+//! programs as a build does ([`super::system_mounts`]); `verify` plays only compiled engines. `--out`, the oracle, the other engine,
 //! the cache and the repository are not mounted. The copy is taken
 //! when the process starts, so replacing the file the caller named later changes nothing. When
 //! the oracle runs as root the sandbox is entered as `nobody`, because the kernel never applies
@@ -33,8 +33,8 @@ use super::{UNPRIVILEGED_ID, closed_to_sandbox_user, is_root, run_logged, tool};
 /// Where the engine's binary appears inside the sandbox.
 pub const ENGINE_PATH: &str = "/engine";
 
-/// The `prlimit` that sets the process-count limit inside the sandbox (it must be under the
-/// mounted `/usr`).
+/// The `prlimit` that sets the process-count limit inside the sandbox, mounted into every
+/// engine's sandbox with its libraries.
 const PRLIMIT: &str = "/usr/bin/prlimit";
 
 /// How engine processes are confined on this machine.
@@ -158,7 +158,7 @@ impl EngineIsolation {
             EngineIsolation::Bubblewrap => format!(
                 "{}: each engine in user, pid, ipc, uts, net namespaces; a read-only copy of its \
                  binary at {ENGINE_PATH}, read-only only the loader and the libraries it names \
-                 (a script: /usr), private empty /tmp; {rlimits}, nproc {}",
+                 (a script: the system's programs), private empty /tmp; {rlimits}, nproc {}",
                 super::bubblewrap_version(),
                 limits.processes
             ),

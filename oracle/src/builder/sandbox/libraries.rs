@@ -26,6 +26,20 @@ const ELF_MAGIC: &[u8] = b"\x7fELF";
 /// The index of the class byte (32 or 64 bits) in an ELF file's identification.
 const EI_CLASS: usize = 4;
 
+/// The longest interpreter path the kernel accepts (`PATH_MAX`, its NUL included).
+const MAX_INTERPRETER_BYTES: usize = 4096;
+
+/// The longest library name a file system allows (`NAME_MAX`), its NUL not included.
+const MAX_LIBRARY_NAME_BYTES: usize = 255;
+
+/// The most libraries one file may name; real programs name a handful, and a forged file must
+/// not make the oracle do unbounded work.
+const MAX_LIBRARIES: usize = 256;
+
+/// The largest executable whose headers are read (an engine with its network embedded is
+/// tens of MiB); a larger file is refused rather than read into memory.
+const MAX_EXECUTABLE_BYTES: u64 = 512 << 20;
+
 /// Whether `bytes` begin like an ELF file (a compiled program), not a script.
 #[must_use]
 pub fn is_elf(bytes: &[u8]) -> bool {
@@ -50,7 +64,7 @@ pub(crate) fn runtime_files(executables: &[&Path]) -> std::io::Result<BTreeSet<P
         if !read.insert(path.clone()) {
             continue;
         }
-        let bytes = std::fs::read(&path).map_err(|e| invalid(&path, &e.to_string()))?;
+        let bytes = read_bounded(&path).map_err(|e| invalid(&path, &e))?;
         let needs = Needs::of(&bytes).map_err(|e| invalid(&path, &e))?;
         let dirs = library_dirs(needs.machine).map_err(|e| invalid(&path, &e))?;
         if let Some(interpreter) = needs.interpreter {
@@ -64,6 +78,23 @@ pub(crate) fn runtime_files(executables: &[&Path]) -> std::io::Result<BTreeSet<P
         }
     }
     Ok(files)
+}
+
+/// The whole file at `path`, if it is at most [`MAX_EXECUTABLE_BYTES`] long.
+fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::new();
+    file.take(MAX_EXECUTABLE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_EXECUTABLE_BYTES {
+        return Err(format!(
+            "larger than {} MiB, the most an executable's headers are read from",
+            MAX_EXECUTABLE_BYTES >> 20
+        ));
+    }
+    Ok(bytes)
 }
 
 /// The bubblewrap arguments that show `files` read-only at the paths they were asked for: each
@@ -94,8 +125,8 @@ struct Needs {
     machine: u16,
     /// The `PT_INTERP` path, if the file is dynamically linked.
     interpreter: Option<Vec<u8>>,
-    /// The `DT_NEEDED` names.
-    libraries: Vec<Vec<u8>>,
+    /// The `DT_NEEDED` names, each once.
+    libraries: BTreeSet<Vec<u8>>,
 }
 
 impl Needs {
@@ -122,16 +153,21 @@ impl Needs {
             machine: header.e_machine(endian),
             ..Needs::default()
         };
+        // The kernel takes the first `PT_INTERP`, the loader the first `PT_DYNAMIC`.
+        if let Some(segment) = headers
+            .iter()
+            .find(|segment| segment.p_type(endian) == elf::PT_INTERP)
+        {
+            let offset: u64 = segment.p_offset(endian).into();
+            let path = c_string(bytes, offset, MAX_INTERPRETER_BYTES)
+                .map_err(|why| format!("its interpreter path {why}"))?;
+            needs.interpreter = Some(path.to_vec());
+        }
         let mut dynamic = None;
         for segment in headers {
-            if let Some(path) = segment
-                .interpreter(endian, bytes)
-                .map_err(|e| e.to_string())?
-            {
-                needs.interpreter = Some(path.to_vec());
-            }
             if let Some(entries) = segment.dynamic(endian, bytes).map_err(|e| e.to_string())? {
                 dynamic = Some(entries);
+                break;
             }
         }
         let Some(entries) = dynamic else {
@@ -149,12 +185,13 @@ impl Needs {
             match tag(entry) {
                 Some(elf::DT_NEEDED) => {
                     let offset: u64 = entry.d_val(endian).into();
-                    let start = usize::try_from(strtab.saturating_add(offset))
-                        .ok()
-                        .filter(|&start| start < bytes.len())
-                        .ok_or("a needed library's name lies outside the file")?;
-                    let name = bytes[start..].split(|&b| b == 0).next().unwrap_or(&[]);
-                    needs.libraries.push(name.to_vec());
+                    let at = strtab.saturating_add(offset);
+                    let name = c_string(bytes, at, MAX_LIBRARY_NAME_BYTES + 1)
+                        .map_err(|why| format!("a needed library's name {why}"))?;
+                    needs.libraries.insert(name.to_vec());
+                    if needs.libraries.len() > MAX_LIBRARIES {
+                        return Err(format!("it names more than {MAX_LIBRARIES} libraries"));
+                    }
                 }
                 Some(elf::DT_NULL) => break,
                 _ => {}
@@ -162,6 +199,20 @@ impl Needs {
         }
         Ok(needs)
     }
+}
+
+/// The NUL-terminated string at `offset` in `bytes`, its NUL within `limit` bytes.
+fn c_string(bytes: &[u8], offset: u64, limit: usize) -> Result<&[u8], &'static str> {
+    let rest = usize::try_from(offset)
+        .ok()
+        .and_then(|start| bytes.get(start..))
+        .ok_or("lies outside the file")?;
+    let window = &rest[..rest.len().min(limit)];
+    let end = window
+        .iter()
+        .position(|&b| b == 0)
+        .ok_or("is too long or has no end")?;
+    Ok(&window[..end])
 }
 
 /// The file offset of virtual address `address`, through the `PT_LOAD` segment that maps it.
@@ -232,7 +283,8 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
 
-/// The first file named `name` in `dirs` whose real path stays inside the library directories.
+/// The first file named `name` in `dirs`; an error if its real path leaves the library
+/// directories.
 fn find_library(name: &[u8], dirs: &[PathBuf]) -> Result<PathBuf, String> {
     let shown = String::from_utf8_lossy(name);
     if name.contains(&b'/') || !contains(name, b".so") {
@@ -454,10 +506,8 @@ mod tests {
             needs.interpreter.as_deref(),
             Some(&b"/lib64/ld-linux-x86-64.so.2"[..])
         );
-        assert_eq!(
-            needs.libraries,
-            vec![b"libc.so.6".to_vec(), b"libm.so.6".to_vec()]
-        );
+        let names: Vec<&[u8]> = needs.libraries.iter().map(Vec::as_slice).collect();
+        assert_eq!(names, [&b"libc.so.6"[..], &b"libm.so.6"[..]]);
         let (_dir, path) = write_image(&bytes);
         let files = runtime_files(&[&path]).unwrap();
         assert!(
@@ -500,6 +550,24 @@ mod tests {
             assert!(error.contains(expected), "{error}");
             assert!(error.contains(&path.display().to_string()), "{error}");
         }
+    }
+
+    #[test]
+    fn forged_names_cost_bounded_work() {
+        let long = vec![b'a'; 300];
+        let error = Needs::of(&image(b"/lib64/ld-linux-x86-64.so.2", &[&long])).unwrap_err();
+        assert!(error.contains("too long"), "{error}");
+        let many: Vec<Vec<u8>> = (0..300)
+            .map(|i| format!("lib{i}.so").into_bytes())
+            .collect();
+        let names: Vec<&[u8]> = many.iter().map(Vec::as_slice).collect();
+        let error = Needs::of(&image(b"/lib64/ld-linux-x86-64.so.2", &names)).unwrap_err();
+        assert!(error.contains("more than 256"), "{error}");
+        let same = vec![&b"libc.so.6"[..]; 1000];
+        let needs = Needs::of(&image(b"/lib64/ld-linux-x86-64.so.2", &same)).unwrap();
+        assert_eq!(needs.libraries.len(), 1);
+        let error = Needs::of(&image(&vec![b'/'; 5000], &[])).unwrap_err();
+        assert!(error.contains("interpreter path is too long"), "{error}");
     }
 
     #[test]
