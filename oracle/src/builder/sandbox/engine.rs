@@ -8,9 +8,9 @@
 //! shared libraries those binaries name ([`super::libraries`]), and [`PRLIMIT`] with its own: no
 //! other program of the host, so an engine cannot hand its games to a chess engine installed on
 //! the machine. A script names its interpreter and runs what it likes, so it sees the system's
-//! programs as a build does ([`super::system_mounts`]); `verify` plays only compiled engines. `--out`, the oracle, the other engine,
-//! the cache and the repository are not mounted. The copy is taken
-//! when the process starts, so replacing the file the caller named later changes nothing. When
+//! programs as a build does ([`super::system_mounts`]); `verify` plays only compiled engines.
+//! `--out`, the oracle, the other engine, the cache and the repository are not mounted. The copy
+//! is taken when the process starts, so replacing the file the caller named later changes nothing. When
 //! the oracle runs as root the sandbox is entered as `nobody`, because the kernel never applies
 //! the process-count limit to root.
 //!
