@@ -387,6 +387,7 @@ fn match_config(args: &MatchArgs) -> anyhow::Result<MatchConfig> {
         pairs: args.pairs,
         shard: args.shard.unwrap_or(Shard::WHOLE),
         pairs_below: None,
+        counted_elsewhere: Vec::new(),
         concurrency,
         pgn_out,
         state: args.state.clone(),

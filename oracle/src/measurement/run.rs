@@ -219,6 +219,7 @@ pub fn measure(
         pairs: request.games / 2,
         shard: Shard::WHOLE,
         pairs_below: None,
+        counted_elsewhere: Vec::new(),
         concurrency: request.concurrency,
         pgn_out: Some(staged_pgn.clone()),
         state: None,

@@ -68,6 +68,10 @@ pub struct MatchConfig {
     /// Plays only the pairs whose index is below this one (where a shard's round ends); `None`:
     /// all of them. Not part of the fingerprint: it chooses when a pair is played, never how.
     pub pairs_below: Option<u64>,
+    /// Pairs this run leaves out because they are counted elsewhere (a stage's pairs taken over
+    /// from earlier runs, which no shard plays again); like `pairs_below`, not part of the
+    /// fingerprint.
+    pub counted_elsewhere: Vec<u64>,
     /// Games played at once.
     pub concurrency: usize,
     /// PGN output file.
@@ -266,7 +270,12 @@ pub fn run_match(
             stopped_early |= rule.should_stop(&tally);
         }
     }
-    let done: HashSet<u64> = state.pairs.iter().map(|p| p.index).collect();
+    let done: HashSet<u64> = state
+        .pairs
+        .iter()
+        .map(|p| p.index)
+        .chain(config.counted_elsewhere.iter().copied())
+        .collect();
     let todo: Vec<u64> = (0..config.pairs.min(config.pairs_below.unwrap_or(u64::MAX)))
         .filter(|&i| config.shard.contains(i) && !done.contains(&i))
         .collect();

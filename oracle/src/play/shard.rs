@@ -228,7 +228,48 @@ pub fn merge(
     plan: &Fingerprint,
     sprt: Option<SprtParams>,
 ) -> Result<Merged, MergeError> {
-    let merged = combine(shards, plan, sprt)?;
+    let looks = sprt.map(|params| Looks {
+        params,
+        every: u64::from(plan.shards),
+        after: 0,
+    });
+    merge_onto(None, shards, plan, looks)
+}
+
+/// Pairs of a match counted outside its shards — taken over from earlier runs of the same match
+/// — which a merge counts once, with the shards' pairs, and no shard may carry again.
+#[derive(Debug, Clone, Copy)]
+pub struct Prior<'a> {
+    /// The file that holds them, named when a shard carries one of them again.
+    pub file: &'a Path,
+    /// The pairs (their games already checked by the caller).
+    pub pairs: &'a [PairOutcome],
+    /// Games played for them, including those of pairs cut off before they were counted.
+    pub games_played: u64,
+}
+
+/// When a merge's SPRT looks at the gap-free prefix of pairs.
+#[derive(Debug, Clone, Copy)]
+pub struct Looks {
+    /// The test.
+    pub params: SprtParams,
+    /// Pairs between two looks: a round (one pair a shard), or a batch without shards.
+    pub every: u64,
+    /// Pairs an earlier look already judged (pairs taken over, looked at before any shard
+    /// played): the first look comes after them.
+    pub after: u64,
+}
+
+/// [`merge`] onto the pairs `prior` counts, which come first: the SPRT looks at the union, and a
+/// shard that carries a pair of `prior` is refused as an overlap. With `prior` the shards may be
+/// none.
+pub fn merge_onto(
+    prior: Option<Prior<'_>>,
+    shards: &[(PathBuf, ShardResult)],
+    plan: &Fingerprint,
+    looks: Option<Looks>,
+) -> Result<Merged, MergeError> {
+    let merged = combine(prior, shards, plan, looks)?;
     // After the checks of the claims themselves: a shard of another match is named as such.
     for (path, shard) in shards {
         shard_games::check(path, shard)?;
@@ -236,18 +277,31 @@ pub fn merge(
     Ok(merged)
 }
 
-/// [`merge`] on the shard files' claims alone, their games unread.
+/// [`merge_onto`] on the shard files' claims alone, their games unread.
 fn combine(
+    prior: Option<Prior<'_>>,
     shards: &[(PathBuf, ShardResult)],
     plan: &Fingerprint,
-    sprt: Option<SprtParams>,
+    looks: Option<Looks>,
 ) -> Result<Merged, MergeError> {
-    if shards.is_empty() {
+    if shards.is_empty() && prior.is_none() {
         return Err(MergeError::Empty);
     }
     let mut seen_shards: BTreeMap<u32, &Path> = BTreeMap::new();
     let mut by_index: BTreeMap<u64, (&Path, PairOutcome)> = BTreeMap::new();
     let mut games_played = 0u64;
+    if let Some(prior) = prior {
+        for pair in prior.pairs {
+            if let Some((other, _)) = by_index.insert(pair.index, (prior.file, *pair)) {
+                return Err(MergeError::Overlap {
+                    path: prior.file.to_path_buf(),
+                    other: other.to_path_buf(),
+                    what: format!("pair {}", pair.index),
+                });
+            }
+        }
+        games_played = prior.games_played;
+    }
     for (path, shard) in shards {
         if let Some(field) = fingerprint_difference(&shard.fingerprint, plan) {
             return Err(MergeError::NotThePlan {
@@ -303,19 +357,22 @@ fn combine(
         .enumerate()
         .take_while(|(i, p)| p.index == *i as u64)
         .count() as u64;
-    let (pairs, sprt_state) = match sprt {
+    let (pairs, sprt_state) = match looks {
         None => (all.clone(), None),
-        Some(params) => {
-            let round = u64::from(plan.shards);
-            let mut sequential = SequentialSprt::new(params, round)?;
+        Some(looks) => {
+            let round = looks.every.max(1);
+            let mut sequential = SequentialSprt::new(looks.params, round)?;
             let mut counts = PentanomialCounts([0; 5]);
             let mut counted = 0u64;
-            let mut looked_at = 0u64;
+            // Pairs an earlier look judged count as looked at: none of them is cut off.
+            let mut looked_at = looks.after.min(contiguous_pairs);
             let complete = contiguous_pairs == plan.pairs;
             for pair in &all[..contiguous_pairs as usize] {
                 counts.0[pair.bucket()] += 1;
                 counted += 1;
-                if counted.is_multiple_of(round) || (complete && counted == contiguous_pairs) {
+                let look =
+                    counted.is_multiple_of(round) || (complete && counted == contiguous_pairs);
+                if look && counted > looks.after {
                     looked_at = counted;
                     if sequential.update(&counts)? != SprtDecision::Continue {
                         break;
@@ -389,10 +446,79 @@ mod tests {
         (PathBuf::from(format!("s{k}.json")), result)
     }
 
+    /// The SPRT of `params` looking once a round of `plan`, as `oracle merge` does.
+    fn looks(params: SprtParams, plan: &Fingerprint) -> Looks {
+        Looks {
+            params,
+            every: u64::from(plan.shards),
+            after: 0,
+        }
+    }
+
+    #[test]
+    fn pairs_taken_over_count_once_before_the_shards_and_are_not_looked_at_again() {
+        let plan = fingerprint(12, 2);
+        let (_, whole) = losing_shard(1, 1, 12);
+        let taken: Vec<PairOutcome> = whole.pairs[..4].to_vec();
+        fn prior(pairs: &[PairOutcome]) -> Prior<'_> {
+            Prior {
+                file: Path::new("state.json"),
+                pairs,
+                games_played: 9,
+            }
+        }
+        // The shards' pairs from 4 on, as shards of a round after the pairs taken over play them.
+        let after_taken = |k| {
+            let (path, mut shard) = losing_shard(k, 2, 12);
+            shard.pairs.retain(|p| p.index >= 4);
+            shard.tally = Tally::of(&shard.pairs);
+            shard.games_played = 2 * shard.pairs.len() as u64;
+            (path, shard)
+        };
+        let shards = [after_taken(1), after_taken(2)];
+        let merged = combine(Some(prior(&taken)), &shards, &plan, None).unwrap();
+        assert_eq!(
+            (
+                merged.contiguous_pairs,
+                merged.tally.pairs,
+                merged.games_played
+            ),
+            (12, 12, 9 + 16)
+        );
+        // Alone, before any shard has played.
+        let merged = combine(Some(prior(&taken)), &[], &plan, None).unwrap();
+        assert_eq!((merged.contiguous_pairs, merged.shards.len()), (4, 0));
+        // A shard that carries a pair taken over is an overlap: no pair counts twice.
+        let error =
+            combine(Some(prior(&taken)), &[losing_shard(1, 2, 12)], &plan, None).unwrap_err();
+        assert_eq!(error.to_string(), "s1.json overlaps state.json: pair 0");
+        // Looks come after the pairs an earlier look judged: none at 2 or 4, the first at 6.
+        let params = SprtParams::new(0.0, 50.0, 0.05, 0.05, Model::Normalized).unwrap();
+        let looks = Looks {
+            params,
+            every: 2,
+            after: 4,
+        };
+        let merged = combine(Some(prior(&taken)), &shards, &plan, Some(looks)).unwrap();
+        let sprt = merged.sprt.unwrap();
+        assert!(
+            sprt.pairs() >= 6 && sprt.pairs().is_multiple_of(2),
+            "{}",
+            sprt.pairs()
+        );
+        assert!(merged.tally.pairs >= 6);
+    }
+
     #[test]
     fn merge_without_sprt_counts_everything() {
         let plan = fingerprint(9, 2);
-        let merged = combine(&[losing_shard(2, 2, 9), losing_shard(1, 2, 9)], &plan, None).unwrap();
+        let merged = combine(
+            None,
+            &[losing_shard(2, 2, 9), losing_shard(1, 2, 9)],
+            &plan,
+            None,
+        )
+        .unwrap();
         assert_eq!(merged.tally.pentanomial, [9, 0, 0, 0, 0]);
         assert_eq!(
             (
@@ -415,7 +541,7 @@ mod tests {
             losing_shard(2, 3, 300),
             losing_shard(3, 3, 300),
         ];
-        let merged = combine(&shards, &plan, Some(params)).unwrap();
+        let merged = combine(None, &shards, &plan, Some(looks(params, &plan))).unwrap();
         assert_eq!(merged.sprt_decision, Some(SprtDecision::AcceptH0));
         assert!(merged.tally.pairs < 300);
         assert_eq!(
@@ -424,7 +550,13 @@ mod tests {
             "decisions fall on round boundaries"
         );
         // Without shard 2 the gap-free prefix is one pair: no round completes.
-        let merged = combine(&[shards[0].clone(), shards[2].clone()], &plan, Some(params)).unwrap();
+        let merged = combine(
+            None,
+            &[shards[0].clone(), shards[2].clone()],
+            &plan,
+            Some(looks(params, &plan)),
+        )
+        .unwrap();
         assert_eq!((merged.contiguous_pairs, merged.tally.pairs), (1, 0));
         assert_eq!(merged.sprt_decision, Some(SprtDecision::Continue));
     }
@@ -439,14 +571,14 @@ mod tests {
                 (path, shard)
             })
             .into();
-        let error = combine(&forged, &plan, None).unwrap_err();
+        let error = combine(None, &forged, &plan, None).unwrap_err();
         assert_eq!(
             error.to_string(),
             "s1.json was not played under the plan: its book differs from the plan's"
         );
         let honest = [losing_shard(1, 2, 8), losing_shard(2, 2, 8)];
         let cut_in_four = Fingerprint { shards: 4, ..plan };
-        let error = combine(&honest, &cut_in_four, None).unwrap_err();
+        let error = combine(None, &honest, &cut_in_four, None).unwrap_err();
         assert_eq!(
             error.to_string(),
             "s1.json was not played under the plan: its shard count differs from the plan's"
@@ -458,19 +590,25 @@ mod tests {
         let plan = fingerprint(8, 2);
         let (path, mut other) = losing_shard(2, 2, 8);
         other.fingerprint.seed = 4;
-        let error = combine(&[losing_shard(1, 2, 8), (path, other)], &plan, None).unwrap_err();
+        let error =
+            combine(None, &[losing_shard(1, 2, 8), (path, other)], &plan, None).unwrap_err();
         assert_eq!(
             error.to_string(),
             "s2.json was not played under the plan: its seed differs from the plan's"
         );
 
-        let error =
-            combine(&[losing_shard(1, 2, 8), losing_shard(1, 2, 8)], &plan, None).unwrap_err();
+        let error = combine(
+            None,
+            &[losing_shard(1, 2, 8), losing_shard(1, 2, 8)],
+            &plan,
+            None,
+        )
+        .unwrap_err();
         assert!(error.to_string().contains("both are shard 1/2"), "{error}");
 
         let (path, mut stolen) = losing_shard(2, 2, 8);
         stolen.pairs[0].index = 0;
-        let error = combine(&[(path, stolen)], &plan, None).unwrap_err();
+        let error = combine(None, &[(path, stolen)], &plan, None).unwrap_err();
         assert!(
             error
                 .to_string()
@@ -480,7 +618,7 @@ mod tests {
 
         let (path, mut edited) = losing_shard(1, 2, 8);
         edited.tally.wins += 1;
-        let error = combine(&[(path, edited)], &plan, None).unwrap_err();
+        let error = combine(None, &[(path, edited)], &plan, None).unwrap_err();
         assert!(
             error.to_string().contains("tally does not match"),
             "{error}"

@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
-use std::io::BufReader;
+use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use super::pgn::{ParsedGame, PgnError, PgnReader};
@@ -88,21 +88,16 @@ pub fn check(shard_file: &Path, shard: &ShardResult) -> Result<(), GamesError> {
             pgn,
         });
     };
-    let unreadable = |reason: String| GamesError::Unreadable {
+    let names = [
+        shard.fingerprint.engines[0].name.as_str(),
+        shard.fingerprint.engines[1].name.as_str(),
+    ];
+    // The size before the digest: a file far too large for its claims is not read whole.
+    check_size(&pgn, shard.pairs.len())?;
+    let actual = sha256_file(&pgn).map_err(|e| GamesError::Unreadable {
         pgn: pgn.clone(),
-        reason,
-    };
-    let games = 2 * shard.pairs.len() as u64;
-    let limit = MAX_GAME_BYTES.saturating_mul(games);
-    let size = std::fs::metadata(&pgn)
-        .map_err(|e| unreadable(e.to_string()))?
-        .len();
-    if size > limit {
-        return Err(unreadable(format!(
-            "{size} bytes, more than {limit} for the {games} games the shard claims"
-        )));
-    }
-    let actual = sha256_file(&pgn).map_err(|e| unreadable(e.reason.to_string()))?;
+        reason: e.reason.to_string(),
+    })?;
     if actual != *claimed {
         return Err(GamesError::Digest {
             pgn: pgn.clone(),
@@ -111,23 +106,41 @@ pub fn check(shard_file: &Path, shard: &ShardResult) -> Result<(), GamesError> {
             claimed: claimed.clone(),
         });
     }
-    let file = File::open(&pgn).map_err(|e| unreadable(e.to_string()))?;
-    let mut reader = PgnReader::new(BufReader::new(file), MAX_GAME_BYTES);
+    let file = File::open(&pgn).map_err(|e| GamesError::Unreadable {
+        pgn: pgn.clone(),
+        reason: e.to_string(),
+    })?;
+    check_pairs(shard_file, &pgn, file, names, &shard.pairs)
+}
+
+/// Holds `games`, the games of the PGN `pgn`, against `pairs`, the pairs `claimant` counts of a
+/// match between the engines `names` (the first has White in game 1): every claimed pair shows
+/// there, once, as claimed, and no other pair. Also for pairs counted outside any shard (a
+/// stage's pairs taken over from earlier runs, in its state file).
+pub fn check_pairs(
+    claimant: &Path,
+    pgn: &Path,
+    games: impl Read,
+    names: [&str; 2],
+    pairs: &[PairOutcome],
+) -> Result<(), GamesError> {
+    let unreadable = |reason: String| GamesError::Unreadable {
+        pgn: pgn.to_path_buf(),
+        reason,
+    };
+    let mut reader = PgnReader::new(BufReader::new(games), MAX_GAME_BYTES);
     let mut next_game = || {
         reader
             .next()
             .transpose()
             .map_err(|e: PgnError| unreadable(e.to_string()))
     };
-    let pairs: BTreeMap<u64, &PairOutcome> = shard.pairs.iter().map(|p| (p.index, p)).collect();
+    let pairs: BTreeMap<u64, &PairOutcome> = pairs.iter().map(|p| (p.index, p)).collect();
     let mut seen = BTreeSet::new();
     let check = Check {
-        shard: shard_file,
-        pgn: &pgn,
-        names: [
-            &shard.fingerprint.engines[0].name,
-            &shard.fingerprint.engines[1].name,
-        ],
+        shard: claimant,
+        pgn,
+        names,
     };
     while let Some(first) = next_game()? {
         let second = next_game()?
@@ -162,6 +175,25 @@ pub fn check(shard_file: &Path, shard: &ShardResult) -> Result<(), GamesError> {
         Some(index) => Err(check.mismatch(format!("pair {}", index + 1), "games", "none", "2")),
         None => Ok(()),
     }
+}
+
+/// Refuses a PGN larger than the games of `pairs` pairs can be.
+fn check_size(pgn: &Path, pairs: usize) -> Result<(), GamesError> {
+    let unreadable = |reason: String| GamesError::Unreadable {
+        pgn: pgn.to_path_buf(),
+        reason,
+    };
+    let games = 2 * pairs as u64;
+    let limit = MAX_GAME_BYTES.saturating_mul(games);
+    let size = std::fs::metadata(pgn)
+        .map_err(|e| unreadable(e.to_string()))?
+        .len();
+    if size > limit {
+        return Err(unreadable(format!(
+            "{size} bytes, more than {limit} for the {games} games the shard claims"
+        )));
+    }
+    Ok(())
 }
 
 /// The global index of the pair whose game 1 is `first` and game 2 is `second` (by their

@@ -152,6 +152,7 @@ impl DuelPlayer for MatchDuels {
             pairs: duel.pairs,
             shard: Shard::WHOLE,
             pairs_below: None,
+            counted_elsewhere: Vec::new(),
             concurrency: self.concurrency,
             pgn_out: None,
             state: None,

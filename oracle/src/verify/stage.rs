@@ -297,6 +297,7 @@ impl StagePlan {
             pairs: self.max_pairs,
             shard,
             pairs_below: None,
+            counted_elsewhere: Vec::new(),
             concurrency: self.concurrency,
             pgn_out: Some(pgn),
             state: Some(state),
