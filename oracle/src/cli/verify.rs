@@ -42,11 +42,12 @@ pub struct VerifyArgs {
     /// instead of refusing the directory; only files oracle verify writes are removed.
     #[arg(long, conflicts_with_all = ["shard", "no_play"])]
     fresh: bool,
-    /// Take over the pairs an earlier run's --out (one your oracle wrote) holds of the same stages
-    /// instead of playing them again: only where they are the same match (the same two binaries,
-    /// profile, constitution, path, book, seed and clock), as when a change withdrawn from main is
-    /// submitted again under a new commit; the entry names the runs that played them.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["shard", "no_play"])]
+    /// Take over the pairs an earlier run's --out (one your oracle wrote, played here or in
+    /// rounds) holds of the same stages instead of playing them again: only where they are the
+    /// same match (the same two binaries, profile, constitution, path, book, seed and clock), as
+    /// when a change is submitted again under a new commit; the entry names the runs that played
+    /// them. With --no-play the rounds start after them; a shard never takes pairs over.
+    #[arg(long, value_name = "DIR", conflicts_with = "shard")]
     games_from: Option<PathBuf>,
     /// Play only shard K of N of the current stage, up to the end of the round the last
     /// --no-play planned (a fleet's jobs: CI matrix, Slurm array, Kubernetes Indexed Job).

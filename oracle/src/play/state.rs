@@ -73,55 +73,79 @@ pub(super) fn write_state(path: &Path, state: &State) -> Result<(), RunError> {
     Ok(crate::integrity::write_atomically(path, &bytes)?)
 }
 
-/// What [`copy_counted_games`] carried over.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The counted pairs of a match with the games that show them: what a state file holds, taken
+/// elsewhere for a run of the same match.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CountedGames {
-    /// Counted pairs.
-    pub pairs: u64,
+    /// The counted pairs, in the order they were counted.
+    pub pairs: Vec<PairOutcome>,
     /// Games played, including those of a pair cut off before it was counted.
     pub games_played: u64,
+    /// The PGN of the counted pairs' games, and nothing after them.
+    pub pgn: Vec<u8>,
 }
 
-/// Copies the counted pairs of one match's state file and PGN to another place, for a run of
-/// the same match (equal `fingerprint` and `shard`: the same engine binaries, rules, book and
-/// seed, so the same games): the PGN is cut at the last counted pair, both files are written
-/// whole. The match then resumes from the copy.
+/// Reads the counted pairs of a state file of the match `fingerprint`, slice `shard` (the same
+/// engine binaries, rules, book and seed, so the same games), and its PGN cut at the last counted
+/// pair.
 ///
 /// # Errors
 /// [`RunError::StateMismatch`] when the state belongs to another match, [`RunError::StateInvalid`]
 /// when it does not parse or its PGN is shorter than the state says, [`RunError::Io`] otherwise.
-pub fn copy_counted_games(
-    from: (&Path, &Path),
-    to: (&Path, &Path),
+pub fn read_counted_games(
+    state: &Path,
+    pgn: &Path,
     fingerprint: &Fingerprint,
     shard: Shard,
 ) -> Result<CountedGames, RunError> {
-    let (from_state, from_pgn) = from;
-    let (to_state, to_pgn) = to;
-    let state = load_state(from_state, fingerprint, shard)?;
-    let mut pgn = std::fs::read(from_pgn).map_err(|source| RunError::Io {
-        path: from_pgn.to_path_buf(),
+    let counted = load_state(state, fingerprint, shard)?;
+    let mut games = std::fs::read(pgn).map_err(|source| RunError::Io {
+        path: pgn.to_path_buf(),
         source,
     })?;
-    let keep = usize::try_from(state.pgn_bytes).unwrap_or(usize::MAX);
-    if pgn.len() < keep {
+    let keep = usize::try_from(counted.pgn_bytes).unwrap_or(usize::MAX);
+    if games.len() < keep {
         return Err(RunError::StateInvalid {
-            path: from_state.to_path_buf(),
+            path: state.to_path_buf(),
             reason: format!(
                 "it counts {} PGN bytes, {} has {}",
-                state.pgn_bytes,
-                from_pgn.display(),
-                pgn.len()
+                counted.pgn_bytes,
+                pgn.display(),
+                games.len()
             ),
         });
     }
-    pgn.truncate(keep);
-    crate::integrity::write_atomically(to_pgn, &pgn)?;
-    write_state(to_state, &state)?;
+    games.truncate(keep);
     Ok(CountedGames {
-        pairs: state.pairs.len() as u64,
-        games_played: state.games_played,
+        pairs: counted.pairs,
+        games_played: counted.games_played,
+        pgn: games,
     })
+}
+
+/// Writes `counted` as the state file and PGN of the match `fingerprint`, slice `shard`, each
+/// whole or not at all, the PGN first: the match then resumes from them.
+///
+/// # Errors
+/// [`RunError::Io`] when a file cannot be written.
+pub fn write_counted_games(
+    to: (&Path, &Path),
+    fingerprint: &Fingerprint,
+    shard: Shard,
+    counted: &CountedGames,
+) -> Result<(), RunError> {
+    let (state, pgn) = to;
+    crate::integrity::write_atomically(pgn, &counted.pgn)?;
+    write_state(
+        state,
+        &State {
+            fingerprint: fingerprint.clone(),
+            shard,
+            pgn_bytes: counted.pgn.len() as u64,
+            games_played: counted.games_played,
+            pairs: counted.pairs.clone(),
+        },
+    )
 }
 
 #[cfg(test)]
@@ -130,7 +154,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn counted_games_are_copied_only_into_the_same_match() {
+    fn counted_games_are_read_only_from_the_same_match_and_written_whole() {
         let dir = tempfile::tempdir().unwrap();
         let path = |name: &str| dir.path().join(name);
         let shard = Shard { index: 1, count: 2 };
@@ -144,45 +168,37 @@ mod tests {
         write_state(&path("from.json"), &state).unwrap();
         // Bytes after the last counted pair belong to a pair that was never counted.
         std::fs::write(path("from.pgn"), b"12345 uncounted").unwrap();
-        let copied = copy_counted_games(
-            (&path("from.json"), &path("from.pgn")),
+        let counted =
+            read_counted_games(&path("from.json"), &path("from.pgn"), &example(), shard).unwrap();
+        assert_eq!(
+            counted,
+            CountedGames {
+                pairs: Vec::new(),
+                games_played: 3,
+                pgn: b"12345".to_vec(),
+            }
+        );
+        write_counted_games(
             (&path("to.json"), &path("to.pgn")),
             &example(),
             shard,
+            &counted,
         )
         .unwrap();
-        assert_eq!(
-            copied,
-            CountedGames {
-                pairs: 0,
-                games_played: 3
-            }
-        );
         assert_eq!(std::fs::read(path("to.pgn")).unwrap(), b"12345");
         let resumed = load_state(&path("to.json"), &example(), shard).unwrap();
         assert_eq!((resumed.pgn_bytes, resumed.games_played), (5, 3));
 
         let mut other = example();
         other.seed = 2;
-        let refused = copy_counted_games(
-            (&path("from.json"), &path("from.pgn")),
-            (&path("other.json"), &path("other.pgn")),
-            &other,
-            shard,
-        );
+        let refused = read_counted_games(&path("from.json"), &path("from.pgn"), &other, shard);
         assert!(
             matches!(refused, Err(RunError::StateMismatch { field: "seed", .. })),
             "{refused:?}"
         );
-        assert!(!path("other.json").exists() && !path("other.pgn").exists());
 
         std::fs::write(path("from.pgn"), b"123").unwrap();
-        let short = copy_counted_games(
-            (&path("from.json"), &path("from.pgn")),
-            (&path("short.json"), &path("short.pgn")),
-            &example(),
-            shard,
-        );
+        let short = read_counted_games(&path("from.json"), &path("from.pgn"), &example(), shard);
         assert!(
             matches!(short, Err(RunError::StateInvalid { .. })),
             "{short:?}"

@@ -1,10 +1,12 @@
 //! `--games-from`: a stage starts from the pairs earlier runs of the same match played. A change
-//! withdrawn from main because its run could not finish, and submitted again under a new commit,
-//! has the same engine tree: the same two bound binaries, hence the same stage seeds and the same
-//! games. The source is checked once before any stage (its binding binds the same sha256 under
-//! the same profile and constitution, and its candidate declares the same path, so every stage
-//! has the same SPRT), each stage's state once more by the runner's fingerprint; the register
-//! entry names the runs that played the adopted pairs (`AdoptedPairs`).
+//! withdrawn from main because its run could not finish, and submitted again under a new commit
+//! (or only its message changed), has the same engine tree: the same two bound binaries, hence
+//! the same stage seeds and the same games. The source is checked once before any stage (its
+//! binding binds the same sha256 under the same profile and constitution, and its candidate
+//! declares the same path, so every stage has the same SPRT), each stage's pairs once more — its
+//! state and its shard files — by the runner's fingerprint and their games; the register entry
+//! names the runs that played the adopted pairs (`AdoptedPairs`). Adoption is the same whether
+//! this run plays locally or in rounds (`--no-play`): the adopted pairs are the stage's state.
 //!
 //! The directory is trusted as a run's own `--out` is when it resumes: it must be one the
 //! maintainer's oracle wrote.
@@ -18,15 +20,13 @@ use super::binding::BindingRecord;
 use super::out::OutDir;
 use super::resolve;
 use super::stage::{StageError, StagePlan, fail, read_optional};
-use super::trailers;
+use super::{short, trailers};
 use crate::errln;
 use crate::governance::entry::{AdoptedPairs, EarlierRun, PathKind};
 use crate::governance::hash::GitId;
 use crate::governance::timestamp::Timestamp;
-use crate::play::fingerprint::Fingerprint;
-use crate::play::runner::RunError;
 use crate::play::shard::Shard;
-use crate::play::state::copy_counted_games;
+use crate::play::state::write_counted_games;
 
 /// An earlier run's `--out` checked to be of the same match as this run.
 #[derive(Debug, Clone)]
@@ -124,9 +124,13 @@ pub fn check(
     Ok(GamesSource { out, run })
 }
 
-/// Before a stage's first game of this run: removes what an interrupted adoption left, then
-/// takes over the source's pairs of the stage, if there is a source and it played any. This run's
-/// own games come first: a stage with a state file is resumed, not adopted into.
+/// Before this run begins a stage (once, before the first stage is played or planned, in local
+/// and in `--no-play` mode): removes what an interrupted adoption left, then takes over every
+/// pair the source holds of the stage — its state's (a local run's, or the pairs it took over
+/// itself) and its shard files' (a run played in rounds) — if there is a source and it holds
+/// any. They become this stage's state, from which a local run resumes and which every merge
+/// counts first, once; no shard plays them again. This run's own play comes first: a stage it
+/// has begun (a state, a planned round, an end) is not adopted into.
 pub fn adopt(plan: &StagePlan, source: Option<&GamesSource>) -> Result<(), StageError> {
     if plan.state().exists() {
         return Ok(());
@@ -142,45 +146,53 @@ pub fn adopt(plan: &StagePlan, source: Option<&GamesSource>) -> Result<(), Stage
     let Some(source) = source else {
         return Ok(());
     };
+    if plan.begun() {
+        return Ok(());
+    }
     let from = StagePlan::dir_in(&source.out, plan.index, &plan.stage.name);
-    let from_state = from.join(StagePlan::STATE);
-    if !from_state.exists() {
+    let from_shards = StagePlan::shards_dir_in(&source.out, plan.index, &plan.stage.name);
+    let refuse = |error: StageError| {
+        fail(format!(
+            "--games-from {}: {error}",
+            source.out.root().display()
+        ))
+    };
+    let held = plan.held(&from, &from_shards).map_err(refuse)?;
+    if held.is_empty() {
         errln!(
             "      games from {}: none of this stage there; every pair is played here",
             source.out.root().display()
         );
         return Ok(());
     }
-    let earlier: Option<AdoptedPairs> = read_optional(&from.join(StagePlan::ADOPTED))?;
+    // Every pair once, each of this stage's match and shown by its games: exactly the games this
+    // run would play.
+    let counted = held.counted_games().map_err(refuse)?;
+    let earlier: Option<AdoptedPairs> =
+        read_optional(&from.join(StagePlan::ADOPTED)).map_err(refuse)?;
     std::fs::create_dir_all(&plan.dir).map_err(|e| fail(format!("{}: {e}", plan.dir.display())))?;
-    let config = plan.match_config(Shard::WHOLE, plan.state(), plan.pgn());
-    let fingerprint = Fingerprint::of(&config, plan.book_sha256.to_string()).map_err(fail)?;
-    // The state goes to a side file and is renamed last: until then this run has no state, so an
-    // interrupted adoption is cleaned up and done again (or not at all) by the next invocation.
-    let counted = copy_counted_games(
-        (&from_state, &from.join(StagePlan::PGN)),
-        (&plan.adopted_state(), &plan.pgn()),
-        &fingerprint,
-        Shard::WHOLE,
-    )
-    .map_err(|error| match error {
-        RunError::StateMismatch { field, .. } => fail(format!(
-            "--games-from {}: its games are of another match ({field} differs)",
-            from_state.display()
-        )),
-        other => fail(format!("--games-from: {other}")),
-    })?;
+    let fingerprint = plan.fingerprint()?;
+    let pairs = counted.pairs.len() as u64;
     let mut runs = earlier.map(|e| e.runs).unwrap_or_default();
     let before: u64 = runs.iter().map(|r| r.pairs).sum();
     runs.push(EarlierRun {
-        pairs: counted.pairs.saturating_sub(before),
+        pairs: pairs.saturating_sub(before),
         ..source.run.clone()
     });
     let adopted = AdoptedPairs {
-        pairs: counted.pairs,
+        pairs,
         games_played: counted.games_played,
         runs,
     };
+    // The state goes to a side file and is renamed last: until then this run has no state, so an
+    // interrupted adoption is cleaned up and done again (or not at all) by the next invocation.
+    write_counted_games(
+        (&plan.adopted_state(), &plan.pgn()),
+        &fingerprint,
+        Shard::WHOLE,
+        &counted,
+    )
+    .map_err(|e| fail(format!("--games-from: {e}")))?;
     let json = serde_json::to_vec_pretty(&adopted).expect("adopted pairs serialize");
     crate::integrity::write_atomically(&plan.adopted_file(), &json)
         .map_err(|e| fail(e.to_string()))?;
@@ -189,7 +201,7 @@ pub fn adopt(plan: &StagePlan, source: Option<&GamesSource>) -> Result<(), Stage
     let played_by: Vec<String> = adopted
         .runs
         .iter()
-        .map(|r| format!("{} by the run of {}", r.pairs, &r.candidate.as_str()[..12]))
+        .map(|r| format!("{} by the run of {}", r.pairs, short(r.candidate.as_str())))
         .collect();
     errln!(
         "      games from {}: {} pairs ({} games) of the same match: {}",

@@ -419,7 +419,6 @@ pub fn replay_games(request: &GamesRequest<'_>) -> Result<GamesReplay, GamesErro
                 entry.path,
                 &binding,
                 &out,
-                None,
                 &constitution.contract().option_pairs(),
             )
             .map_err(|e| GamesError::Rules(format!("stage `{}`: {e}", stage.name)))?;

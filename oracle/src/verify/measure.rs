@@ -10,7 +10,7 @@ use super::adopt;
 use super::binding::BindingRecord;
 use super::stage::{self, StagePlan};
 use super::trailers::Trailers;
-use super::{Conclusion, Rules, Run, Status, Step, StepFailure, rehash};
+use super::{Conclusion, Mode, Rules, Run, Status, Step, StepFailure, rehash};
 
 impl Run<'_> {
     /// Step 6: the profile's stages in order; `Some` ends the run early (a mode's status).
@@ -38,21 +38,42 @@ impl Run<'_> {
             ),
             None => None,
         };
-        for (index, stage) in rules.profile.stages.iter().enumerate() {
-            let step = Step::Stage(index + 1);
-            let plan = StagePlan::new(
-                index + 1,
-                stage,
-                &rules.profile,
-                trailers.path,
-                binding,
-                &self.out,
-                source.as_ref(),
-                &rules.contract.option_pairs(),
-            )
-            .map_err(|e| StepFailure::error(step, e))?
-            .with_node_pace(self.node_pace)
-            .with_seconds_per_game(self.plan.get(index).map_or(0.0, |f| f.seconds_per_game));
+        let plans = rules
+            .profile
+            .stages
+            .iter()
+            .enumerate()
+            .map(|(index, stage)| {
+                StagePlan::new(
+                    index + 1,
+                    stage,
+                    &rules.profile,
+                    trailers.path,
+                    binding,
+                    &self.out,
+                    &rules.contract.option_pairs(),
+                )
+                .map(|plan| {
+                    plan.with_node_pace(self.node_pace).with_seconds_per_game(
+                        self.plan.get(index).map_or(0.0, |f| f.seconds_per_game),
+                    )
+                })
+                .map_err(|e| StepFailure::error(Step::Stage(index + 1), e))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        // Adoption happens once, before any stage is played or its first round planned, and the
+        // same way whether this run plays locally or merges rounds: the pairs taken over are each
+        // stage's first, and every later invocation (a merge, a shard) finds them in `--out`.
+        // A shard never adopts.
+        if !matches!(self.request.mode, Mode::Shard(_)) {
+            for plan in &plans {
+                adopt::adopt(plan, source.as_ref()).map_err(|e| {
+                    StepFailure::error(Step::Stage(plan.index), e).evidence(plan.dir.clone())
+                })?;
+            }
+        }
+        for (plan, stage) in plans.iter().zip(&rules.profile.stages) {
+            let step = Step::Stage(plan.index);
             self.reporter.begin(
                 step,
                 &format!(
@@ -65,7 +86,7 @@ impl Run<'_> {
                 ),
             );
             let result = rehash(step, binding, &self.out).and_then(|()| {
-                stage::run(&plan, self.request.mode, self.reporter)
+                stage::run(plan, self.request.mode, self.reporter)
                     .map_err(|e| StepFailure::error(step, e).evidence(plan.dir.clone()))
             });
             let progress = self.close(result, |p| p.describe())?;

@@ -7,6 +7,10 @@
 //! there, so all shards agree. A shard run again — a failed or pre-empted task, a job started
 //! twice — plays only what its round still lacks, and a round is planned anew only once every
 //! shard has finished the last one, so no pair is played twice or left out.
+//!
+//! A stage that took over pairs of earlier runs (`--games-from`) starts its rounds after them:
+//! round 1 ends `pairs_per_shard` a shard after the first pair not taken over, and no shard plays
+//! a pair taken over.
 
 use std::fs::{File, OpenOptions};
 use std::num::NonZeroU32;
@@ -68,33 +72,51 @@ pub struct Round {
     pub pairs_per_shard: u64,
     /// How the round was sized.
     pub size: RoundSize,
+    /// The first pair of round 1: the pairs below it were taken over from earlier runs of the
+    /// same match (absent in rounds planned before adoption in rounds existed: 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub first_pair: u64,
+}
+
+/// Whether a count is zero (a field left out of the record then).
+fn is_zero(count: &u64) -> bool {
+    *count == 0
 }
 
 impl Round {
-    /// The round to play after `previous` (the first when there is none): `previous` again while
-    /// a shard has not finished it (`finished` is false), else one of `size` more pairs a shard.
+    /// The round to play after `previous` (the first, from `first_pair`, when there is none):
+    /// `previous` again while a shard has not finished it (`finished` is false), else one of
+    /// `size` more pairs a shard.
     #[must_use]
-    pub fn next(previous: Option<&Round>, finished: bool, size: RoundSize) -> Round {
+    pub fn next(
+        previous: Option<&Round>,
+        finished: bool,
+        size: RoundSize,
+        first_pair: u64,
+    ) -> Round {
         match previous {
             None => Round {
                 number: 1,
                 pairs_per_shard: size.pairs,
                 size,
+                first_pair,
             },
             Some(previous) if !finished => *previous,
             Some(previous) => Round {
                 number: previous.number + 1,
                 pairs_per_shard: previous.pairs_per_shard.saturating_add(size.pairs),
                 size,
+                first_pair: previous.first_pair,
             },
         }
     }
 
     /// The first pair index after the round of a stage cut into `shards`: shard K's first
-    /// `pairs_per_shard` pairs are exactly its pairs below it.
+    /// `pairs_per_shard` pairs from `first_pair` on are exactly its pairs below it.
     #[must_use]
     pub fn end(&self, shards: u32) -> u64 {
-        self.pairs_per_shard.saturating_mul(u64::from(shards))
+        self.first_pair
+            .saturating_add(self.pairs_per_shard.saturating_mul(u64::from(shards)))
     }
 
     /// One line for the step reporter.
@@ -107,8 +129,12 @@ impl Round {
             ),
             None => format!("{} pairs, the profile's batch_size", self.size.pairs),
         };
+        let taken = match self.first_pair {
+            0 => String::new(),
+            first => format!(" after the {first} pairs taken over"),
+        };
         format!(
-            "round {}: every shard plays to its {} pairs ({why})",
+            "round {}: every shard plays to its {} pairs{taken} ({why})",
             self.number, self.pairs_per_shard
         )
     }
@@ -177,20 +203,40 @@ mod tests {
     #[test]
     fn an_unfinished_round_is_played_again_and_a_finished_one_is_followed() {
         let size = RoundSize::new(None, 8, 1.0, 2);
-        let first = Round::next(None, false, size);
+        let first = Round::next(None, false, size, 0);
         assert_eq!(
             (first.number, first.pairs_per_shard, first.end(4)),
             (1, 8, 32)
         );
-        assert_eq!(Round::next(Some(&first), false, size), first);
+        assert_eq!(Round::next(Some(&first), false, size, 0), first);
         let bigger = RoundSize::new(minutes(1), 8, 1.0, 2);
-        let second = Round::next(Some(&first), true, bigger);
+        let second = Round::next(Some(&first), true, bigger, 0);
         assert_eq!((second.number, second.pairs_per_shard), (2, 68));
         assert!(
             second
                 .describe()
                 .contains("round 2: every shard plays to its 68 pairs")
         );
+    }
+
+    #[test]
+    fn rounds_after_pairs_taken_over_start_after_them() {
+        let size = RoundSize::new(None, 8, 1.0, 2);
+        let first = Round::next(None, false, size, 13);
+        assert_eq!((first.first_pair, first.end(4)), (13, 45));
+        let second = Round::next(Some(&first), true, size, 0);
+        assert_eq!((second.first_pair, second.end(4)), (13, 77), "kept");
+        assert!(
+            first
+                .describe()
+                .contains("every shard plays to its 8 pairs after the 13 pairs taken over"),
+            "{}",
+            first.describe()
+        );
+        // A round planned before the field existed reads as starting at pair 0.
+        let old = r#"{"number":1,"pairs_per_shard":8,"size":{"pairs":8,"minutes":null,"seconds_per_game":1.0,"concurrency":2}}"#;
+        let old: Round = serde_json::from_str(old).unwrap();
+        assert_eq!(old.end(4), 32);
     }
 
     #[test]

@@ -10,6 +10,10 @@
 //!   SPRT at round boundaries (the match runner's group-sequential merge), and plan the next
 //!   round when it has not decided.
 //!
+//! Pairs taken over from an earlier run of the same match (`--games-from`, `adopt.rs`) are
+//! the stage's state in every mode: a local run resumes from it, a merge counts its pairs first
+//! and once, and a shard leaves them out.
+//!
 //! A stage that reaches `max_games` undecided ends `undecided`: not passed. A stage at a node
 //! limit whose every pair, from its minimum games on, was the same game twice ends
 //! `indistinguishable` (Article 2.5): passed, with no gain found.
@@ -22,7 +26,6 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 
 use super::Mode;
-use super::adopt::{self, GamesSource};
 use super::binding::{BindingRecord, timestamp};
 use super::out::OutDir;
 use super::round::{self, Round, RoundSize};
@@ -38,9 +41,11 @@ use crate::play::cpu_guard::NodePace;
 use crate::play::cpus::Cpus;
 use crate::play::fingerprint::Fingerprint;
 use crate::play::game::Adjudication;
-use crate::play::runner::{MatchConfig, MatchProgress, MatchReport, run_match};
+use crate::play::runner::{MatchConfig, MatchProgress, MatchReport, RunError, run_match};
 use crate::play::shard::Shard;
-use crate::play::shard::{ShardResult, merge, read_shards};
+use crate::play::shard::{Looks, Merged, Prior, ShardResult, merge_onto, read_shards};
+use crate::play::shard_games::check_pairs;
+use crate::play::state::{CountedGames, read_counted_games};
 use crate::play::stop::{SprtStop, StopRule};
 use crate::play::tally::{FaultCounts, PairOutcome};
 use crate::play::uci::EngineConfig;
@@ -80,8 +85,6 @@ pub struct StagePlan {
     engine_sha256: [String; 2],
     concurrency: usize,
     fault_limits: Option<FaultLimits>,
-    /// An earlier run of the same match whose pairs of this stage are taken over (`--games-from`).
-    source: Option<GamesSource>,
     /// The candidate's and the predecessor's CPU per node (their benches), bounding their
     /// searches at a node limit.
     node_pace: [Option<NodePace>; 2],
@@ -183,7 +186,6 @@ impl StagePlan {
         path: PathKind,
         binding: &BindingRecord,
         out: &OutDir,
-        source: Option<&GamesSource>,
         options: &[(String, String)],
     ) -> Result<Self, StageError> {
         let params = stage_sprt_params(stage, profile, path)?;
@@ -208,10 +210,6 @@ impl StagePlan {
         // The match policy (play::cpus): timed games one per physical core.
         let cores = Cpus::detect().max_games(stage.tc.is_timed());
         let dir = Self::dir_in(out, index, &stage.name);
-        let dir_name = dir
-            .file_name()
-            .expect("a stage directory has a name")
-            .to_owned();
         Ok(Self {
             index,
             stage: stage.clone(),
@@ -223,7 +221,7 @@ impl StagePlan {
             book_sha256,
             seed,
             dir,
-            shards_dir: out.root().join("shards").join(&dir_name),
+            shards_dir: Self::shards_dir_in(out, index, &stage.name),
             adjudication: profile.adjudication,
             engines: [
                 engine("candidate", &binding.candidate.path),
@@ -235,7 +233,6 @@ impl StagePlan {
             ],
             concurrency: (stage.concurrency.get() as usize).clamp(1, cores),
             fault_limits: profile.fault_limits,
-            source: source.cloned(),
             node_pace: [None, None],
             seconds_per_game: 0.0,
         })
@@ -257,6 +254,13 @@ impl StagePlan {
     /// The directory of stage `index` named `name` in `out`.
     pub(super) fn dir_in(out: &OutDir, index: usize, name: &str) -> PathBuf {
         out.stage_dir(index, name)
+    }
+
+    /// The directory of this stage's shard files in `out`.
+    pub(super) fn shards_dir_in(out: &OutDir, index: usize, name: &str) -> PathBuf {
+        let dir = Self::dir_in(out, index, name);
+        let name = dir.file_name().map(ToOwned::to_owned).unwrap_or_default();
+        out.root().join("shards").join(name)
     }
 
     /// The plan with each engine's measured CPU per node, which bounds its node-limited
@@ -340,6 +344,192 @@ impl StagePlan {
     fn round(&self) -> Result<Option<Round>, StageError> {
         read_optional(&round::record_file(&self.shards_dir))
     }
+
+    /// Whether this run has begun the stage: its runner state, a planned round, or its end.
+    pub(super) fn begun(&self) -> bool {
+        self.state().exists()
+            || round::record_file(&self.shards_dir).exists()
+            || self.outcome_file().exists()
+    }
+
+    /// The whole stage's fingerprint as one shard (the engines hashed now).
+    pub(super) fn fingerprint(&self) -> Result<Fingerprint, StageError> {
+        let config = self.match_config(Shard::WHOLE, self.state(), self.pgn());
+        Fingerprint::of(&config, self.book_sha256.to_string()).map_err(fail)
+    }
+
+    /// What the stage directory `dir` and the shard directory `shards_dir` (this run's or an
+    /// earlier run's) hold of this stage: the state file, each pair shown by its games, and the
+    /// shard files, read but not yet merged. A state of another match is refused, naming it.
+    pub(super) fn held(&self, dir: &Path, shards_dir: &Path) -> Result<Held, StageError> {
+        let fingerprint = self.fingerprint()?;
+        let state = self.counted_in(dir, &fingerprint)?;
+        let files: Vec<PathBuf> = match std::fs::read_dir(shards_dir) {
+            Ok(listing) => listing
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                        n.starts_with("shard-")
+                            && n.ends_with(".json")
+                            && !n.ends_with(".state.json")
+                    })
+                })
+                .collect(),
+            Err(_) => Vec::new(),
+        };
+        let shards = if files.is_empty() {
+            Vec::new()
+        } else {
+            read_shards(&files).map_err(fail)?
+        };
+        Ok(Held {
+            fingerprint,
+            state,
+            shards,
+        })
+    }
+
+    /// The state file of the stage directory `dir` with what it counts, each pair shown by its
+    /// games; `None` without one. A state of another match is refused, naming the field.
+    fn counted_in(
+        &self,
+        dir: &Path,
+        fingerprint: &Fingerprint,
+    ) -> Result<Option<(PathBuf, CountedGames)>, StageError> {
+        let state = dir.join(Self::STATE);
+        if !state.exists() {
+            return Ok(None);
+        }
+        let pgn = dir.join(Self::PGN);
+        let counted = read_counted_games(&state, &pgn, fingerprint, Shard::WHOLE).map_err(
+            |error| match error {
+                RunError::StateMismatch { field, .. } => fail(format!(
+                    "{}: its games are of another match ({field} differs)",
+                    state.display()
+                )),
+                other => fail(other),
+            },
+        )?;
+        let names = [
+            fingerprint.engines[0].name.as_str(),
+            fingerprint.engines[1].name.as_str(),
+        ];
+        check_pairs(&state, &pgn, &counted.pgn[..], names, &counted.pairs).map_err(fail)?;
+        Ok(Some((state, counted)))
+    }
+
+    /// The pairs of this stage taken over from earlier runs, in its state file: no shard plays
+    /// them (a state here is never a shard's; rounds are played only after adoption).
+    fn taken(&self) -> Result<Vec<u64>, StageError> {
+        let fingerprint = self.fingerprint()?;
+        Ok(self
+            .counted_in(&self.dir, &fingerprint)?
+            .map(|(_, counted)| counted.pairs.iter().map(|p| p.index).collect())
+            .unwrap_or_default())
+    }
+}
+
+/// A stage's pairs outside a running match: the state file of its directory (pairs taken over
+/// from earlier runs, or a local run's own) and the shard files of its rounds.
+pub(super) struct Held {
+    /// The whole stage's fingerprint.
+    fingerprint: Fingerprint,
+    /// The state file and what it counts, if there is one.
+    state: Option<(PathBuf, CountedGames)>,
+    /// The shard files.
+    shards: Vec<(PathBuf, ShardResult)>,
+}
+
+impl Held {
+    /// Whether neither a state nor a shard holds a pair.
+    pub(super) fn is_empty(&self) -> bool {
+        self.state.is_none() && self.shards.is_empty()
+    }
+
+    /// The shard count the fleet cut the stage into (the first shard's), if a shard has played.
+    fn shard_count(&self) -> Option<u32> {
+        self.shards.first().map(|(_, s)| s.fingerprint.shards)
+    }
+
+    /// The pairs of the state file, the ones taken over.
+    fn taken(&self) -> &[PairOutcome] {
+        self.state
+            .as_ref()
+            .map_or(&[][..], |(_, counted)| counted.pairs.as_slice())
+    }
+
+    /// The gap-free prefix of the pairs taken over: where round 1 starts.
+    fn taken_prefix(&self) -> u64 {
+        let mut indices: Vec<u64> = self.taken().iter().map(|p| p.index).collect();
+        indices.sort_unstable();
+        indices
+            .iter()
+            .enumerate()
+            .take_while(|&(i, &index)| index == i as u64)
+            .count() as u64
+    }
+
+    /// Every pair once — the state's in the order it counted them, then the shards' in pair
+    /// order — with the games that show them: what a run of the same match resumes from. Each
+    /// shard is checked against the match, its tally and its games; a pair in two places is
+    /// refused.
+    pub(super) fn counted_games(&self) -> Result<CountedGames, StageError> {
+        let merged = self.merge(None)?;
+        let taken: std::collections::HashSet<u64> =
+            self.taken().iter().map(|pair| pair.index).collect();
+        let mut pairs = self.taken().to_vec();
+        pairs.extend(
+            merged
+                .pairs
+                .iter()
+                .filter(|pair| !taken.contains(&pair.index)),
+        );
+        let mut pgn = self
+            .state
+            .as_ref()
+            .map_or_else(Vec::new, |(_, counted)| counted.pgn.clone());
+        for (file, _) in &self.shards {
+            let path = crate::play::shard_games::pgn_path(file);
+            let games =
+                std::fs::read(&path).map_err(|e| fail(format!("{}: {e}", path.display())))?;
+            pgn.extend_from_slice(&games);
+        }
+        Ok(CountedGames {
+            pairs,
+            games_played: merged.games_played,
+            pgn,
+        })
+    }
+
+    /// The sha256 of the state's PGN, if there is a state.
+    fn state_pgn_sha256(&self) -> Option<String> {
+        self.state
+            .as_ref()
+            .map(|(_, counted)| crate::integrity::sha256_hex(&counted.pgn))
+    }
+
+    /// Each shard's recorded PGN sha256.
+    fn shard_pgn_sha256(&self) -> impl Iterator<Item = String> + '_ {
+        self.shards.iter().filter_map(|(_, s)| s.pgn_sha256.clone())
+    }
+
+    /// Every pair once, the state's first (each shard checked against the match, its tally and
+    /// its games; a pair in two places refused), with the SPRT's `looks`.
+    fn merge(&self, looks: Option<Looks>) -> Result<Merged, StageError> {
+        // The constitution fixes the match; the fleet chooses how to cut it, so the plan takes
+        // its shard count from the first shard and every other shard must be cut the same way.
+        let expected = Fingerprint {
+            shards: self.shard_count().unwrap_or(1),
+            ..self.fingerprint.clone()
+        };
+        let prior = self.state.as_ref().map(|(file, counted)| Prior {
+            file,
+            pairs: &counted.pairs,
+            games_played: counted.games_played,
+        });
+        merge_onto(prior, &self.shards, &expected, looks).map_err(fail)
+    }
 }
 
 /// Plays (or merges) the stage as `mode` says. A finished stage in which the predecessor
@@ -370,7 +560,6 @@ pub fn run(
 /// The SPRT of a stage as the runner's stop rule: looks at batch boundaries, records the LLR
 /// path, and may stop once the minimum is played.
 fn play_local(plan: &StagePlan, reporter: &StepReporter) -> Result<StageOutcome, StageError> {
-    adopt::adopt(plan, plan.source.as_ref())?;
     let started = mark_started(plan)?;
     let config = plan.match_config(Shard::WHOLE, plan.state(), plan.pgn());
     let mut sprt = SprtStop::new(plan.params, plan.batch, plan.min_pairs).map_err(fail)?;
@@ -454,6 +643,9 @@ fn play_shard(
     })?;
     let stem = format!("shard-{}-of-{}", shard.index, shard.count);
     let _held = round::lock_shard(&plan.shards_dir.join(format!("{stem}.lock"))).map_err(fail)?;
+    // The pairs taken over from earlier runs are counted in the stage's state: no shard plays
+    // them again (the merge would refuse the pair twice).
+    let taken = plan.taken()?;
     mark_started(plan)?;
     // The runner works on files of its own; the merge reads the shard result and its PGN, which
     // are published together once this run ends, so a task killed mid-round leaves the last
@@ -465,7 +657,17 @@ fn play_shard(
         plan.shards_dir.join(format!("{stem}.state.json")),
         working_pgn.clone(),
     );
-    config.pairs_below = Some(round.end(shard.count));
+    let end = round.end(shard.count).min(plan.max_pairs);
+    let taken_here = taken
+        .iter()
+        .filter(|&&i| i < end && shard.contains(i))
+        .count() as u64;
+    let round_pairs = (0..end)
+        .filter(|&i| shard.contains(i))
+        .count()
+        .saturating_sub(taken_here as usize) as u64;
+    config.pairs_below = Some(end);
+    config.counted_elsewhere = taken;
     let report = play(config, None, plan.max_pairs, reporter)?;
     let result = ShardResult::of(&report);
     let json = serde_json::to_vec_pretty(&result).expect("shard results serialize");
@@ -482,7 +684,7 @@ fn play_shard(
             shard.count,
             plan.index,
             report.tally.pairs,
-            if report.tally.pairs >= round.pairs_per_shard.min(shard_pairs(plan, shard)) {
+            if report.tally.pairs >= round_pairs {
                 "all"
             } else {
                 "not all"
@@ -494,23 +696,20 @@ fn play_shard(
     })
 }
 
-/// The pairs of `shard` in the whole stage.
-fn shard_pairs(plan: &StagePlan, shard: Shard) -> u64 {
-    (0..plan.max_pairs).filter(|&i| shard.contains(i)).count() as u64
-}
-
 fn merge_round(
     plan: &StagePlan,
     round_minutes: Option<NonZeroU32>,
 ) -> Result<StageProgress, StageError> {
-    let (shards, contiguous_pairs, summary) = match merged(plan)? {
+    let (shards, contiguous_pairs, taken, summary) = match merged(plan)? {
         Merge::Finished(outcome) => return Ok(StageProgress::Finished(outcome)),
         Merge::Open {
             shards,
             contiguous_pairs,
+            taken,
             summary,
-        } => (shards, contiguous_pairs, summary),
+        } => (shards, contiguous_pairs, taken, summary),
         Merge::NoShards => (
+            0,
             0,
             0,
             format!("stage {}: no shard has played yet", plan.index),
@@ -529,7 +728,7 @@ fn merge_round(
         plan.seconds_per_game,
         plan.concurrency,
     );
-    let next = Round::next(previous.as_ref(), finished, size);
+    let next = Round::next(previous.as_ref(), finished, size, taken);
     if previous != Some(next) {
         let json = serde_json::to_vec_pretty(&next).expect("rounds serialize");
         write_atomically(&round::record_file(&plan.shards_dir), &json)
@@ -542,50 +741,49 @@ fn merge_round(
 
 /// What the shard files of a stage show.
 enum Merge {
-    /// No shard has played.
+    /// No shard has played, and no pair was taken over.
     NoShards,
     /// Decided, or undecided at the maximum.
     Finished(Box<StageOutcome>),
     /// Not decided yet.
     Open {
-        /// The shard count the fleet cut the stage into.
+        /// The shard count the fleet cut the stage into (0 before any shard has played).
         shards: u32,
         /// The gap-free prefix of pairs merged.
         contiguous_pairs: u64,
+        /// The gap-free prefix of the pairs taken over, where round 1 starts.
+        taken: u64,
         /// What was merged, in one line.
         summary: String,
     },
 }
 
-/// The stage as the shard files in `--out` show it.
+/// The stage as the pairs in `--out` show it: those taken over from earlier runs (the stage's
+/// state), first, and the shard files. Before any shard has played, the SPRT looks at the pairs
+/// taken over once a batch, as a local run that resumes them does (it may decide at once); once
+/// shards have played, once a round, after the pairs taken over.
 fn merged(plan: &StagePlan) -> Result<Merge, StageError> {
     if let Some(outcome) = read_finished(plan)? {
         return Ok(Merge::Finished(Box::new(outcome)));
     }
-    let files: Vec<PathBuf> = match std::fs::read_dir(&plan.shards_dir) {
-        Ok(listing) => listing
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| {
-                p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                    n.starts_with("shard-") && n.ends_with(".json") && !n.ends_with(".state.json")
-                })
-            })
-            .collect(),
-        Err(_) => return Ok(Merge::NoShards),
-    };
-    if files.is_empty() {
+    let held = plan.held(&plan.dir, &plan.shards_dir)?;
+    if held.is_empty() {
         return Ok(Merge::NoShards);
     }
-    let shards = read_shards(&files).map_err(fail)?;
-    let config = plan.match_config(Shard::WHOLE, plan.state(), plan.pgn());
-    // The constitution fixes the match; the fleet chooses how to cut it, so the plan takes its
-    // shard count from the first shard and every other shard must be cut the same way.
-    let expected = Fingerprint {
-        shards: shards.first().map_or(1, |(_, s)| s.fingerprint.shards),
-        ..Fingerprint::of(&config, plan.book_sha256.to_string()).map_err(fail)?
+    let taken = held.taken_prefix();
+    let looks = match held.shard_count() {
+        Some(shards) => Looks {
+            params: plan.params,
+            every: u64::from(shards),
+            after: taken,
+        },
+        None => Looks {
+            params: plan.params,
+            every: plan.batch,
+            after: 0,
+        },
     };
-    let merged = merge(&shards, &expected, Some(plan.params)).map_err(fail)?;
+    let merged = held.merge(Some(looks))?;
     let decision = merged.sprt_decision.unwrap_or(SprtDecision::Continue);
     let pairs = merged.tally.pairs;
     let state = match decision {
@@ -601,11 +799,16 @@ fn merged(plan: &StagePlan) -> Result<Merge, StageError> {
         _ => None,
     };
     let Some(state) = state else {
+        let taken_over = match held.taken().len() {
+            0 => String::new(),
+            n => format!(" ({n} taken over)"),
+        };
         return Ok(Merge::Open {
-            shards: merged.fingerprint.shards,
+            shards: held.shard_count().unwrap_or(0),
             contiguous_pairs: merged.contiguous_pairs,
+            taken,
             summary: format!(
-                "stage {}: {} shards merged, {} contiguous pairs, LLR {:.2} in [{:.2}, {:.2}]: another round",
+                "stage {}: {} shards merged, {} contiguous pairs{taken_over}, LLR {:.2} in [{:.2}, {:.2}]: another round",
                 plan.index,
                 merged.shards.len(),
                 merged.contiguous_pairs,
@@ -615,15 +818,18 @@ fn merged(plan: &StagePlan) -> Result<Merge, StageError> {
             ),
         });
     };
-    let started = read_started(plan)?.unwrap_or(0);
-    let path = llr_path(
-        &merged.pairs,
-        plan.params,
-        u64::from(merged.fingerprint.shards),
-    )?;
-    let digests: Vec<String> = shards
-        .iter()
-        .filter_map(|(_, s)| s.pgn_sha256.clone())
+    let started = match read_started(plan)? {
+        Some(ms) => ms,
+        // Decided on the pairs taken over alone: this merge began the stage.
+        None if held.shard_count().is_none() => mark_started(plan)?,
+        None => 0,
+    };
+    let path = llr_path(&merged.pairs, plan.params, looks.every)?;
+    // The record's digest of the games: the state's PGN (pairs taken over), then each shard's.
+    let digests: Vec<String> = held
+        .state_pgn_sha256()
+        .into_iter()
+        .chain(held.shard_pgn_sha256())
         .collect();
     let pgn_sha256 = Some(Sha256Hex::of(digests.join("\n").as_bytes()).to_string());
     let bounds = merged.sprt.as_ref().map_or(
@@ -633,7 +839,7 @@ fn merged(plan: &StagePlan) -> Result<Merge, StageError> {
     let outcome = finish(
         plan,
         state,
-        (bounds, u64::from(merged.fingerprint.shards)),
+        (bounds, looks.every),
         &merged.pairs,
         path,
         pgn_sha256,
