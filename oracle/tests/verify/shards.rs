@@ -1,13 +1,15 @@
 //! A stage played as sharded rounds (`--shard`, `--no-play`): rounds merged into a verdict, a
-//! killed shard rerun without a pair counted twice, and forged shards refused.
+//! killed shard rerun without a pair counted twice, forged shards refused, and the pairs of
+//! another run of the same binaries taken over in rounds (`--no-play --games-from`).
 
 use std::fs;
 use std::path::Path;
 use std::process::Command;
 
+use git2::Oid;
 use serde_json::Value;
 
-use super::{Fixture, SERIAL, assert_bound_before_games, counted_pairs};
+use super::{Fixture, SERIAL, assert_bound_before_games, copy_tree, counted_pairs};
 use crate::support::ORACLE;
 
 #[test]
@@ -263,4 +265,221 @@ fn a_shard_claiming_pairs_its_pgn_does_not_show_is_refused() {
         why.contains("shard-1-of-1.json: pair ") && why.contains("the shard claims"),
         "{why}"
     );
+}
+
+/// The pair indices a JSON file (a runner state or a shard result) counts.
+fn indices(file: &Path) -> Vec<u64> {
+    let json: Value = serde_json::from_slice(&fs::read(file).unwrap()).unwrap();
+    json["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["index"].as_u64().unwrap())
+        .collect()
+}
+
+/// A commit that changed only its message (the same tree on the same parent) is the same two
+/// binaries: its run in rounds (`--no-play --games-from`, as the CI's `prepare` does) takes over
+/// the pairs the earlier commit's run played in rounds — from its shard files, there being no
+/// whole-stage state there — applies the SPRT to them at once (deciding the stage as the earlier
+/// run did, if it did), else plans round 1 from the first pair not taken over; its shards play
+/// none of them again, and the entry names the run that played them. A source of another match
+/// (a shard of another seed, a binding of another candidate binary) is refused, naming what
+/// differs, and nothing is taken over; a shard never takes pairs over.
+#[test]
+fn rounds_continue_the_pairs_of_another_commit_of_the_same_binaries() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    let stronger = fixture.stronger_than_its_predecessor();
+    let commit = fixture
+        .repo
+        .find_commit(Oid::from_str(&stronger).unwrap())
+        .unwrap();
+    let again = fixture
+        .commit_on(
+            commit.parent_id(0).unwrap(),
+            commit.tree_id(),
+            &format!("again: {}", commit.message().unwrap()),
+        )
+        .to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let first_out = dir.path().join("first");
+
+    // The earlier commit's run: bound, one round of two shards (two pairs each), merged.
+    let (code, _, stderr) = fixture.verify_smoke_with(&stronger, &first_out, &["--no-play"]);
+    assert_eq!(code, 0, "{stderr}");
+    for shard in ["1/2", "2/2"] {
+        let (code, _, stderr) =
+            fixture.verify_smoke_with(&stronger, &first_out, &["--shard", shard]);
+        assert_eq!(code, 0, "{stderr}");
+    }
+    let (code, earlier, stderr) = fixture.verify_smoke_with(&stronger, &first_out, &["--no-play"]);
+    assert_eq!(
+        (code, earlier["status"].as_str()),
+        (0, Some("continue")),
+        "{stderr}"
+    );
+    assert!(
+        !first_out.join("stage-1-short/state.json").exists(),
+        "a run in rounds has no whole-stage state"
+    );
+
+    // Another match: a shard of another seed, and a binding of another candidate binary.
+    let forged = dir.path().join("forged");
+    copy_tree(&first_out, &forged);
+    let shard_file = forged.join("shards/stage-1-short/shard-1-of-2.json");
+    let mut shard: Value = serde_json::from_slice(&fs::read(&shard_file).unwrap()).unwrap();
+    shard["fingerprint"]["seed"] = Value::from(shard["fingerprint"]["seed"].as_u64().unwrap() ^ 1);
+    fs::write(&shard_file, serde_json::to_vec_pretty(&shard).unwrap()).unwrap();
+    let other_binary = dir.path().join("other-binary");
+    copy_tree(&first_out, &other_binary);
+    let binding_file = other_binary.join("binding.json");
+    let mut binding: Value = serde_json::from_slice(&fs::read(&binding_file).unwrap()).unwrap();
+    binding["candidate"]["sha256"] = Value::from("0".repeat(64));
+    fs::write(&binding_file, serde_json::to_vec(&binding).unwrap()).unwrap();
+    for (source, why) in [
+        (
+            &forged,
+            "shard-1-of-2.json was not played under the plan: its seed differs".to_owned(),
+        ),
+        (
+            &other_binary,
+            format!("candidate sha256 is {} there", "0".repeat(64)),
+        ),
+    ] {
+        let refused = dir.path().join("refused");
+        let (code, result, stderr) = fixture.verify_smoke_with(
+            &again,
+            &refused,
+            &["--no-play", "--games-from", source.to_str().unwrap()],
+        );
+        assert_eq!(code, 2, "{stderr}\n{result:#}");
+        let reason = result["reason"].as_str().unwrap();
+        assert!(reason.contains(&why), "{why}: {reason}");
+        for file in ["stage-1-short/state.json", "stage-1-short/adopted.json"] {
+            assert!(
+                !refused.join(file).exists(),
+                "{file}: nothing is taken over"
+            );
+        }
+        assert!(
+            !refused.join("shards/stage-1-short/round.json").exists(),
+            "no round is planned"
+        );
+        fs::remove_dir_all(&refused).unwrap();
+    }
+
+    // A shard never takes pairs over: the command line refuses it.
+    let output = Command::new(ORACLE)
+        .args([
+            "verify",
+            &again,
+            "--profile",
+            "smoke",
+            "--shard",
+            "1/2",
+            "--games-from",
+        ])
+        .arg(&first_out)
+        .arg("--repo")
+        .arg(fixture.path())
+        .arg("--out")
+        .arg(dir.path().join("shard"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    for part in ["--games-from <DIR>", "cannot be used with", "--shard <K/N>"] {
+        assert!(stderr.contains(part), "{part}: {stderr}");
+    }
+
+    // The reworded commit's prepare: the earlier run's four pairs become the stage's state.
+    let out = dir.path().join("again");
+    let first_pairs = [
+        indices(&first_out.join("shards/stage-1-short/shard-1-of-2.json")),
+        indices(&first_out.join("shards/stage-1-short/shard-2-of-2.json")),
+    ]
+    .concat();
+    let (code, prepared, stderr) = fixture.verify_smoke_with(
+        &again,
+        &out,
+        &["--no-play", "--games-from", first_out.to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{stderr}\n{prepared:#}");
+    assert_eq!(prepared["status"], "continue", "{prepared:#}");
+    assert!(
+        stderr.contains(&format!(
+            "{} pairs ({} games) of the same match: {} by the run of {}",
+            first_pairs.len(),
+            2 * first_pairs.len(),
+            first_pairs.len(),
+            &stronger[..12]
+        )),
+        "{stderr}"
+    );
+    let mut taken = indices(&out.join("stage-1-short/state.json"));
+    taken.sort_unstable();
+    assert_eq!(taken, (0..first_pairs.len() as u64).collect::<Vec<_>>());
+    // As a local run would, the first merge applies the SPRT to the pairs taken over: it decides
+    // the stage at once where the earlier run's merge decided it; otherwise round 1 starts after
+    // them.
+    let decided_before = &earlier["stages"][0]["record"];
+    if decided_before.is_object() {
+        let decided_now = &prepared["stages"][0]["record"];
+        for field in ["state", "pairs", "pentanomial", "llr"] {
+            assert_eq!(
+                decided_now[field], decided_before[field],
+                "{field}: {prepared:#}"
+            );
+        }
+    } else {
+        let round: Value =
+            serde_json::from_slice(&fs::read(out.join("shards/stage-1-short/round.json")).unwrap())
+                .unwrap();
+        assert_eq!(round["first_pair"], first_pairs.len() as u64, "{round}");
+    }
+
+    // The rounds go on to the verdict; no shard plays a pair taken over.
+    let mut rounds = 0;
+    let last = loop {
+        rounds += 1;
+        assert!(rounds <= 10, "no decision after 10 rounds");
+        for shard in ["1/2", "2/2"] {
+            let (code, _, stderr) = fixture.verify_smoke_with(&again, &out, &["--shard", shard]);
+            assert_eq!(code, 0, "{stderr}");
+        }
+        let (code, merged, stderr) = fixture.verify_smoke_with(&again, &out, &["--no-play"]);
+        if merged["status"] != "continue" {
+            assert_eq!(code, 0, "{stderr}");
+            break merged;
+        }
+    };
+    // The verdict is the other sharded test's subject: on a machine loaded by other work a game
+    // of the candidate can exceed its CPU budget at the node limit, which ends the stage
+    // candidate_faulted. What this test holds is which pairs were counted, and by whom.
+    assert!(
+        last["verdict"] == "gewinn" || last["stages"][0]["record"]["state"] == "candidate_faulted",
+        "{last:#}"
+    );
+    for shard in ["shard-1-of-2.json", "shard-2-of-2.json"] {
+        let file = out.join("shards/stage-1-short").join(shard);
+        if file.exists() {
+            let played = indices(&file);
+            assert!(
+                played.iter().all(|pair| !taken.contains(pair)),
+                "{played:?}"
+            );
+        }
+    }
+    let adopted = &last["stages"][0]["record"]["adopted"];
+    assert_eq!(adopted["pairs"], first_pairs.len() as u64, "{last:#}");
+    let runs = adopted["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1, "{adopted}");
+    assert_eq!(runs[0]["candidate"], stronger.as_str());
+    assert_eq!(runs[0]["pairs"], first_pairs.len() as u64);
+    assert!(
+        last["stages"][0]["record"]["pairs"].as_u64().unwrap() >= first_pairs.len() as u64,
+        "{last:#}"
+    );
+    assert_bound_before_games(&last, &out);
 }
