@@ -5,9 +5,10 @@
 //!
 //! And the workflow run here: in a throwaway repository of the C engine fixture, under a
 //! throwaway profile, a run that is cancelled after its first round is continued by the next
-//! run from its last `out-N` (found and downloaded by the workflow's own `gh` step), and an
-//! `out-N` the oracle refuses is discarded for a fresh start (docs/ci-trust.md, "Continuing an
-//! earlier run").
+//! run from its last `out-N` (found and downloaded by the workflow's own `gh` step), an `out-N`
+//! the oracle refuses is discarded for a fresh start, and a commit that changes only the
+//! message — the same two binaries — continues the pairs of the earlier commit's run instead of
+//! starting afresh (docs/ci-trust.md, "Continuing an earlier run").
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -214,16 +215,50 @@ impl Throwaway {
         serde_norway::to_string(&constitution).unwrap()
     }
 
-    /// `verify.yml` run here as `name`, after the runs `previous` (oldest first), cancelled after
-    /// its first round; its log (standard output and error).
+    /// `verify.yml` run here as `name` on the candidate, after the runs `previous` (oldest
+    /// first), cancelled after its first round; its log (standard output and error).
     fn run(&self, name: &str, previous: &[&str]) -> String {
+        self.run_head(name, &self.candidate, previous)
+    }
+
+    /// A commit of the candidate's tree on the candidate's parent whose message differs in its
+    /// subject (its `Bench:` trailer kept): what a push that changes only the message makes.
+    /// With the candidate's commit time: the fixture's `id name` carries `__DATE__` and
+    /// `__TIME__`, which a build takes from the commit's time (`SOURCE_DATE_EPOCH`), so a commit
+    /// of another time would be another binary, another measurement. On a branch of its own, as
+    /// the earlier commit stays on `main`: both can be fetched.
+    fn reworded(&self, subject: &str) -> String {
+        let message = self.git(&["log", "-1", "--format=%B", &self.candidate]);
+        let message = message.replacen("eval: weigh the centre more", subject, 1);
+        let time = self.git(&["log", "-1", "--format=%cI", &self.candidate]);
+        let same_time = [
+            MAINTAINER,
+            &[
+                ("GIT_AUTHOR_DATE", time.as_str()),
+                ("GIT_COMMITTER_DATE", time.as_str()),
+            ],
+        ]
+        .concat();
+        let tree = format!("{}^{{tree}}", self.candidate);
+        let parent = format!("{}~1", self.candidate);
+        let commit = git_in(
+            &self.repo(),
+            &same_time,
+            &["commit-tree", &tree, "-p", &parent, "-m", &message],
+        );
+        self.git(&["branch", &format!("reworded-{}", &commit[..12]), &commit]);
+        commit
+    }
+
+    /// `verify.yml` run here as `name` on the pull request's head `head`, as [`Self::run`].
+    fn run_head(&self, name: &str, head: &str, previous: &[&str]) -> String {
         let mut command = Command::new("python3");
         command
             .arg(repository_root().join("scripts/run-workflow.py"))
             .arg(".github/workflows/verify.yml")
             .arg("--repo")
             .arg(self.repo())
-            .args(["--head", &self.candidate, "--base", &self.predecessor])
+            .args(["--head", head, "--base", &self.predecessor])
             .arg("--work")
             .arg(self.work(name))
             .args([
@@ -274,6 +309,26 @@ impl Throwaway {
             })
             .collect()
     }
+
+    /// A JSON file of the stage directory in the run's artifact `out-1`.
+    fn stage_file(&self, name: &str, file: &str) -> Value {
+        let path = self
+            .work(name)
+            .join("artifacts/out-1/stage-1-short")
+            .join(file);
+        serde_json::from_slice(&fs::read(&path).unwrap())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    /// The pair indices the stage's state in the run's `out-1` counts: those taken over.
+    fn taken(&self, name: &str) -> Vec<u64> {
+        self.stage_file(name, "state.json")["pairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|pair| pair["index"].as_u64().unwrap())
+            .collect()
+    }
 }
 
 /// The pairs `0..count`, each once.
@@ -300,9 +355,9 @@ fn a_run_continues_from_the_last_out_of_the_previous_run_and_a_refused_one_start
     for expected in [
         format!("::: run 1: verify {candidate}"),
         format!(
-            "no earlier run of this workflow for candidate {candidate} on main {predecessor} left \
-             an out-N: starting afresh"
+            "no earlier run of this workflow on main {predecessor} bound the same two binaries"
         ),
+        "and left an out-N: starting afresh".to_owned(),
         "8 contiguous pairs".to_owned(),
         "::: round-2: cancelled (--cancel-after round-1)".to_owned(),
     ] {
@@ -361,4 +416,84 @@ fn a_run_continues_from_the_last_out_of_the_previous_run_and_a_refused_one_start
         assert!(log.contains(expected), "{expected}: {log}");
     }
     assert!(each_once(&throwaway.pairs("run-3"), SHARDS), "{log}");
+}
+
+/// The review's finding: a push that changes only the commit message makes a new candidate
+/// commit, and its run used to start the measurement from nothing. A measurement is named by its
+/// two bound binaries: the run of the reworded commit takes over the pairs of the earlier
+/// commit's run (which a push cancelled after its first round) and plays on from the first pair
+/// not taken over, none of them twice; a third wording continues both, naming both runs.
+#[test]
+fn a_message_only_commit_continues_the_measurement_of_the_same_binaries() {
+    if fs::metadata("/proc/self").unwrap().uid() != 0 {
+        eprintln!("skipped: the workflow's `sudo -E` steps run here as root only");
+        return;
+    }
+    let throwaway = Throwaway::new();
+    let first = throwaway.candidate.clone();
+    let log = throwaway.run("run-1", &[]);
+    assert!(log.contains("8 contiguous pairs"), "{log}");
+    assert!(each_once(&throwaway.pairs("run-1"), SHARDS), "{log}");
+
+    let second = throwaway.reworded("eval: weigh the centre of the board more");
+    assert_ne!(second, first);
+    let log = throwaway.run_head("run-2", &second, &["run-1"]);
+    for expected in [
+        format!("::: run 2: verify {second}"),
+        format!("taking over the pairs of out-1 of run 1 (verify {first}): the same two binaries"),
+        format!(
+            "8 pairs (16 games) of the same match: 8 by the run of {}",
+            &first[..12]
+        ),
+        "round 1: every shard plays to its 1 pairs after the 8 pairs taken over".to_owned(),
+        "16 contiguous pairs (8 taken over)".to_owned(),
+    ] {
+        assert!(log.contains(&expected), "{expected}: {log}");
+    }
+    assert!(!log.contains("::warning::"), "{log}");
+    // The first run's pairs are this stage's state; the shards played only the pairs after them,
+    // one each, so no pair was played twice.
+    let taken = throwaway.taken("run-2");
+    assert!(each_once(&taken, SHARDS), "{taken:?}");
+    let played = throwaway.pairs("run-2");
+    assert!(played.iter().all(|&pair| pair >= SHARDS), "{played:?}");
+    assert!(each_once(&[taken, played].concat(), 2 * SHARDS), "{log}");
+    for (shard, result, _) in throwaway.shards("run-2") {
+        assert_eq!(result["games_played"], 2, "shard {shard}: {result}");
+    }
+    let adopted = throwaway.stage_file("run-2", "adopted.json");
+    assert_eq!(adopted["pairs"], SHARDS, "{adopted}");
+    assert_eq!(adopted["runs"][0]["candidate"], first.as_str(), "{adopted}");
+    assert_eq!(adopted["runs"][0]["pairs"], SHARDS, "{adopted}");
+
+    // A third wording continues the newest run of the same binaries, the second: the pairs of
+    // both runs, each named with those it played.
+    let third = throwaway.reworded("eval: weigh the central squares more");
+    let log = throwaway.run_head("run-3", &third, &["run-1", "run-2"]);
+    for expected in [
+        format!("taking over the pairs of out-1 of run 2 (verify {second})"),
+        "24 contiguous pairs (16 taken over)".to_owned(),
+    ] {
+        assert!(log.contains(&expected), "{expected}: {log}");
+    }
+    let taken = throwaway.taken("run-3");
+    let played = throwaway.pairs("run-3");
+    assert!(each_once(&[taken, played].concat(), 3 * SHARDS), "{log}");
+    let adopted = throwaway.stage_file("run-3", "adopted.json");
+    let runs: Vec<(&str, u64)> = adopted["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|run| {
+            (
+                run["candidate"].as_str().unwrap(),
+                run["pairs"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        runs,
+        [(first.as_str(), SHARDS), (second.as_str(), SHARDS)],
+        "{adopted}"
+    );
 }
