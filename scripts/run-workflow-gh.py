@@ -81,7 +81,16 @@ def workflow_runs(workflow_file, parameters):
             continue
         runs.append({key: value for key, value in run.items() if key not in ("directory", "workspace")})
     runs.sort(key=lambda run: run["created_at"], reverse=True)
-    return {"total_count": len(runs), "workflow_runs": runs}
+    # As GitHub's: one page at a time (30 runs unless `per_page` says otherwise, at most 100),
+    # so that a workflow that reads only the first page misses the older runs here too.
+    try:
+        per_page = min(int(parameters.get("per_page", 30)), 100)
+        page = int(parameters.get("page", 1))
+    except ValueError:
+        raise Refused("run-workflow's gh: per_page and page must be numbers", 2)
+    if per_page < 1 or page < 1:
+        raise Refused("run-workflow's gh: per_page and page must be at least 1", 2)
+    return {"total_count": len(runs), "workflow_runs": runs[(page - 1) * per_page:page * per_page]}
 
 
 def run_by_id(run_id):
