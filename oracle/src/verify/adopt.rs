@@ -12,7 +12,7 @@
 //! maintainer's oracle wrote.
 
 use crate::governance::contract::EngineContract;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use git2::Repository;
 
@@ -26,7 +26,7 @@ use crate::governance::entry::{AdoptedPairs, EarlierRun, PathKind};
 use crate::governance::hash::GitId;
 use crate::governance::timestamp::Timestamp;
 use crate::play::shard::Shard;
-use crate::play::state::write_counted_games;
+use crate::play::state::{CountedGames, write_counted_games};
 
 /// An earlier run's `--out` checked to be of the same match as this run.
 #[derive(Debug, Clone)]
@@ -124,16 +124,46 @@ pub fn check(
     Ok(GamesSource { out, run })
 }
 
-/// Before this run begins a stage (once, before the first stage is played or planned, in local
-/// and in `--no-play` mode): removes what an interrupted adoption left, then takes over every
-/// pair the source holds of the stage — its state's (a local run's, or the pairs it took over
-/// itself) and its shard files' (a run played in rounds) — if there is a source and it holds
-/// any. They become this stage's state, from which a local run resumes and which every merge
-/// counts first, once; no shard plays them again. This run's own play comes first: a stage it
-/// has begun (a state, a planned round, an end) is not adopted into.
-pub fn adopt(plan: &StagePlan, source: Option<&GamesSource>) -> Result<(), StageError> {
+/// Before this run begins its stages (once, before the first stage is played or planned, in
+/// local and in `--no-play` mode): for every stage, removes what an interrupted adoption left,
+/// then takes over every pair the source holds of it — its state's (a local run's, or the pairs
+/// it took over itself) and its shard files' (a run played in rounds) — if there is a source and
+/// it holds any. They become the stage's state, from which a local run resumes and which every
+/// merge counts first, once; no shard plays them again. This run's own play comes first: a stage
+/// it has begun (a state, a planned round, an end) is not adopted into. Every stage's pairs are
+/// checked before any is written, so a source refused at one stage leaves nothing of it in `--out`.
+/// On an error, the index of the stage it concerns comes with it.
+pub fn adopt_all(
+    plans: &[StagePlan],
+    source: Option<&GamesSource>,
+) -> Result<(), (usize, StageError)> {
+    let mut taken = Vec::new();
+    for plan in plans {
+        if let Some(adoption) = take_over(plan, source).map_err(|e| (plan.index, e))? {
+            taken.push((plan, adoption));
+        }
+    }
+    for (plan, adoption) in taken {
+        adoption.write(plan).map_err(|e| (plan.index, e))?;
+    }
+    Ok(())
+}
+
+/// The pairs of one stage a source holds, checked and ready to be written as the stage's state.
+struct Adoption {
+    counted: CountedGames,
+    adopted: AdoptedPairs,
+    from: PathBuf,
+}
+
+/// Removes what an interrupted adoption of `plan`'s stage left, then checks the pairs the source
+/// holds of it; `None` when there is nothing to take over.
+fn take_over(
+    plan: &StagePlan,
+    source: Option<&GamesSource>,
+) -> Result<Option<Adoption>, StageError> {
     if plan.state().exists() {
-        return Ok(());
+        return Ok(None);
     }
     for stale in [plan.adopted_file(), plan.adopted_state()] {
         match std::fs::remove_file(&stale) {
@@ -144,10 +174,10 @@ pub fn adopt(plan: &StagePlan, source: Option<&GamesSource>) -> Result<(), Stage
         }
     }
     let Some(source) = source else {
-        return Ok(());
+        return Ok(None);
     };
     if plan.begun() {
-        return Ok(());
+        return Ok(None);
     }
     let from = StagePlan::dir_in(&source.out, plan.index, &plan.stage.name);
     let from_shards = StagePlan::shards_dir_in(&source.out, plan.index, &plan.stage.name);
@@ -163,15 +193,20 @@ pub fn adopt(plan: &StagePlan, source: Option<&GamesSource>) -> Result<(), Stage
             "      games from {}: none of this stage there; every pair is played here",
             source.out.root().display()
         );
-        return Ok(());
+        return Ok(None);
     }
     // Every pair once, each of this stage's match and shown by its games: exactly the games this
     // run would play.
     let counted = held.counted_games().map_err(refuse)?;
+    // As a shard's: no pair beyond the stage's maximum, which no run of this match plays.
+    if let Some(pair) = counted.pairs.iter().find(|p| p.index >= plan.max_pairs) {
+        return Err(refuse(fail(format!(
+            "stage {}: pair {} is beyond the stage's {} pairs",
+            plan.index, pair.index, plan.max_pairs
+        ))));
+    }
     let earlier: Option<AdoptedPairs> =
         read_optional(&from.join(StagePlan::ADOPTED)).map_err(refuse)?;
-    std::fs::create_dir_all(&plan.dir).map_err(|e| fail(format!("{}: {e}", plan.dir.display())))?;
-    let fingerprint = plan.fingerprint()?;
     let pairs = counted.pairs.len() as u64;
     let mut runs = earlier.map(|e| e.runs).unwrap_or_default();
     let before: u64 = runs.iter().map(|r| r.pairs).sum();
@@ -184,31 +219,51 @@ pub fn adopt(plan: &StagePlan, source: Option<&GamesSource>) -> Result<(), Stage
         games_played: counted.games_played,
         runs,
     };
-    // The state goes to a side file and is renamed last: until then this run has no state, so an
-    // interrupted adoption is cleaned up and done again (or not at all) by the next invocation.
-    write_counted_games(
-        (&plan.adopted_state(), &plan.pgn()),
-        &fingerprint,
-        Shard::WHOLE,
-        &counted,
-    )
-    .map_err(|e| fail(format!("--games-from: {e}")))?;
-    let json = serde_json::to_vec_pretty(&adopted).expect("adopted pairs serialize");
-    crate::integrity::write_atomically(&plan.adopted_file(), &json)
-        .map_err(|e| fail(e.to_string()))?;
-    std::fs::rename(plan.adopted_state(), plan.state())
-        .map_err(|e| fail(format!("{}: {e}", plan.state().display())))?;
-    let played_by: Vec<String> = adopted
-        .runs
-        .iter()
-        .map(|r| format!("{} by the run of {}", r.pairs, short(r.candidate.as_str())))
-        .collect();
-    errln!(
-        "      games from {}: {} pairs ({} games) of the same match: {}",
-        from.display(),
-        adopted.pairs,
-        adopted.games_played,
-        played_by.join(", ")
-    );
-    Ok(())
+    Ok(Some(Adoption {
+        counted,
+        adopted,
+        from,
+    }))
+}
+
+impl Adoption {
+    /// Writes the pairs as `plan`'s stage state, with the record of the runs that played them.
+    fn write(self, plan: &StagePlan) -> Result<(), StageError> {
+        let Adoption {
+            counted,
+            adopted,
+            from,
+        } = self;
+        std::fs::create_dir_all(&plan.dir)
+            .map_err(|e| fail(format!("{}: {e}", plan.dir.display())))?;
+        let fingerprint = plan.fingerprint()?;
+        // The state goes to a side file and is renamed last: until then this run has no state,
+        // so an interrupted adoption is cleaned up and done again (or not at all) by the next
+        // invocation.
+        write_counted_games(
+            (&plan.adopted_state(), &plan.pgn()),
+            &fingerprint,
+            Shard::WHOLE,
+            &counted,
+        )
+        .map_err(|e| fail(format!("--games-from: {e}")))?;
+        let json = serde_json::to_vec_pretty(&adopted).expect("adopted pairs serialize");
+        crate::integrity::write_atomically(&plan.adopted_file(), &json)
+            .map_err(|e| fail(e.to_string()))?;
+        std::fs::rename(plan.adopted_state(), plan.state())
+            .map_err(|e| fail(format!("{}: {e}", plan.state().display())))?;
+        let played_by: Vec<String> = adopted
+            .runs
+            .iter()
+            .map(|r| format!("{} by the run of {}", r.pairs, short(r.candidate.as_str())))
+            .collect();
+        errln!(
+            "      games from {}: {} pairs ({} games) of the same match: {}",
+            from.display(),
+            adopted.pairs,
+            adopted.games_played,
+            played_by.join(", ")
+        );
+        Ok(())
+    }
 }

@@ -66,11 +66,13 @@ impl Run<'_> {
         // stage's first, and every later invocation (a merge, a shard) finds them in `--out`.
         // A shard never adopts.
         if !matches!(self.request.mode, Mode::Shard(_)) {
-            for plan in &plans {
-                adopt::adopt(plan, source.as_ref()).map_err(|e| {
-                    StepFailure::error(Step::Stage(plan.index), e).evidence(plan.dir.clone())
-                })?;
-            }
+            adopt::adopt_all(&plans, source.as_ref()).map_err(|(index, e)| {
+                let failure = StepFailure::error(Step::Stage(index), e);
+                match plans.iter().find(|plan| plan.index == index) {
+                    Some(plan) => failure.evidence(plan.dir.clone()),
+                    None => failure,
+                }
+            })?;
         }
         for (plan, stage) in plans.iter().zip(&rules.profile.stages) {
             let step = Step::Stage(plan.index);
