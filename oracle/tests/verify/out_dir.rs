@@ -232,3 +232,110 @@ fn an_out_dir_that_is_not_utf8_is_refused_before_any_build() {
     assert!(why.contains("is not valid UTF-8"), "{why}");
     assert!(!out.exists(), "nothing is written, nothing is built");
 }
+
+/// Adoption checks every stage before it writes any: a source whose second stage is of another
+/// match (its seed edited) is refused naming stage 2, and leaves nothing of its first stage in
+/// `--out`, so a retry without `--games-from` names no source the log called refused. A source
+/// that counts a pair beyond the stage's maximum, which no run of the match plays, is refused
+/// naming the pair, as a shard holding one is. The untouched source is taken over at both stages.
+#[test]
+fn a_source_refused_at_any_stage_leaves_nothing_taken_over() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    let stronger = fixture.stronger_than_its_predecessor();
+    let commit = fixture
+        .repo
+        .find_commit(git2::Oid::from_str(&stronger).unwrap())
+        .unwrap();
+    let again = fixture
+        .commit_on(
+            commit.parent_id(0).unwrap(),
+            commit.tree_id(),
+            &format!("again: {}", commit.message().unwrap()),
+        )
+        .to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let first_out = dir.path().join("first");
+    let (code, first, stderr) = fixture.verify_smoke_with(&stronger, &first_out, &[]);
+    assert_eq!(code, 0, "{stderr}\n{first:#}");
+    let second_stage = first_out.join("stage-2-long/state.json");
+    assert!(!counted_pairs(&second_stage).is_empty(), "{first:#}");
+
+    let edited = |name: &str, file: &str, edit: &dyn Fn(&mut Value)| {
+        let source = dir.path().join(name);
+        copy_tree(&first_out, &source);
+        let path = source.join(file);
+        let mut json: Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+        edit(&mut json);
+        fs::write(&path, serde_json::to_vec_pretty(&json).unwrap()).unwrap();
+        source
+    };
+    let other_seed = edited("other-seed", "stage-2-long/state.json", &|state| {
+        state["fingerprint"]["seed"] =
+            Value::from(state["fingerprint"]["seed"].as_u64().unwrap() ^ 1);
+    });
+    // The smoke stages play at most 80 games: pairs 0 to 39. The forged pair 40 is the last pair
+    // renumbered, in the state and in its games' Round tags, so that its games bear it out.
+    let beyond = edited("beyond", "stage-1-short/state.json", &|state| {
+        let pairs = state["pairs"].as_array_mut().unwrap();
+        let last = pairs.last_mut().unwrap();
+        let round = last["index"].as_u64().unwrap() + 1;
+        last["index"] = Value::from(40);
+        let pgn_file = dir.path().join("beyond/stage-1-short/games.pgn");
+        let pgn = fs::read_to_string(&pgn_file).unwrap();
+        let renumbered = (1..=2).fold(pgn.clone(), |pgn, game| {
+            pgn.replace(
+                &format!("[Round \"{round}.{game}\"]"),
+                &format!("[Round \"41.{game}\"]"),
+            )
+        });
+        assert_ne!(pgn, renumbered, "the last pair's games are renumbered");
+        let grown = (renumbered.len() - pgn.len()) as u64;
+        state["pgn_bytes"] = Value::from(state["pgn_bytes"].as_u64().unwrap() + grown);
+        fs::write(&pgn_file, renumbered).unwrap();
+    });
+    for (source, why) in [
+        (&other_seed, "its games are of another match (seed differs)"),
+        (&beyond, "stage 1: pair 40 is beyond the stage's 40 pairs"),
+    ] {
+        let refused = dir.path().join("refused");
+        let (code, result, stderr) = fixture.verify_smoke_with(
+            &again,
+            &refused,
+            &["--games-from", source.to_str().unwrap()],
+        );
+        assert_eq!(code, 2, "{stderr}\n{result:#}");
+        let reason = result["reason"].as_str().unwrap();
+        assert!(reason.contains(why), "{why}: {reason}");
+        for file in [
+            "stage-1-short/state.json",
+            "stage-1-short/adopted.json",
+            "stage-2-long/state.json",
+            "stage-2-long/adopted.json",
+        ] {
+            assert!(
+                !refused.join(file).exists(),
+                "{file}: nothing is taken over from {}",
+                source.display()
+            );
+        }
+        fs::remove_dir_all(&refused).unwrap();
+    }
+
+    let taken = dir.path().join("taken");
+    let (code, result, stderr) = fixture.verify_smoke_with(
+        &again,
+        &taken,
+        &["--games-from", first_out.to_str().unwrap()],
+    );
+    assert_eq!(code, 0, "{stderr}\n{result:#}");
+    assert_eq!(result["verdict"], first["verdict"]);
+    for stage in 0..2 {
+        assert_eq!(
+            result["stages"][stage]["record"]["adopted"]["pairs"],
+            first["stages"][stage]["record"]["pairs"],
+            "stage {}: {result:#}",
+            stage + 1
+        );
+    }
+}
