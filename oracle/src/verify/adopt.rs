@@ -7,6 +7,8 @@
 //! state and its shard files — by the runner's fingerprint and their games; the register entry
 //! names the runs that played the adopted pairs (`AdoptedPairs`). Adoption is the same whether
 //! this run plays locally or in rounds (`--no-play`): the adopted pairs are the stage's state.
+//! A stage the source finished is taken over with its end, which stands as it was decided: the
+//! same pairs decided again at other looks could read otherwise.
 //!
 //! The directory is trusted as a run's own `--out` is when it resumes: it must be one the
 //! maintainer's oracle wrote.
@@ -19,7 +21,7 @@ use git2::Repository;
 use super::binding::BindingRecord;
 use super::out::OutDir;
 use super::resolve;
-use super::stage::{StageError, StagePlan, fail, read_optional};
+use super::stage::{StageError, StageOutcome, StagePlan, carry_end, fail, read_optional};
 use super::{short, trailers};
 use crate::errln;
 use crate::governance::entry::{AdoptedPairs, EarlierRun, PathKind};
@@ -129,7 +131,8 @@ pub fn check(
 /// then takes over every pair the source holds of it — its state's (a local run's, or the pairs
 /// it took over itself) and its shard files' (a run played in rounds) — if there is a source and
 /// it holds any. They become the stage's state, from which a local run resumes and which every
-/// merge counts first, once; no shard plays them again. This run's own play comes first: a stage
+/// merge counts first, once; no shard plays them again. A stage the source finished keeps its
+/// end, recorded as this run's. This run's own play comes first: a stage
 /// it has begun (a state, a planned round, an end) is not adopted into. Every stage's pairs are
 /// checked before any is written, so a source refused at one stage leaves nothing of it in `--out`.
 /// On an error, the index of the stage it concerns comes with it.
@@ -149,10 +152,12 @@ pub fn adopt_all(
     Ok(())
 }
 
-/// The pairs of one stage a source holds, checked and ready to be written as the stage's state.
+/// The pairs of one stage a source holds, checked and ready to be written as the stage's state,
+/// with the stage's end if the source finished it.
 struct Adoption {
     counted: CountedGames,
     adopted: AdoptedPairs,
+    end: Option<StageOutcome>,
     from: PathBuf,
 }
 
@@ -163,9 +168,18 @@ fn take_over(
     source: Option<&GamesSource>,
 ) -> Result<Option<Adoption>, StageError> {
     if plan.state().exists() {
+        // An adoption interrupted after its state was put in place: its end follows it.
+        if plan.adopted_end().exists() {
+            std::fs::rename(plan.adopted_end(), plan.outcome_file())
+                .map_err(|e| fail(format!("{}: {e}", plan.outcome_file().display())))?;
+        }
         return Ok(None);
     }
-    for stale in [plan.adopted_file(), plan.adopted_state()] {
+    for stale in [
+        plan.adopted_file(),
+        plan.adopted_state(),
+        plan.adopted_end(),
+    ] {
         match std::fs::remove_file(&stale) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                 return Err(fail(format!("{}: {e}", stale.display())));
@@ -205,6 +219,24 @@ fn take_over(
             plan.index, pair.index, plan.max_pairs
         ))));
     }
+    // A stage the source finished stays decided as it was, at the source's looks: deciding the
+    // same pairs again at other looks (a run in rounds looks once per round) could read them
+    // otherwise, a second chance for a match already judged.
+    let end = plan
+        .finished_in(&from.join(StagePlan::OUTCOME))
+        .map_err(refuse)?;
+    if let Some(end) = &end {
+        let mut held = [0u64; 5];
+        for pair in &counted.pairs {
+            held[pair.bucket()] += 1;
+        }
+        if end.record.pentanomial.iter().zip(held).any(|(&e, h)| e > h) {
+            return Err(refuse(fail(format!(
+                "stage {}: its end counts the pairs {:?}, more than the {:?} it holds",
+                plan.index, end.record.pentanomial, held
+            ))));
+        }
+    }
     let earlier: Option<AdoptedPairs> =
         read_optional(&from.join(StagePlan::ADOPTED)).map_err(refuse)?;
     let pairs = counted.pairs.len() as u64;
@@ -222,6 +254,7 @@ fn take_over(
     Ok(Some(Adoption {
         counted,
         adopted,
+        end,
         from,
     }))
 }
@@ -232,6 +265,7 @@ impl Adoption {
         let Adoption {
             counted,
             adopted,
+            end,
             from,
         } = self;
         std::fs::create_dir_all(&plan.dir)
@@ -250,15 +284,26 @@ impl Adoption {
         let json = serde_json::to_vec_pretty(&adopted).expect("adopted pairs serialize");
         crate::integrity::write_atomically(&plan.adopted_file(), &json)
             .map_err(|e| fail(e.to_string()))?;
+        let decided = end.as_ref().map(|end| end.record.state);
+        if let Some(end) = end {
+            carry_end(plan, end, &adopted, &counted)?;
+        }
         std::fs::rename(plan.adopted_state(), plan.state())
             .map_err(|e| fail(format!("{}: {e}", plan.state().display())))?;
+        if decided.is_some() {
+            std::fs::rename(plan.adopted_end(), plan.outcome_file())
+                .map_err(|e| fail(format!("{}: {e}", plan.outcome_file().display())))?;
+        }
         let played_by: Vec<String> = adopted
             .runs
             .iter()
             .map(|r| format!("{} by the run of {}", r.pairs, short(r.candidate.as_str())))
             .collect();
+        let ended = decided.map_or_else(String::new, |state| {
+            format!("; the stage ended there ({state}), and that stands")
+        });
         errln!(
-            "      games from {}: {} pairs ({} games) of the same match: {}",
+            "      games from {}: {} pairs ({} games) of the same match: {}{ended}",
             from.display(),
             adopted.pairs,
             adopted.games_played,

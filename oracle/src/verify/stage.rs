@@ -31,7 +31,7 @@ use super::out::OutDir;
 use super::round::{self, Round, RoundSize};
 use super::steps::StepReporter;
 use crate::governance::constitution::{FaultLimits, Profile, Stage};
-use crate::governance::entry::{PathKind, StageFaults, StageRecord, StageState};
+use crate::governance::entry::{AdoptedPairs, PathKind, StageFaults, StageRecord, StageState};
 use crate::governance::hash::Sha256Hex;
 use crate::governance::replay::replay_stage_record;
 use crate::integrity::{MAX_RECORD_BYTES, copy_atomically, read_bounded, write_atomically};
@@ -250,6 +250,8 @@ impl StagePlan {
     pub(super) const PGN: &'static str = "games.pgn";
     /// The record of pairs taken over from earlier runs, written before the state that holds them.
     pub(super) const ADOPTED: &'static str = "adopted.json";
+    /// The stage's end: its record and report, written once when it is decided.
+    pub(super) const OUTCOME: &'static str = "stage.json";
 
     /// The directory of stage `index` named `name` in `out`.
     pub(super) fn dir_in(out: &OutDir, index: usize, name: &str) -> PathBuf {
@@ -311,8 +313,13 @@ impl StagePlan {
     }
 
     /// The summary of this stage's outcome file (written when it finishes).
-    fn outcome_file(&self) -> PathBuf {
-        self.dir.join("stage.json")
+    pub(super) fn outcome_file(&self) -> PathBuf {
+        self.dir.join(Self::OUTCOME)
+    }
+
+    /// Where the end of a stage taken over with its pairs waits until their state is in place.
+    pub(super) fn adopted_end(&self) -> PathBuf {
+        self.dir.join("adopted-stage.json")
     }
 
     /// The stage's games.
@@ -560,6 +567,9 @@ pub fn run(
 /// The SPRT of a stage as the runner's stop rule: looks at batch boundaries, records the LLR
 /// path, and may stop once the minimum is played.
 fn play_local(plan: &StagePlan, reporter: &StepReporter) -> Result<StageOutcome, StageError> {
+    if let Some(outcome) = read_finished(plan)? {
+        return Ok(outcome);
+    }
     let started = mark_started(plan)?;
     let config = plan.match_config(Shard::WHOLE, plan.state(), plan.pgn());
     let mut sprt = SprtStop::new(plan.params, plan.batch, plan.min_pairs).map_err(fail)?;
@@ -953,44 +963,79 @@ fn finish(
     Ok(outcome)
 }
 
-/// A finished stage of an earlier invocation (merge mode reads it instead of merging again).
-fn read_finished(plan: &StagePlan) -> Result<Option<StageOutcome>, StageError> {
-    let file = plan.outcome_file();
-    let Some(outcome) = read_optional::<StageOutcome>(&file)? else {
-        return Ok(None);
+/// The end an earlier run of the same match recorded for this stage, as this run's: the pairs
+/// taken over are all the stage's (`counted`, recorded in `adopted`), so the decision stands as
+/// it was taken, at that run's looks; its games are this run's stage PGN, and this run starts
+/// the stage now. Written to [`StagePlan::adopted_end`], to be put in place once the state is.
+pub(super) fn carry_end(
+    plan: &StagePlan,
+    end: StageOutcome,
+    adopted: &AdoptedPairs,
+    counted: &CountedGames,
+) -> Result<(), StageError> {
+    let mut record = end.record;
+    record.adopted = Some(adopted.clone());
+    record.pgn_sha256 =
+        Some(Sha256Hex::try_from(crate::integrity::sha256_hex(&counted.pgn)).map_err(fail)?);
+    let outcome = StageOutcome {
+        report: StageReport::from_record(&record, end.report.llr_path),
+        record,
+        started_at_unix_ms: mark_started(plan)?,
+        games_played: counted.games_played,
+        engines: plan.engine_sha256.clone(),
     };
-    let record = &outcome.record;
-    let same = |a: f64, b: f64| a.to_bits() == b.to_bits();
-    let fields = [
-        ("engines", outcome.engines == plan.engine_sha256),
-        ("record.name", record.name == plan.stage.name),
-        ("record.tc", record.tc == plan.stage.tc),
-        ("record.book_sha256", record.book_sha256 == plan.book_sha256),
-        ("record.elo0", same(record.elo0, plan.params.elo0)),
-        ("record.elo1", same(record.elo1, plan.params.elo1)),
-        ("record.alpha", same(record.alpha, plan.params.alpha)),
-        ("record.beta", same(record.beta, plan.params.beta)),
-        (
-            "record.batch_size",
-            u64::from(record.batch_size) == plan.batch,
-        ),
-        ("record.max_games", record.max_games == plan.max_pairs * 2),
-    ];
-    if let Some((field, _)) = fields.iter().find(|(_, equal)| !equal) {
-        return Err(fail(format!(
-            "{}: {field} is not this run's (the binding's engines and the stage's plan); use a fresh --out",
-            file.display()
-        )));
+    let json = serde_json::to_vec_pretty(&outcome).expect("stage outcomes serialize");
+    write_atomically(&plan.adopted_end(), &json).map_err(|e| fail(e.to_string()))
+}
+
+/// A finished stage of an earlier invocation: every mode returns it instead of playing or
+/// merging again, so a stage is decided once.
+fn read_finished(plan: &StagePlan) -> Result<Option<StageOutcome>, StageError> {
+    plan.finished_in(&plan.outcome_file())
+        .map_err(|e| fail(format!("{e}; use a fresh --out")))
+}
+
+impl StagePlan {
+    /// The end of this stage recorded in `file` (this run's, or an earlier run's of the same
+    /// match), checked to be of this plan and to follow from its counts; `None` without one.
+    pub(super) fn finished_in(&self, file: &Path) -> Result<Option<StageOutcome>, StageError> {
+        let plan = self;
+        let Some(outcome) = read_optional::<StageOutcome>(file)? else {
+            return Ok(None);
+        };
+        let record = &outcome.record;
+        let same = |a: f64, b: f64| a.to_bits() == b.to_bits();
+        let fields = [
+            ("engines", outcome.engines == plan.engine_sha256),
+            ("record.name", record.name == plan.stage.name),
+            ("record.tc", record.tc == plan.stage.tc),
+            ("record.book_sha256", record.book_sha256 == plan.book_sha256),
+            ("record.elo0", same(record.elo0, plan.params.elo0)),
+            ("record.elo1", same(record.elo1, plan.params.elo1)),
+            ("record.alpha", same(record.alpha, plan.params.alpha)),
+            ("record.beta", same(record.beta, plan.params.beta)),
+            (
+                "record.batch_size",
+                u64::from(record.batch_size) == plan.batch,
+            ),
+            ("record.max_games", record.max_games == plan.max_pairs * 2),
+        ];
+        if let Some((field, _)) = fields.iter().find(|(_, equal)| !equal) {
+            return Err(fail(format!(
+                "{}: {field} is not this run's (the binding's engines and the stage's plan)",
+                file.display()
+            )));
+        }
+        if let Some(check) = replay_stage_record(record).into_iter().find(|c| !c.pass) {
+            return Err(fail(format!(
+                "{}: {} does not follow from its counts: {}",
+                file.display(),
+                check.name,
+                check.detail
+            )));
+        }
+        Ok(Some(outcome))
     }
-    if let Some(check) = replay_stage_record(record).into_iter().find(|c| !c.pass) {
-        return Err(fail(format!(
-            "{}: {} does not follow from its counts: {}",
-            file.display(),
-            check.name,
-            check.detail
-        )));
-    }
-    Ok(Some(outcome))
 }
 
 /// A JSON file of the stage directory, `None` when it does not exist.

@@ -483,3 +483,76 @@ fn rounds_continue_the_pairs_of_another_commit_of_the_same_binaries() {
     );
     assert_bound_before_games(&last, &out);
 }
+
+/// A stage the source finished stays decided as it was. The source played in rounds of three
+/// shards, so its SPRT looked once per round, every three pairs; a local run deciding the same
+/// pairs again would look every two (the batch) and could read them otherwise, a second chance
+/// for a match already judged. The run of the reworded commit takes over each stage's end with
+/// its pairs: the same state, pairs, LLR and looks, and it plays no game.
+#[test]
+fn a_stage_the_source_finished_stays_decided_as_it_was() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let fixture = Fixture::new();
+    let stronger = fixture.stronger_than_its_predecessor();
+    let commit = fixture
+        .repo
+        .find_commit(Oid::from_str(&stronger).unwrap())
+        .unwrap();
+    let again = fixture
+        .commit_on(
+            commit.parent_id(0).unwrap(),
+            commit.tree_id(),
+            &format!("again: {}", commit.message().unwrap()),
+        )
+        .to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let first_out = dir.path().join("first");
+    let mut rounds = 0;
+    let earlier = loop {
+        rounds += 1;
+        assert!(rounds <= 20, "no verdict after 20 rounds");
+        let (code, merged, stderr) =
+            fixture.verify_smoke_with(&stronger, &first_out, &["--no-play"]);
+        assert_eq!(code, 0, "{stderr}");
+        if merged["status"] != "continue" {
+            break merged;
+        }
+        for shard in ["1/3", "2/3", "3/3"] {
+            let (code, _, stderr) =
+                fixture.verify_smoke_with(&stronger, &first_out, &["--shard", shard]);
+            assert_eq!(code, 0, "{stderr}");
+        }
+    };
+    assert_eq!(earlier["verdict"], "gewinn", "{earlier:#}");
+
+    let out = dir.path().join("again");
+    let (code, result, stderr) =
+        fixture.verify_smoke_with(&again, &out, &["--games-from", first_out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}\n{result:#}");
+    assert_eq!(result["verdict"], "gewinn");
+    for (index, name) in [(0, "stage-1-short"), (1, "stage-2-long")] {
+        let theirs = &earlier["stages"][index]["record"];
+        let ours = &result["stages"][index]["record"];
+        assert_eq!(theirs["look_pairs"], 3, "{theirs:#}");
+        for field in [
+            "state",
+            "pairs",
+            "pentanomial",
+            "llr",
+            "lower",
+            "upper",
+            "look_pairs",
+        ] {
+            assert_eq!(ours[field], theirs[field], "{name}: {field}");
+        }
+        let taken = counted_pairs(&out.join(name).join("state.json")).len() as u64;
+        assert_eq!(ours["adopted"]["pairs"], taken, "{ours:#}");
+        let games = fs::read(out.join(name).join("games.pgn")).unwrap();
+        assert_eq!(
+            ours["pgn_sha256"],
+            oracle::integrity::sha256_hex(&games),
+            "{name}: its games are the ones taken over"
+        );
+    }
+    assert!(stderr.contains("and that stands"), "{stderr}");
+}
