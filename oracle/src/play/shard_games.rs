@@ -209,6 +209,68 @@ fn pair_index(first: &ParsedGame, second: &ParsedGame) -> Result<u64, String> {
     Ok(pair - 1)
 }
 
+/// The games of the pairs `keep` in `pgn` (written by the runner: a pair's two games together),
+/// byte for byte and in file order; games of other pairs are left out.
+///
+/// # Errors
+/// A message when the text is not the runner's PGN (a game unreadable, a pair's games apart).
+pub fn games_of_pairs(pgn: &[u8], keep: &BTreeSet<u64>) -> Result<Vec<u8>, String> {
+    let read = std::cell::Cell::new(0usize);
+    let mut reader = PgnReader::new(
+        CountingReader {
+            inner: pgn,
+            read: &read,
+        },
+        MAX_GAME_BYTES,
+    );
+    let mut kept = Vec::new();
+    let mut start = 0;
+    loop {
+        let Some(first) = reader.next().transpose().map_err(|e| e.to_string())? else {
+            return Ok(kept);
+        };
+        let second = reader
+            .next()
+            .transpose()
+            .map_err(|e| e.to_string())?
+            .ok_or("its last game has no second game of its pair")?;
+        // The blank lines after a pair's second game go with it.
+        let mut end = read.get();
+        while pgn.get(end).is_some_and(|b| matches!(b, b'\n' | b'\r')) {
+            end += 1;
+        }
+        if keep.contains(&pair_index(&first, &second)?) {
+            kept.extend_from_slice(&pgn[start..end]);
+        }
+        start = end;
+    }
+}
+
+/// A reader of bytes that counts how many the reader above it consumed.
+struct CountingReader<'a> {
+    inner: &'a [u8],
+    read: &'a std::cell::Cell<usize>,
+}
+
+impl Read for CountingReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.set(self.read.get() + n);
+        Ok(n)
+    }
+}
+
+impl std::io::BufRead for CountingReader<'_> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        Ok(self.inner)
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.inner.consume(amount);
+        self.read.set(self.read.get() + amount);
+    }
+}
+
 /// A game's `Round` tag `P.G` as the pair number P (from 1) and the game number G.
 fn round(game: &ParsedGame) -> Result<(u64, &str), String> {
     let round = game.tag("Round").ok_or("a game has no Round tag")?;
@@ -295,5 +357,40 @@ impl Check<'_> {
             Some((field, claims, says)) => Err(self.mismatch(place(), field, says, claims)),
             None => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A game as the runner writes it, reduced to what the reader needs.
+    fn game(round: &str, result: &str) -> String {
+        format!("[Round \"{round}\"]\n[Result \"{result}\"]\n\n1. e4 e5 {result}\n\n")
+    }
+
+    #[test]
+    fn games_of_pairs_keeps_the_named_pairs_byte_for_byte() {
+        let pairs: Vec<String> = [("3", "1-0"), ("1", "1/2-1/2"), ("2", "0-1")]
+            .iter()
+            .map(|(pair, result)| {
+                game(&format!("{pair}.1"), result) + &game(&format!("{pair}.2"), result)
+            })
+            .collect();
+        let pgn = pairs.concat();
+        let keep = |indices: &[u64]| {
+            games_of_pairs(pgn.as_bytes(), &indices.iter().copied().collect()).unwrap()
+        };
+        assert_eq!(keep(&[0, 1, 2]), pgn.as_bytes());
+        assert_eq!(keep(&[2, 0]), (pairs[0].clone() + &pairs[1]).as_bytes());
+        assert_eq!(keep(&[1]), pairs[2].as_bytes());
+        assert!(keep(&[]).is_empty());
+
+        let apart = game("1.1", "1-0") + &game("2.1", "1-0");
+        let refused = games_of_pairs(apart.as_bytes(), &BTreeSet::new());
+        assert!(
+            refused.unwrap_err().contains("not by game 2 of its pair"),
+            "a pair's games apart"
+        );
     }
 }

@@ -85,6 +85,35 @@ pub struct CountedGames {
     pub pgn: Vec<u8>,
 }
 
+impl CountedGames {
+    /// The `count` pairs of lowest index, with their games: what a stage decided after `count`
+    /// pairs counted, its pairs being every one below its last look.
+    ///
+    /// # Errors
+    /// A message when fewer pairs are counted, or the PGN is not the runner's.
+    pub fn first_pairs(self, count: u64) -> Result<CountedGames, String> {
+        let mut indices: Vec<u64> = self.pairs.iter().map(|p| p.index).collect();
+        indices.sort_unstable();
+        let Some(keep) = usize::try_from(count).ok().and_then(|n| indices.get(..n)) else {
+            return Err(format!(
+                "{count} pairs asked for, {} counted",
+                self.pairs.len()
+            ));
+        };
+        let keep: std::collections::BTreeSet<u64> = keep.iter().copied().collect();
+        let pgn = super::shard_games::games_of_pairs(&self.pgn, &keep)?;
+        Ok(CountedGames {
+            pairs: self
+                .pairs
+                .into_iter()
+                .filter(|p| keep.contains(&p.index))
+                .collect(),
+            games_played: self.games_played,
+            pgn,
+        })
+    }
+}
+
 /// Reads the counted pairs of a state file of the match `fingerprint`, slice `shard` (the same
 /// engine binaries, rules, book and seed, so the same games), and its PGN cut at the last counted
 /// pair.

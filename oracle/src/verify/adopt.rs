@@ -29,6 +29,7 @@ use crate::governance::hash::GitId;
 use crate::governance::timestamp::Timestamp;
 use crate::play::shard::Shard;
 use crate::play::state::{CountedGames, write_counted_games};
+use crate::play::tally::Tally;
 
 /// An earlier run's `--out` checked to be of the same match as this run.
 #[derive(Debug, Clone)]
@@ -221,22 +222,33 @@ fn take_over(
     }
     // A stage the source finished stays decided as it was, at the source's looks: deciding the
     // same pairs again at other looks (a run in rounds looks once per round) could read them
-    // otherwise, a second chance for a match already judged.
-    let end = plan
-        .finished_in(&from.join(StagePlan::OUTCOME))
-        .map_err(refuse)?;
-    if let Some(end) = &end {
-        let mut held = [0u64; 5];
-        for pair in &counted.pairs {
-            held[pair.bucket()] += 1;
+    // otherwise, a second chance for a match already judged. Its pairs are the ones its end
+    // counts, the lowest indices (a round's shards may have played on past the deciding look),
+    // with their games. An end the source's own adoption had not yet put in place is its end too.
+    let end_file = [StagePlan::OUTCOME, StagePlan::ADOPTED_END]
+        .map(|name| from.join(name))
+        .into_iter()
+        .find(|file| file.exists());
+    let end = match end_file {
+        Some(file) => plan.finished_in(&file).map_err(refuse)?,
+        None => None,
+    };
+    let counted = match &end {
+        None => counted,
+        Some(end) => {
+            let kept = counted
+                .first_pairs(end.record.pairs)
+                .map_err(|e| refuse(fail(format!("stage {}: its end: {e}", plan.index))))?;
+            let pentanomial = Tally::of(&kept.pairs).pentanomial;
+            if pentanomial != end.record.pentanomial {
+                return Err(refuse(fail(format!(
+                    "stage {}: its end counts the pairs {:?}, its first {} pairs are {:?}",
+                    plan.index, end.record.pentanomial, end.record.pairs, pentanomial
+                ))));
+            }
+            kept
         }
-        if end.record.pentanomial.iter().zip(held).any(|(&e, h)| e > h) {
-            return Err(refuse(fail(format!(
-                "stage {}: its end counts the pairs {:?}, more than the {:?} it holds",
-                plan.index, end.record.pentanomial, held
-            ))));
-        }
-    }
+    };
     let earlier: Option<AdoptedPairs> =
         read_optional(&from.join(StagePlan::ADOPTED)).map_err(refuse)?;
     let pairs = counted.pairs.len() as u64;

@@ -252,6 +252,8 @@ impl StagePlan {
     pub(super) const ADOPTED: &'static str = "adopted.json";
     /// The stage's end: its record and report, written once when it is decided.
     pub(super) const OUTCOME: &'static str = "stage.json";
+    /// The end of a stage taken over with its pairs, until their state is in place.
+    pub(super) const ADOPTED_END: &'static str = "adopted-stage.json";
 
     /// The directory of stage `index` named `name` in `out`.
     pub(super) fn dir_in(out: &OutDir, index: usize, name: &str) -> PathBuf {
@@ -319,7 +321,7 @@ impl StagePlan {
 
     /// Where the end of a stage taken over with its pairs waits until their state is in place.
     pub(super) fn adopted_end(&self) -> PathBuf {
-        self.dir.join("adopted-stage.json")
+        self.dir.join(Self::ADOPTED_END)
     }
 
     /// The stage's games.

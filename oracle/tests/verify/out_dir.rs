@@ -310,8 +310,12 @@ fn a_source_refused_at_any_stage_leaves_nothing_taken_over() {
         for file in [
             "stage-1-short/state.json",
             "stage-1-short/adopted.json",
+            "stage-1-short/stage.json",
+            "stage-1-short/adopted-stage.json",
             "stage-2-long/state.json",
             "stage-2-long/adopted.json",
+            "stage-2-long/stage.json",
+            "stage-2-long/adopted-stage.json",
         ] {
             assert!(
                 !refused.join(file).exists(),

@@ -488,7 +488,10 @@ fn rounds_continue_the_pairs_of_another_commit_of_the_same_binaries() {
 /// shards, so its SPRT looked once per round, every three pairs; a local run deciding the same
 /// pairs again would look every two (the batch) and could read them otherwise, a second chance
 /// for a match already judged. The run of the reworded commit takes over each stage's end with
-/// its pairs: the same state, pairs, LLR and looks, and it plays no game.
+/// the pairs it counts and their games (a round's shards may have played on past the deciding
+/// look): the same state, pairs, LLR and looks, and it plays no game. An adoption interrupted
+/// before its end was put in place is completed by the next invocation, and its end is taken
+/// over by a run that adopts from it meanwhile.
 #[test]
 fn a_stage_the_source_finished_stays_decided_as_it_was() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -511,8 +514,12 @@ fn a_stage_the_source_finished_stays_decided_as_it_was() {
     let earlier = loop {
         rounds += 1;
         assert!(rounds <= 20, "no verdict after 20 rounds");
-        let (code, merged, stderr) =
-            fixture.verify_smoke_with(&stronger, &first_out, &["--no-play"]);
+        // Rounds of an hour: the shards play on past the look that decides.
+        let (code, merged, stderr) = fixture.verify_smoke_with(
+            &stronger,
+            &first_out,
+            &["--no-play", "--round-minutes", "60"],
+        );
         assert_eq!(code, 0, "{stderr}");
         if merged["status"] != "continue" {
             break merged;
@@ -525,11 +532,16 @@ fn a_stage_the_source_finished_stays_decided_as_it_was() {
     };
     assert_eq!(earlier["verdict"], "gewinn", "{earlier:#}");
 
+    let from = |source: &Path| ["--games-from", source.to_str().unwrap()].map(str::to_owned);
     let out = dir.path().join("again");
-    let (code, result, stderr) =
-        fixture.verify_smoke_with(&again, &out, &["--games-from", first_out.to_str().unwrap()]);
+    let (code, result, stderr) = fixture.verify_smoke_with(
+        &again,
+        &out,
+        &from(&first_out).each_ref().map(String::as_str),
+    );
     assert_eq!(code, 0, "{stderr}\n{result:#}");
     assert_eq!(result["verdict"], "gewinn");
+    assert!(stderr.contains("and that stands"), "{stderr}");
     for (index, name) in [(0, "stage-1-short"), (1, "stage-2-long")] {
         let theirs = &earlier["stages"][index]["record"];
         let ours = &result["stages"][index]["record"];
@@ -545,14 +557,55 @@ fn a_stage_the_source_finished_stays_decided_as_it_was() {
         ] {
             assert_eq!(ours[field], theirs[field], "{name}: {field}");
         }
+        assert_eq!(ours["adopted"]["pairs"], ours["pairs"], "{ours:#}");
         let taken = counted_pairs(&out.join(name).join("state.json")).len() as u64;
-        assert_eq!(ours["adopted"]["pairs"], taken, "{ours:#}");
-        let games = fs::read(out.join(name).join("games.pgn")).unwrap();
-        assert_eq!(
-            ours["pgn_sha256"],
-            oracle::integrity::sha256_hex(&games),
-            "{name}: its games are the ones taken over"
+        assert_eq!(ours["pairs"], taken, "{ours:#}");
+        // Its games are the source's games of the pairs its end counts, and no other: no game
+        // is played here.
+        let played_there: String = fs::read_dir(first_out.join("shards").join(name))
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
+            .filter(|p| !p.to_string_lossy().ends_with(".state.pgn"))
+            .map(|p| fs::read_to_string(p).unwrap())
+            .collect();
+        let ours_games = fs::read_to_string(out.join(name).join("games.pgn")).unwrap();
+        assert!(
+            played_there.matches("[Event ").count() as u64 > 2 * taken,
+            "{name}: the shards played on past the deciding look"
         );
+        let starts: Vec<usize> = ours_games
+            .match_indices("[Event ")
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(starts.len() as u64, 2 * taken, "{name}: two games a pair");
+        for (i, &start) in starts.iter().enumerate() {
+            let end = starts.get(i + 1).copied().unwrap_or(ours_games.len());
+            let game = ours_games[start..end].trim_end();
+            assert!(
+                played_there.contains(game),
+                "{name}: a game not played there:\n{game}"
+            );
+        }
     }
-    assert!(stderr.contains("and that stands"), "{stderr}");
+
+    // Killed between putting the first stage's state and its end in place.
+    let interrupted = dir.path().join("interrupted");
+    copy_tree(&out, &interrupted);
+    let stage = interrupted.join("stage-1-short");
+    fs::rename(stage.join("stage.json"), stage.join("adopted-stage.json")).unwrap();
+    let (code, third, stderr) = fixture.verify_smoke_with(
+        &again,
+        &dir.path().join("third"),
+        &from(&interrupted).each_ref().map(String::as_str),
+    );
+    assert_eq!(code, 0, "{stderr}\n{third:#}");
+    assert_eq!(third["stages"][0]["record"]["look_pairs"], 3, "{third:#}");
+    // The run itself, killed there, completes the adoption when it resumes.
+    let stage = out.join("stage-1-short");
+    fs::rename(stage.join("stage.json"), stage.join("adopted-stage.json")).unwrap();
+    let (code, resumed, stderr) = fixture.verify_smoke_with(&again, &out, &[]);
+    assert_eq!(code, 0, "{stderr}\n{resumed:#}");
+    assert!(stage.join("stage.json").exists() && !stage.join("adopted-stage.json").exists());
+    assert_eq!(resumed["stages"], result["stages"]);
 }
