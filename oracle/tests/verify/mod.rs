@@ -350,6 +350,23 @@ impl Fixture {
         .to_string()
     }
 
+    /// [`Fixture::stronger_than_its_predecessor`] and the same change committed again with
+    /// another message (the same tree on the same parent, so the same two binaries): a change
+    /// submitted again. Both commit ids.
+    fn stronger_and_reworded(&self) -> (String, String) {
+        let stronger = self.stronger_than_its_predecessor();
+        let commit = self
+            .repo
+            .find_commit(Oid::from_str(&stronger).unwrap())
+            .unwrap();
+        let again = self.commit_on(
+            commit.parent_id(0).unwrap(),
+            commit.tree_id(),
+            &format!("again: {}", commit.message().unwrap()),
+        );
+        (stronger, again.to_string())
+    }
+
     /// A commit of `tree` on `parent` that no branch points to (a sibling of HEAD).
     fn commit_on(&self, parent: Oid, tree: Oid, message: &str) -> Oid {
         let signature = Signature::now("Fixture", "fixture@example.invalid").unwrap();

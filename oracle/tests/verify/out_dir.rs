@@ -242,18 +242,7 @@ fn an_out_dir_that_is_not_utf8_is_refused_before_any_build() {
 fn a_source_refused_at_any_stage_leaves_nothing_taken_over() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let fixture = Fixture::new();
-    let stronger = fixture.stronger_than_its_predecessor();
-    let commit = fixture
-        .repo
-        .find_commit(git2::Oid::from_str(&stronger).unwrap())
-        .unwrap();
-    let again = fixture
-        .commit_on(
-            commit.parent_id(0).unwrap(),
-            commit.tree_id(),
-            &format!("again: {}", commit.message().unwrap()),
-        )
-        .to_string();
+    let (stronger, again) = fixture.stronger_and_reworded();
     let dir = tempfile::tempdir().unwrap();
     let first_out = dir.path().join("first");
     let (code, first, stderr) = fixture.verify_smoke_with(&stronger, &first_out, &[]);

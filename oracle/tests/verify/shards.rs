@@ -6,7 +6,6 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use git2::Oid;
 use serde_json::Value;
 
 use super::{Fixture, SERIAL, assert_bound_before_games, copy_tree, counted_pairs};
@@ -290,18 +289,7 @@ fn indices(file: &Path) -> Vec<u64> {
 fn rounds_continue_the_pairs_of_another_commit_of_the_same_binaries() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let fixture = Fixture::new();
-    let stronger = fixture.stronger_than_its_predecessor();
-    let commit = fixture
-        .repo
-        .find_commit(Oid::from_str(&stronger).unwrap())
-        .unwrap();
-    let again = fixture
-        .commit_on(
-            commit.parent_id(0).unwrap(),
-            commit.tree_id(),
-            &format!("again: {}", commit.message().unwrap()),
-        )
-        .to_string();
+    let (stronger, again) = fixture.stronger_and_reworded();
     let dir = tempfile::tempdir().unwrap();
     let first_out = dir.path().join("first");
 
@@ -496,18 +484,7 @@ fn rounds_continue_the_pairs_of_another_commit_of_the_same_binaries() {
 fn a_stage_the_source_finished_stays_decided_as_it_was() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let fixture = Fixture::new();
-    let stronger = fixture.stronger_than_its_predecessor();
-    let commit = fixture
-        .repo
-        .find_commit(Oid::from_str(&stronger).unwrap())
-        .unwrap();
-    let again = fixture
-        .commit_on(
-            commit.parent_id(0).unwrap(),
-            commit.tree_id(),
-            &format!("again: {}", commit.message().unwrap()),
-        )
-        .to_string();
+    let (stronger, again) = fixture.stronger_and_reworded();
     let dir = tempfile::tempdir().unwrap();
     let first_out = dir.path().join("first");
     let mut rounds = 0;
