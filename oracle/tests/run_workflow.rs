@@ -252,6 +252,13 @@ impl Throwaway {
 
     /// `verify.yml` run here as `name` on the pull request's head `head`, as [`Self::run`].
     fn run_head(&self, name: &str, head: &str, previous: &[&str]) -> String {
+        let (success, log) = self.run_head_ending(name, head, previous);
+        assert!(success, "{name}: {log}");
+        log
+    }
+
+    /// [`Self::run_head`], whether or not the run succeeds: whether it did, and its log.
+    fn run_head_ending(&self, name: &str, head: &str, previous: &[&str]) -> (bool, String) {
         let mut command = Command::new("python3");
         command
             .arg(repository_root().join("scripts/run-workflow.py"))
@@ -282,8 +289,7 @@ impl Throwaway {
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         );
-        assert!(output.status.success(), "{name}: {log}");
-        log
+        (output.status.success(), log)
     }
 
     /// The shard files of the run's artifact `out-1`: (shard, its result, its PGN).
@@ -509,4 +515,35 @@ fn a_message_only_commit_continues_the_measurement_of_the_same_binaries() {
         [(first.as_str(), SHARDS), (second.as_str(), SHARDS)],
         "{adopted}"
     );
+
+    // A measurement of the same binaries never starts afresh where the earlier one was judged
+    // or cannot be checked. Here the third run's stage had ended with H0 (its end written into
+    // its artifact, in a form the oracle refuses), so the refusal fails the run...
+    let previous = ["run-1", "run-2", "run-3"];
+    let end = throwaway
+        .work("run-3")
+        .join("artifacts/out-1/stage-1-short/stage.json");
+    fs::write(
+        &end,
+        r#"{"record": {"name": "short", "state": "accept_h0"}}"#,
+    )
+    .unwrap();
+    let fourth = throwaway.reworded("eval: weigh the middle of the board more");
+    let (success, log) = throwaway.run_head_ending("run-4", &fourth, &previous);
+    assert!(!success, "{log}");
+    assert!(log.contains("which had ended short: accept_h0"), "{log}");
+    assert!(!log.contains("starting afresh"), "{log}");
+    fs::remove_file(&end).unwrap();
+    // ... and so does an earlier candidate commit that can no longer be fetched (its branch
+    // deleted, its objects pruned), whose declared path the oracle cannot read.
+    throwaway.git(&["branch", "-D", &format!("reworded-{}", &third[..12])]);
+    throwaway.git(&["reflog", "expire", "--expire=now", "--all"]);
+    throwaway.git(&["gc", "--quiet", "--prune=now"]);
+    let (success, log) = throwaway.run_head_ending("run-5", &fourth, &previous);
+    assert!(!success, "{log}");
+    assert!(
+        log.contains(&format!("verify {third}, which cannot be fetched")),
+        "{log}"
+    );
+    assert!(!log.contains("starting afresh"), "{log}");
 }
