@@ -24,6 +24,7 @@ pub struct SprtStop {
     error: Option<StatsError>,
     stops_when_indistinguishable: bool,
     indistinguishable: bool,
+    looks_after: u64,
 }
 
 impl SprtStop {
@@ -40,6 +41,7 @@ impl SprtStop {
             error: None,
             stops_when_indistinguishable: false,
             indistinguishable: false,
+            looks_after: 0,
         })
     }
 
@@ -49,6 +51,15 @@ impl SprtStop {
     #[must_use]
     pub fn stopping_when_indistinguishable(mut self) -> SprtStop {
         self.stops_when_indistinguishable = true;
+        self
+    }
+
+    /// The same test, which does not look at the first `pairs` counted: pairs an earlier run of
+    /// the same match played and looked at, at its own looks, without a decision (pairs taken
+    /// over). Looking again inside them would add looks that run never made.
+    #[must_use]
+    pub fn looking_after(mut self, pairs: u64) -> SprtStop {
+        self.looks_after = pairs;
         self
     }
 
@@ -77,7 +88,7 @@ impl StopRule for SprtStop {
     fn should_stop(&mut self, tally: &Tally) -> bool {
         let counts = PentanomialCounts(tally.pentanomial);
         let pairs = counts.pairs();
-        if !pairs.is_multiple_of(self.sequential.batch_size_pairs()) {
+        if pairs <= self.looks_after || !pairs.is_multiple_of(self.sequential.batch_size_pairs()) {
             return false;
         }
         match self.sequential.update(&counts) {
@@ -124,6 +135,24 @@ mod tests {
         assert!(rule.path().iter().all(|(pairs, _)| pairs % 4 == 0));
         assert_eq!(rule.sequential().decision(), SprtDecision::AcceptH0);
         assert!(rule.error().is_none());
+    }
+
+    #[test]
+    fn looks_only_after_the_pairs_taken_over() {
+        let params = SprtParams::new(0.0, 5.0, 0.05, 0.05, Model::Normalized).unwrap();
+        let losing = |pairs: u64| Tally {
+            pairs,
+            pentanomial: [pairs - pairs / 3, pairs / 3 - pairs / 6, pairs / 6, 0, 0],
+            ..Tally::default()
+        };
+        let first_stop = |rule: &mut SprtStop| (1..=400).find(|&p| rule.should_stop(&losing(p)));
+        let mut fresh = SprtStop::new(params, 4, 4).unwrap();
+        let decided = first_stop(&mut fresh).expect("H0 is accepted");
+        // The pairs up to that look taken over, undecided where their run looked: the first look
+        // here is the next one after them.
+        let mut after = SprtStop::new(params, 4, 4).unwrap().looking_after(decided);
+        assert_eq!(first_stop(&mut after), Some(decided + 4));
+        assert_eq!(after.path()[1..], [(decided + 4, after.sequential().llr())]);
     }
 
     #[test]

@@ -574,7 +574,11 @@ fn play_local(plan: &StagePlan, reporter: &StepReporter) -> Result<StageOutcome,
     }
     let started = mark_started(plan)?;
     let config = plan.match_config(Shard::WHOLE, plan.state(), plan.pgn());
-    let mut sprt = SprtStop::new(plan.params, plan.batch, plan.min_pairs).map_err(fail)?;
+    // Pairs taken over were looked at by the run that played them, at its looks, undecided.
+    let taken = read_optional::<AdoptedPairs>(&plan.adopted_file())?.map_or(0, |a| a.pairs);
+    let mut sprt = SprtStop::new(plan.params, plan.batch, plan.min_pairs)
+        .map_err(fail)?
+        .looking_after(taken);
     if plan.can_be_indistinguishable() {
         sprt = sprt.stopping_when_indistinguishable();
     }
@@ -792,7 +796,7 @@ fn merged(plan: &StagePlan) -> Result<Merge, StageError> {
         None => Looks {
             params: plan.params,
             every: plan.batch,
-            after: 0,
+            after: taken,
         },
     };
     let merged = held.merge(Some(looks))?;
