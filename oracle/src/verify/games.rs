@@ -447,9 +447,6 @@ fn skip_reason(stage: &StageRecord) -> Option<String> {
         Some("at a clock: its games depend on timing and never repeat exactly".into())
     } else if stage.state == StageState::NotRun || stage.pairs == 0 {
         Some("not run: no games".into())
-    } else if stage.look_pairs.is_some() {
-        // The entry's pgn_sha256 of a sharded stage digests the shards' digests.
-        Some("played in shards: replaying sharded stages is not supported yet".into())
     } else {
         None
     }

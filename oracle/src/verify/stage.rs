@@ -18,6 +18,7 @@
 //! limit whose every pair, from its minimum games on, was the same game twice ends
 //! `indistinguishable` (Article 2.5): passed, with no gain found.
 
+use std::collections::BTreeSet;
 use std::fmt;
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
@@ -494,15 +495,9 @@ impl Held {
                 .iter()
                 .filter(|pair| !taken.contains(&pair.index)),
         );
-        let mut pgn = self
-            .state
-            .as_ref()
-            .map_or_else(Vec::new, |(_, counted)| counted.pgn.clone());
+        let mut pgn = self.state_pgn().to_vec();
         for (file, _) in &self.shards {
-            let path = crate::play::shard_games::pgn_path(file);
-            let games =
-                std::fs::read(&path).map_err(|e| fail(format!("{}: {e}", path.display())))?;
-            pgn.extend_from_slice(&games);
+            pgn.extend_from_slice(&shard_pgn(file)?);
         }
         Ok(CountedGames {
             pairs,
@@ -511,16 +506,43 @@ impl Held {
         })
     }
 
-    /// The sha256 of the state's PGN, if there is a state.
-    fn state_pgn_sha256(&self) -> Option<String> {
-        self.state
-            .as_ref()
-            .map(|(_, counted)| crate::integrity::sha256_hex(&counted.pgn))
+    /// The games of the pairs `counted` of `plan`'s stage — the state's PGN whole (the pairs taken over, each of
+    /// them counted), then the shards' games of the other counted pairs — as one PGN that a
+    /// stage record's `pgn_sha256` names: the file an auditor replays. The state's PGN stays its
+    /// prefix, so the state file still reads it.
+    fn counted_pgn(
+        &self,
+        plan: &StagePlan,
+        counted: &[PairOutcome],
+    ) -> Result<Vec<u8>, StageError> {
+        let taken: BTreeSet<u64> = self.taken().iter().map(|pair| pair.index).collect();
+        let from_shards: BTreeSet<u64> = counted
+            .iter()
+            .map(|pair| pair.index)
+            .filter(|index| !taken.contains(index))
+            .collect();
+        let mut pgn = self.state_pgn().to_vec();
+        for (file, _) in &self.shards {
+            let games = shard_pgn(file)?;
+            let kept = crate::play::shard_games::games_of_pairs(&games, &from_shards)
+                .map_err(|e| fail(format!("{}: {e}", file.display())))?;
+            pgn.extend_from_slice(&kept);
+        }
+        // Read back against the pairs, as every games file of a stage is, in case a file changed
+        // since the merge checked it.
+        let names = [
+            self.fingerprint.engines[0].name.as_str(),
+            self.fingerprint.engines[1].name.as_str(),
+        ];
+        check_pairs(&plan.outcome_file(), &plan.pgn(), &pgn[..], names, counted).map_err(fail)?;
+        Ok(pgn)
     }
 
-    /// Each shard's recorded PGN sha256.
-    fn shard_pgn_sha256(&self) -> impl Iterator<Item = String> + '_ {
-        self.shards.iter().filter_map(|(_, s)| s.pgn_sha256.clone())
+    /// The state's PGN: the games of the pairs taken over (empty without a state).
+    fn state_pgn(&self) -> &[u8] {
+        self.state
+            .as_ref()
+            .map_or(&[][..], |(_, counted)| counted.pgn.as_slice())
     }
 
     /// Every pair once, the state's first (each shard checked against the match, its tally and
@@ -539,6 +561,12 @@ impl Held {
         });
         merge_onto(prior, &self.shards, &expected, looks).map_err(fail)
     }
+}
+
+/// The PGN published next to the shard result `file`.
+fn shard_pgn(file: &Path) -> Result<Vec<u8>, StageError> {
+    let path = crate::play::shard_games::pgn_path(file);
+    std::fs::read(&path).map_err(|e| fail(format!("{}: {e}", path.display())))
 }
 
 /// Plays (or merges) the stage as `mode` says. A finished stage in which the predecessor
@@ -841,13 +869,11 @@ fn merged(plan: &StagePlan) -> Result<Merge, StageError> {
         None => 0,
     };
     let path = llr_path(&merged.pairs, plan.params, looks.every)?;
-    // The record's digest of the games: the state's PGN (pairs taken over), then each shard's.
-    let digests: Vec<String> = held
-        .state_pgn_sha256()
-        .into_iter()
-        .chain(held.shard_pgn_sha256())
-        .collect();
-    let pgn_sha256 = Some(Sha256Hex::of(digests.join("\n").as_bytes()).to_string());
+    // The stage's games file, as a local run leaves it: the counted pairs' games. Written before
+    // the end that names it; a merge interrupted between the two writes the same file again.
+    let games = held.counted_pgn(plan, &merged.pairs)?;
+    write_atomically(&plan.pgn(), &games).map_err(|e| fail(e.to_string()))?;
+    let pgn_sha256 = Some(crate::integrity::sha256_hex(&games));
     let bounds = merged.sprt.as_ref().map_or(
         (plan.params.lower_bound(), plan.params.upper_bound()),
         SequentialSprt::decision_bounds,

@@ -350,6 +350,52 @@ impl Fixture {
         .to_string()
     }
 
+    /// The crippled engine committed and registered as genesis, then the change that restores
+    /// it: a candidate an `--append` run can judge against the register. (The candidate's commit
+    /// id, the crippled binary's sha256.)
+    fn stronger_than_the_registered_engine(&self) -> (Oid, String) {
+        self.cripple();
+        let (crippled_bench, crippled_sha256) = self.bench_of_worktree();
+        self.commit(&format!("{CRIPPLE_SUBJECT}\n\nBench: {crippled_bench}\n"));
+        self.register_genesis(&crippled_sha256, crippled_bench);
+        self.restore();
+        let (normal_bench, _) = self.bench_of_worktree();
+        let stronger = self.commit(&format!(
+            "eval: restore queen and rook values\n\nBench: {normal_bench}\n"
+        ));
+        (stronger, crippled_sha256)
+    }
+
+    /// Keeps the evidence of the run in `out` next to entry `id` (`scripts/keep-evidence.sh`).
+    fn keep_evidence(&self, out: &Path, id: &str) {
+        let kept = Command::new("bash")
+            .arg(repository_root().join("scripts/keep-evidence.sh"))
+            .arg(out)
+            .arg(id)
+            .current_dir(self.path())
+            .output()
+            .unwrap();
+        assert!(kept.status.success(), "{kept:?}");
+    }
+
+    /// Runs `oracle register replay T-0002 --games 2 [--seed 7] [--json]`; (exit code, stdout,
+    /// stderr).
+    fn replay_games(&self, json: bool, seeded: bool) -> (i32, String, String) {
+        let output = Command::new(ORACLE)
+            .args(["register", "replay", "T-0002", "--games", "2", "--repo"])
+            .arg(self.path())
+            .args(if seeded { &["--seed", "7"][..] } else { &[] })
+            .args(json.then_some("--json"))
+            .arg("--cache-dir")
+            .arg(&self.cache)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        eprintln!("oracle register replay T-0002 --games 2:\n{stdout}{stderr}");
+        (output.status.code().unwrap(), stdout, stderr)
+    }
+
     /// [`Fixture::stronger_than_its_predecessor`] and the same change committed again with
     /// another message (the same tree on the same parent, so the same two binaries): a change
     /// submitted again. Both commit ids.

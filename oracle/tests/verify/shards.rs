@@ -11,20 +11,22 @@ use serde_json::Value;
 use super::{Fixture, SERIAL, assert_bound_before_games, copy_tree, counted_pairs};
 use crate::support::ORACLE;
 
+/// Rounds of two shards, merged between rounds, reach the verdict; the merge that ends a stage
+/// leaves the counted pairs' games in its `games.pgn`, the file its `pgn_sha256` names, so the
+/// appended entry's games replay move for move as a local run's do.
 #[test]
-fn sharded_rounds_merged_between_rounds_reach_the_verdict() {
+fn sharded_rounds_merged_between_rounds_reach_the_verdict_and_replay() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let fixture = Fixture::new();
-    let stronger = fixture.stronger_than_its_predecessor();
+    let (stronger, _) = fixture.stronger_than_the_registered_engine();
+    let stronger = stronger.to_string();
     let out = tempfile::tempdir().unwrap();
-    let smoke = ["--profile", "smoke"];
+    let binding = ["--profile", "fixture"];
+    // The merge that reaches the verdict appends it.
+    let merge = ["--profile", "fixture", "--no-play", "--append"];
 
     // The prepare job: steps 1-5 and the binding, no game; the first stage asks for a round.
-    let (code, first, stderr) = fixture.verify_with(
-        &stronger,
-        out.path(),
-        &[&smoke[..], &["--no-play"]].concat(),
-    );
+    let (code, first, stderr) = fixture.verify_with(&stronger, out.path(), &merge);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(first["status"], "continue", "{first:#}");
     let mut rounds = 0;
@@ -36,7 +38,7 @@ fn sharded_rounds_merged_between_rounds_reach_the_verdict() {
             let (code, played, stderr) = fixture.verify_with(
                 &stronger,
                 out.path(),
-                &[&smoke[..], &["--shard", shard]].concat(),
+                &[&binding[..], &["--shard", shard]].concat(),
             );
             assert_eq!(code, 0, "{stderr}");
             assert!(
@@ -45,11 +47,7 @@ fn sharded_rounds_merged_between_rounds_reach_the_verdict() {
             );
         }
         // The merge job: combine the shard files, apply the SPRT at the round boundary.
-        let (code, merged, stderr) = fixture.verify_with(
-            &stronger,
-            out.path(),
-            &[&smoke[..], &["--no-play"]].concat(),
-        );
+        let (code, merged, stderr) = fixture.verify_with(&stronger, out.path(), &merge);
         if merged["status"] != "continue" {
             assert_eq!(code, 0, "{stderr}");
             break merged;
@@ -70,6 +68,26 @@ fn sharded_rounds_merged_between_rounds_reach_the_verdict() {
     for shard in ["shard-1-of-2.json", "shard-2-of-2.json"] {
         assert!(out.path().join("shards/stage-1-short").join(shard).exists());
         assert!(out.path().join("shards/stage-2-long").join(shard).exists());
+    }
+    assert_eq!(last["appended"], "T-0002", "{last:#}");
+    for (stage, dir) in stages.iter().zip(["stage-1-short", "stage-2-long"]) {
+        let games = fs::read(out.path().join(dir).join("games.pgn")).unwrap();
+        assert_eq!(
+            stage["record"]["pgn_sha256"],
+            oracle::integrity::sha256_hex(&games).as_str()
+        );
+        let rounds = String::from_utf8(games).unwrap().matches("[Round ").count();
+        assert_eq!(Some(rounds as u64), stage["record"]["games"].as_u64());
+    }
+    fixture.keep_evidence(out.path(), "T-0002");
+    let (code, stdout, _) = fixture.replay_games(true, false);
+    assert_eq!(code, 0, "{stdout}");
+    let replay: Value = serde_json::from_str(&stdout).unwrap();
+    for stage in replay["replay"]["stages"].as_array().unwrap() {
+        assert_eq!(stage["status"], "replayed", "{stage:#}");
+        let games = stage["games"].as_array().unwrap();
+        assert_eq!(games.len(), 4, "{stage:#}");
+        assert!(games.iter().all(|g| g["difference"].is_null()), "{stage:#}");
     }
 }
 

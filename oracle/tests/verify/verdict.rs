@@ -12,7 +12,7 @@ use super::{
     CRIPPLE_SUBJECT, Fixture, PROOF, REVIEWER, SERIAL, assert_bound_before_games,
     confirmation_text, step_names,
 };
-use crate::support::{ORACLE, repository_root};
+use crate::support::ORACLE;
 
 #[test]
 fn much_stronger_candidate_is_a_gewinn_and_much_weaker_is_abgelehnt() {
@@ -291,24 +291,6 @@ fn a_bit_identical_engine_change_is_gleich_without_games() {
     );
 }
 
-/// Runs `oracle register replay T-0002 --games 2 [--seed 7]` in the fixture; (exit code, stdout,
-/// stderr).
-fn replay_games(fixture: &Fixture, json: bool, seeded: bool) -> (i32, String, String) {
-    let output = Command::new(ORACLE)
-        .args(["register", "replay", "T-0002", "--games", "2", "--repo"])
-        .arg(fixture.path())
-        .args(if seeded { &["--seed", "7"][..] } else { &[] })
-        .args(json.then_some("--json"))
-        .arg("--cache-dir")
-        .arg(&fixture.cache)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    eprintln!("oracle register replay T-0002 --games 2:\n{stdout}{stderr}");
-    (output.status.code().unwrap(), stdout, stderr)
-}
-
 /// Runs gzip with `args` on `input`; its output.
 fn gzip(args: &[&str], input: &[u8]) -> Vec<u8> {
     use std::io::Write;
@@ -332,17 +314,7 @@ fn gzip(args: &[&str], input: &[u8]) -> Vec<u8> {
 fn an_entrys_games_replay_move_for_move_and_a_changed_move_is_named() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let fixture = Fixture::new();
-    fixture.cripple();
-    let (crippled_bench, crippled_sha256) = fixture.bench_of_worktree();
-    fixture.commit(&format!("{CRIPPLE_SUBJECT}\n\nBench: {crippled_bench}\n"));
-    fixture.register_genesis(&crippled_sha256, crippled_bench);
-    let stronger = {
-        fixture.restore();
-        let (normal_bench, _) = fixture.bench_of_worktree();
-        fixture.commit(&format!(
-            "eval: restore queen and rook values\n\nBench: {normal_bench}\n"
-        ))
-    };
+    let (stronger, crippled_sha256) = fixture.stronger_than_the_registered_engine();
     let out = tempfile::tempdir().unwrap();
     let (code, result, stderr) = fixture.verify_with(
         &stronger.to_string(),
@@ -351,15 +323,7 @@ fn an_entrys_games_replay_move_for_move_and_a_changed_move_is_named() {
     );
     assert_eq!(code, 0, "{stderr}\n{result:#}");
     assert_eq!(result["appended"], "T-0002");
-    let script = repository_root().join("scripts/keep-evidence.sh");
-    let kept = Command::new("bash")
-        .arg(script)
-        .arg(out.path())
-        .arg("T-0002")
-        .current_dir(fixture.path())
-        .output()
-        .unwrap();
-    assert!(kept.status.success(), "{kept:?}");
+    fixture.keep_evidence(out.path(), "T-0002");
 
     // A measured point of the progress chart: both entries' engines rebuilt to the sha256 the
     // register records, a fixed-length match, and the games hashed into the file.
@@ -396,7 +360,7 @@ fn an_entrys_games_replay_move_for_move_and_a_changed_move_is_named() {
     );
 
     // Faithful evidence: both node stages, two pairs each, every game identical.
-    let (code, stdout, _) = replay_games(&fixture, true, true);
+    let (code, stdout, _) = fixture.replay_games(true, true);
     assert_eq!(code, 0, "{stdout}");
     let replay: Value = serde_json::from_str(&stdout).unwrap();
     let stages = replay["replay"]["stages"].as_array().unwrap();
@@ -409,7 +373,7 @@ fn an_entrys_games_replay_move_for_move_and_a_changed_move_is_named() {
         assert!(games.iter().all(|g| g["difference"].is_null()), "{stage:#}");
     }
     // Without --seed the choice is the entry's: the same for every auditor.
-    let (code, text, _) = replay_games(&fixture, false, false);
+    let (code, text, _) = fixture.replay_games(false, false);
     assert_eq!(code, 0, "{text}");
     assert!(
         text.contains("replay T-0002 --games: 8 of 8 games identical\n"),
@@ -423,7 +387,7 @@ fn an_entrys_games_replay_move_for_move_and_a_changed_move_is_named() {
     };
     assert_eq!(
         pairs(&text),
-        pairs(&replay_games(&fixture, false, false).1),
+        pairs(&fixture.replay_games(false, false).1),
         "the same choice"
     );
 
@@ -473,7 +437,7 @@ fn an_entrys_games_replay_move_for_move_and_a_changed_move_is_named() {
     fs::write(&evidence, gzip(&["-9", "-n", "-c"], tampered.as_bytes())).unwrap();
 
     // Under the entry's pgn_sha256 the file is not the recorded one: named by its hash.
-    let (code, text, _) = replay_games(&fixture, false, true);
+    let (code, text, _) = fixture.replay_games(false, true);
     assert_eq!(code, 1, "{text}");
     assert!(
         text.contains("stage short (nodes=600): FAIL")
@@ -487,7 +451,7 @@ fn an_entrys_games_replay_move_for_move_and_a_changed_move_is_named() {
     let mut entry = oracle::governance::entry::Entry::parse(&fs::read(&file).unwrap()).unwrap();
     entry.stages[0].pgn_sha256 = Some(sha256_hex(tampered.as_bytes()).try_into().unwrap());
     fs::write(&file, entry.to_canonical().unwrap()).unwrap();
-    let (code, text, _) = replay_games(&fixture, false, true);
+    let (code, text, _) = fixture.replay_games(false, true);
     assert!(
         text.starts_with("pass register: "),
         "the edited entry still chains: {text}"
@@ -501,7 +465,7 @@ fn an_entrys_games_replay_move_for_move_and_a_changed_move_is_named() {
 
     // Missing evidence is bad input: exit 2, naming the file, before anything is built.
     fs::remove_file(&evidence).unwrap();
-    let (code, _, stderr) = replay_games(&fixture, false, true);
+    let (code, _, stderr) = fixture.replay_games(false, true);
     assert_eq!(code, 2);
     assert!(
         stderr.contains("evidence/T-0002/stage-1-short.pgn.gz: missing"),
