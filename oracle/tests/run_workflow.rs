@@ -6,7 +6,8 @@
 //! And the workflow run here: in a throwaway repository of the C engine fixture, under a
 //! throwaway profile, a run that is cancelled after its first round is continued by the next
 //! run from its last `out-N` (found and downloaded by the workflow's own `gh` step), an `out-N`
-//! the oracle refuses is discarded for a fresh start, and a commit that changes only the
+//! the oracle refuses is discarded for a fresh start only when it holds no game (one with games
+//! fails the run), and a commit that changes only the
 //! message — the same two binaries — continues the pairs of the earlier commit's run instead of
 //! starting afresh (docs/ci-trust.md, "Continuing an earlier run").
 
@@ -345,7 +346,8 @@ fn each_once(pairs: &[u64], count: u64) -> bool {
 }
 
 #[test]
-fn a_run_continues_from_the_last_out_of_the_previous_run_and_a_refused_one_starts_afresh() {
+fn a_run_continues_from_the_last_out_of_the_previous_run_and_a_refused_one_without_games_starts_afresh()
+ {
     // The shard jobs run the oracle with `sudo -E`, which the script runs as the command it
     // prefixes when it runs as root (as .ci/run does on this machine); under another user it
     // would be that user's real sudo, which this test does not assume.
@@ -396,26 +398,25 @@ fn a_run_continues_from_the_last_out_of_the_previous_run_and_a_refused_one_start
         assert_eq!(result["games_played"], 4, "shard {shard}: {result}");
     }
 
-    // A forged out-1 in run 2 (a game's result changed, its tally not): run 3 takes the newest
-    // run's out, the oracle refuses it, and run 3 starts afresh from round 1.
-    let forged = throwaway
-        .work("run-2")
-        .join("artifacts/out-1/shards/stage-1-short/shard-1-of-8.json");
-    let mut result: Value = serde_json::from_slice(&fs::read(&forged).unwrap()).unwrap();
-    let game = &mut result["pairs"][0]["games"][0]["result"];
-    *game = if game == "white_wins" {
-        "black_wins"
-    } else {
-        "white_wins"
+    // A refused out without a game: run 2's out-1 with its games gone and its binding forged
+    // (another predecessor tree). Run 3 takes the newest run's out, the oracle refuses it, and,
+    // since no game of the measurement is lost, run 3 starts afresh from round 1. (A refused out
+    // that holds games fails the run: the next test.)
+    let forged = throwaway.work("run-2").join("artifacts/out-1");
+    fs::remove_dir_all(forged.join("shards")).unwrap();
+    if forged.join("stage-1-short").exists() {
+        fs::remove_dir_all(forged.join("stage-1-short")).unwrap();
     }
-    .into();
-    fs::write(&forged, serde_json::to_vec_pretty(&result).unwrap()).unwrap();
+    let binding_file = forged.join("binding.json");
+    let mut binding: Value = serde_json::from_slice(&fs::read(&binding_file).unwrap()).unwrap();
+    binding["predecessor"]["tree"] = "0".repeat(40).into();
+    fs::write(&binding_file, serde_json::to_vec_pretty(&binding).unwrap()).unwrap();
     let log = throwaway.run("run-3", &["run-1", "run-2"]);
     for expected in [
         "::: run 3: verify",
         "continuing from out-1 of run 2",
-        "::warning::the oracle refused out-1 of run 2: ",
-        "its tally does not match its pairs",
+        "::warning::the oracle refused out-1 of run 2, which holds no game: ",
+        "predecessor.tree is 0000000000000000000000000000000000000000",
         "starting afresh",
         "8 contiguous pairs",
     ] {
@@ -516,24 +517,26 @@ fn a_message_only_commit_continues_the_measurement_of_the_same_binaries() {
         "{adopted}"
     );
 
-    // A measurement of the same binaries never starts afresh where the earlier one was judged
-    // or cannot be checked. Here the third run's stage had ended with H0 (its end written into
-    // its artifact, in a form the oracle refuses), so the refusal fails the run...
+    // A measurement of the same binaries never starts afresh once it has games, nor when the
+    // earlier run cannot be checked. Here the third run's stage, undecided, holds its pairs in
+    // a state the oracle refuses (what a declared path changed between the two commits also
+    // gives), so the refusal fails the run...
     let previous = ["run-1", "run-2", "run-3"];
-    let end = throwaway
+    let state = throwaway
         .work("run-3")
-        .join("artifacts/out-1/stage-1-short/stage.json");
-    fs::write(
-        &end,
-        r#"{"record": {"name": "short", "state": "accept_h0"}}"#,
-    )
-    .unwrap();
+        .join("artifacts/out-1/stage-1-short/state.json");
+    let counted = fs::read(&state).unwrap();
+    fs::write(&state, br#"{"forged": true}"#).unwrap();
     let fourth = throwaway.reworded("eval: weigh the middle of the board more");
     let (success, log) = throwaway.run_head_ending("run-4", &fourth, &previous);
     assert!(!success, "{log}");
-    assert!(log.contains("which had ended short: accept_h0"), "{log}");
+    assert!(
+        log.contains("which holds games of these two binaries (")
+            && log.contains("stage-1-short/state.json"),
+        "{log}"
+    );
     assert!(!log.contains("starting afresh"), "{log}");
-    fs::remove_file(&end).unwrap();
+    fs::write(&state, counted).unwrap();
     // ... and so does an earlier candidate commit that can no longer be fetched (its branch
     // deleted, its objects pruned), whose declared path the oracle cannot read.
     throwaway.git(&["branch", "-D", &format!("reworded-{}", &third[..12])]);
