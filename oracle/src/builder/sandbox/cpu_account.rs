@@ -323,7 +323,9 @@ mod tests {
     }
 
     /// A child that ignores `SIGCHLD` and starts a spinner that exits on its own leaves nothing
-    /// in `/proc`; the account still holds the spinner's CPU.
+    /// in `/proc`; the account still holds the spinner's CPU. The spinner does a fixed amount of
+    /// work (600,000 shell loop turns, about a second of CPU here) rather than spinning for a
+    /// fixed time, so a busy machine cannot starve it below the bound.
     #[test]
     fn an_unreaped_child_that_exited_still_counts() {
         let Ok(Some(account)) = CpuAccount::open() else {
@@ -331,12 +333,18 @@ mod tests {
             return;
         };
         let entry = account.entry();
+        let done = tempfile::tempdir().unwrap();
+        let marker = done.path().join("spun");
         let mut command = Command::new("sh");
         command
             .args([
                 "-c",
-                "trap '' CHLD; timeout 1 sh -c 'while :; do :; done' & sleep 1.5",
+                "trap '' CHLD; \
+                 sh -c 'i=0; while [ $i -lt 600000 ]; do i=$((i+1)); done; : > \"$1\"' spin \"$1\" & \
+                 while [ ! -e \"$1\" ]; do sleep 0.05; done",
+                "parent",
             ])
+            .arg(&marker)
             .stdin(Stdio::null());
         // SAFETY: the closure only opens, writes and closes (CpuAccount::enter).
         unsafe {
@@ -345,6 +353,6 @@ mod tests {
         let status = command.status().unwrap();
         assert!(status.success());
         let cpu = account.cpu_time().expect("cpu.stat reads");
-        assert!(cpu > Duration::from_millis(500), "{cpu:?}");
+        assert!(cpu > Duration::from_millis(300), "{cpu:?}");
     }
 }
