@@ -110,6 +110,17 @@ pub enum GameResult {
 }
 
 impl GameResult {
+    /// The result a PGN `Result` tag names; `None` for `*` (no result) or anything else.
+    pub fn from_pgn(tag: &str) -> Option<GameResult> {
+        [
+            GameResult::WhiteWins,
+            GameResult::BlackWins,
+            GameResult::Draw,
+        ]
+        .into_iter()
+        .find(|result| result.pgn() == tag)
+    }
+
     /// The PGN result string.
     pub fn pgn(self) -> &'static str {
         match self {

@@ -17,7 +17,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
-use shakmaty::{Chess, Position};
+use shakmaty::{Chess, Color, Position};
 use thiserror::Error;
 
 use super::binding::{BindingRecord, BoundBinary};
@@ -30,7 +30,7 @@ use crate::governance::entry::{BinaryRecord, Entry, IsolationRecord, StageRecord
 use crate::governance::hash::Sha256Hex;
 use crate::governance::register::Audit;
 use crate::play::book::{Book, Opening};
-use crate::play::game::GameRecord;
+use crate::play::game::{GameRecord, GameResult};
 use crate::play::runner::{MatchConfig, play_single_game};
 use crate::play::shard::Shard;
 
@@ -556,7 +556,7 @@ fn replay_stage(
         .filter(|(_, games)| games.iter().all(Option::is_some))
         .map(|(&pair, _)| pair)
         .collect();
-    if complete.len() != by_pair.len() || complete.len() as u64 != stage.pairs {
+    if complete.len() != by_pair.len() || (complete.len() as u64) < stage.pairs {
         return Ok(StageOutcome::Failed {
             reason: format!(
                 "{} holds {} complete pairs of {} begun; the entry counts {} pairs",
@@ -564,6 +564,35 @@ fn replay_stage(
                 complete.len(),
                 by_pair.len(),
                 stage.pairs
+            ),
+        });
+    }
+    // A stage counts the lowest `pairs` indices its games file holds (a stage decided in rounds
+    // keeps the pairs its shards played past the deciding look), and their results must give the
+    // entry's pentanomial: the verdict follows from these games, not only their moves.
+    let counted = &complete[..usize::try_from(stage.pairs).unwrap_or(usize::MAX)];
+    let mut pentanomial = [0u64; 5];
+    for pair in counted {
+        match pair_bucket(&by_pair[pair]) {
+            Some(bucket) => pentanomial[bucket] += 1,
+            None => {
+                return Ok(StageOutcome::Failed {
+                    reason: format!(
+                        "{}: pair {} has a game without a result",
+                        path.display(),
+                        pair + 1
+                    ),
+                });
+            }
+        }
+    }
+    if pentanomial != stage.pentanomial {
+        return Ok(StageOutcome::Failed {
+            reason: format!(
+                "{}: the results of its first {} pairs give the pentanomial {pentanomial:?}; the entry records {:?}",
+                path.display(),
+                stage.pairs,
+                stage.pentanomial
             ),
         });
     }
@@ -580,7 +609,7 @@ fn replay_stage(
         )));
     }
     let schedule = book.schedule(config.book_order, config.seed, config.opening_offset);
-    let pairs = choose(&complete, count, seed);
+    let pairs = choose(counted, count, seed);
     let mut games = Vec::new();
     for &pair in &pairs {
         let opening = &book.openings[schedule.opening_of(pair)];
@@ -604,6 +633,17 @@ fn replay_stage(
         pairs,
         games,
     })
+}
+
+/// The first engine's half-points over a pair's two games (White in the first, Black in the
+/// second): its pentanomial bucket; `None` when a game has no result.
+fn pair_bucket(games: &[Option<RecordedGame>; 2]) -> Option<usize> {
+    let mut half_points = 0;
+    for (game, color) in games.iter().zip([Color::White, Color::Black]) {
+        let result = GameResult::from_pgn(&game.as_ref()?.result)?;
+        half_points += usize::from(result.half_points(color));
+    }
+    Some(half_points)
 }
 
 /// Plays game `game` (0: the first engine has White) of a pair from `opening` exactly as the

@@ -18,7 +18,6 @@
 //! limit whose every pair, from its minimum games on, was the same game twice ends
 //! `indistinguishable` (Article 2.5): passed, with no gain found.
 
-use std::collections::BTreeSet;
 use std::fmt;
 use std::num::NonZeroU32;
 use std::path::{Path, PathBuf};
@@ -374,7 +373,7 @@ impl StagePlan {
     pub(super) fn held(&self, dir: &Path, shards_dir: &Path) -> Result<Held, StageError> {
         let fingerprint = self.fingerprint()?;
         let state = self.counted_in(dir, &fingerprint)?;
-        let files: Vec<PathBuf> = match std::fs::read_dir(shards_dir) {
+        let mut files: Vec<PathBuf> = match std::fs::read_dir(shards_dir) {
             Ok(listing) => listing
                 .filter_map(Result::ok)
                 .map(|e| e.path())
@@ -388,6 +387,8 @@ impl StagePlan {
                 .collect(),
             Err(_) => Vec::new(),
         };
+        // One order on every machine: the stage's games file concatenates the shards' PGNs.
+        files.sort();
         let shards = if files.is_empty() {
             Vec::new()
         } else {
@@ -504,38 +505,6 @@ impl Held {
             games_played: merged.games_played,
             pgn,
         })
-    }
-
-    /// The games of the pairs `counted` of `plan`'s stage — the state's PGN whole (the pairs taken over, each of
-    /// them counted), then the shards' games of the other counted pairs — as one PGN that a
-    /// stage record's `pgn_sha256` names: the file an auditor replays. The state's PGN stays its
-    /// prefix, so the state file still reads it.
-    fn counted_pgn(
-        &self,
-        plan: &StagePlan,
-        counted: &[PairOutcome],
-    ) -> Result<Vec<u8>, StageError> {
-        let taken: BTreeSet<u64> = self.taken().iter().map(|pair| pair.index).collect();
-        let from_shards: BTreeSet<u64> = counted
-            .iter()
-            .map(|pair| pair.index)
-            .filter(|index| !taken.contains(index))
-            .collect();
-        let mut pgn = self.state_pgn().to_vec();
-        for (file, _) in &self.shards {
-            let games = shard_pgn(file)?;
-            let kept = crate::play::shard_games::games_of_pairs(&games, &from_shards)
-                .map_err(|e| fail(format!("{}: {e}", file.display())))?;
-            pgn.extend_from_slice(&kept);
-        }
-        // Read back against the pairs, as every games file of a stage is, in case a file changed
-        // since the merge checked it.
-        let names = [
-            self.fingerprint.engines[0].name.as_str(),
-            self.fingerprint.engines[1].name.as_str(),
-        ];
-        check_pairs(&plan.outcome_file(), &plan.pgn(), &pgn[..], names, counted).map_err(fail)?;
-        Ok(pgn)
     }
 
     /// The state's PGN: the games of the pairs taken over (empty without a state).
@@ -869,11 +838,23 @@ fn merged(plan: &StagePlan) -> Result<Merge, StageError> {
         None => 0,
     };
     let path = llr_path(&merged.pairs, plan.params, looks.every)?;
-    // The stage's games file, as a local run leaves it: the counted pairs' games. Written before
-    // the end that names it; a merge interrupted between the two writes the same file again.
-    let games = held.counted_pgn(plan, &merged.pairs)?;
-    write_atomically(&plan.pgn(), &games).map_err(|e| fail(e.to_string()))?;
-    let pgn_sha256 = Some(crate::integrity::sha256_hex(&games));
+    // The stage's games file, which the record's pgn_sha256 names: every pair the stage holds,
+    // the state's PGN first and whole (the state still reads it as its prefix), then each
+    // shard's; the record counts the lowest `pairs` of them, as a replay reads them. Read back
+    // against the pairs, in case a file changed since the merge checked it; written before the
+    // end that names it (an interrupted merge writes the same file again).
+    let held_games = held.counted_games()?;
+    let names = [plan.engines[0].name.as_str(), plan.engines[1].name.as_str()];
+    check_pairs(
+        &plan.outcome_file(),
+        &plan.pgn(),
+        &held_games.pgn[..],
+        names,
+        &held_games.pairs,
+    )
+    .map_err(fail)?;
+    write_atomically(&plan.pgn(), &held_games.pgn).map_err(|e| fail(e.to_string()))?;
+    let pgn_sha256 = Some(crate::integrity::sha256_hex(&held_games.pgn));
     let bounds = merged.sprt.as_ref().map_or(
         (plan.params.lower_bound(), plan.params.upper_bound()),
         SequentialSprt::decision_bounds,

@@ -12,7 +12,7 @@ use super::{Fixture, SERIAL, assert_bound_before_games, copy_tree, counted_pairs
 use crate::support::ORACLE;
 
 /// Rounds of two shards, merged between rounds, reach the verdict; the merge that ends a stage
-/// leaves the counted pairs' games in its `games.pgn`, the file its `pgn_sha256` names, so the
+/// leaves the games it holds in its `games.pgn`, the file its `pgn_sha256` names, so the
 /// appended entry's games replay move for move as a local run's do.
 #[test]
 fn sharded_rounds_merged_between_rounds_reach_the_verdict_and_replay() {
@@ -76,8 +76,10 @@ fn sharded_rounds_merged_between_rounds_reach_the_verdict_and_replay() {
             stage["record"]["pgn_sha256"],
             oracle::integrity::sha256_hex(&games).as_str()
         );
+        // Every game the stage holds, those past the deciding look too; the record counts the
+        // lowest pairs of them (the replay below checks their pentanomial).
         let rounds = String::from_utf8(games).unwrap().matches("[Round ").count();
-        assert_eq!(Some(rounds as u64), stage["record"]["games"].as_u64());
+        assert!(Some(rounds as u64) >= stage["record"]["games"].as_u64());
     }
     fixture.keep_evidence(out.path(), "T-0002");
     let (code, stdout, _) = fixture.replay_games(true, false);

@@ -463,6 +463,28 @@ fn an_entrys_games_replay_move_for_move_and_a_changed_move_is_named() {
     );
     assert!(text.contains(&expected), "{expected}\n{text}");
 
+    // One result changed, every move kept (and the entry's pgn_sha256 changed with it): the
+    // games no longer give the entry's pentanomial, and the replay fails before playing.
+    let tag = pgn.find("[Result \"").unwrap() + "[Result \"".len();
+    let was = &pgn[tag..tag + pgn[tag..].find('"').unwrap()];
+    let now = if was == "1/2-1/2" { "1-0" } else { "1/2-1/2" };
+    let token = tag + pgn[tag..].find(&format!(" {was}\n")).unwrap();
+    let changed = format!(
+        "{}{now}{} {now}\n{}",
+        &pgn[..tag],
+        &pgn[tag + was.len()..token],
+        &pgn[token + was.len() + 2..]
+    );
+    fs::write(&evidence, gzip(&["-9", "-n", "-c"], changed.as_bytes())).unwrap();
+    entry.stages[0].pgn_sha256 = Some(sha256_hex(changed.as_bytes()).try_into().unwrap());
+    fs::write(&file, entry.to_canonical().unwrap()).unwrap();
+    let (code, text, _) = fixture.replay_games(false, true);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("give the pentanomial") && text.contains("the entry records ["),
+        "{text}"
+    );
+
     // Missing evidence is bad input: exit 2, naming the file, before anything is built.
     fs::remove_file(&evidence).unwrap();
     let (code, _, stderr) = fixture.replay_games(false, true);
