@@ -254,6 +254,10 @@ impl StagePlan {
     pub(super) const OUTCOME: &'static str = "stage.json";
     /// The end of a stage taken over with its pairs, until their state is in place.
     pub(super) const ADOPTED_END: &'static str = "adopted-stage.json";
+    /// How far this run's last merge looked ([`LooksReached`]), written by every open merge.
+    const LOOKED: &'static str = "looked.json";
+    /// How far the runs that played the pairs taken over had looked, fixed when taken over.
+    const LOOKS_FROM: &'static str = "looks-from.json";
 
     /// The directory of stage `index` named `name` in `out`.
     pub(super) fn dir_in(out: &OutDir, index: usize, name: &str) -> PathBuf {
@@ -342,6 +346,38 @@ impl StagePlan {
     /// Where an adoption's state waits until the record of it is written.
     pub(super) fn adopted_state(&self) -> PathBuf {
         self.dir.join("adopted-state.json")
+    }
+
+    /// How far the earlier runs' looks reached over the pairs taken over (see [`LooksReached`]).
+    pub(super) fn looks_from_file(&self) -> PathBuf {
+        self.dir.join(Self::LOOKS_FROM)
+    }
+
+    /// How far the looks of the runs that played what the stage directory `dir` and the shard
+    /// files `held` hold had reached: their last merge's record, else the record their own
+    /// adoption fixed; else, for shards no merge judged, the pairs that run had taken over (where
+    /// its merges would have begun to look); `None` for a local run's pairs, which its runner
+    /// looked at as each batch completed. Looks beyond it were never made.
+    pub(super) fn looks_reached_in(
+        &self,
+        dir: &Path,
+        held: &Held,
+    ) -> Result<Option<LooksReached>, StageError> {
+        for name in [Self::LOOKED, Self::LOOKS_FROM] {
+            if let Some(reached) = read_optional::<LooksReached>(&dir.join(name))? {
+                if reached.every == 0 {
+                    return Err(fail(format!(
+                        "{}: every is 0; looks come every 1 pair or more",
+                        dir.join(name).display()
+                    )));
+                }
+                return Ok(Some(reached));
+            }
+        }
+        Ok(held.shard_count().map(|shards| LooksReached {
+            pairs: held.taken_prefix(),
+            every: u64::from(shards),
+        }))
     }
 
     /// When this run played the stage's first game.
@@ -441,6 +477,20 @@ impl StagePlan {
     }
 }
 
+/// How far an SPRT's looks over a stage's pairs reached: the gap-free prefix of pairs they
+/// judged, looked at every `every` pairs. A run that takes pairs over looks inside them from
+/// here, at the same spacing: a round's shard files published before the merge that would have
+/// looked at them (a run cancelled mid-round) are then looked at by the run that takes them
+/// over, so no look of the match is skipped, and none a run already made is made again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct LooksReached {
+    /// Pairs judged, from pair 0.
+    pub pairs: u64,
+    /// Pairs between two looks.
+    pub every: u64,
+}
+
 /// A stage's pairs outside a running match: the state file of its directory (pairs taken over
 /// from earlier runs, or a local run's own) and the shard files of its rounds.
 pub(super) struct Held {
@@ -459,7 +509,7 @@ impl Held {
     }
 
     /// The shard count the fleet cut the stage into (the first shard's), if a shard has played.
-    fn shard_count(&self) -> Option<u32> {
+    pub(super) fn shard_count(&self) -> Option<u32> {
         self.shards.first().map(|(_, s)| s.fingerprint.shards)
     }
 
@@ -471,7 +521,7 @@ impl Held {
     }
 
     /// The gap-free prefix of the pairs taken over: where round 1 starts.
-    fn taken_prefix(&self) -> u64 {
+    pub(super) fn taken_prefix(&self) -> u64 {
         let mut indices: Vec<u64> = self.taken().iter().map(|p| p.index).collect();
         indices.sort_unstable();
         indices
@@ -571,11 +621,13 @@ fn play_local(plan: &StagePlan, reporter: &StepReporter) -> Result<StageOutcome,
     }
     let started = mark_started(plan)?;
     let config = plan.match_config(Shard::WHOLE, plan.state(), plan.pgn());
-    // Pairs taken over were looked at by the run that played them, at its looks, undecided.
+    // Pairs taken over were looked at by the runs that played them, undecided, as far as their
+    // looks reached; the runner looks again at the rest as it counts them, once a batch.
     let taken = read_optional::<AdoptedPairs>(&plan.adopted_file())?.map_or(0, |a| a.pairs);
+    let looks_from = read_optional::<LooksReached>(&plan.looks_from_file())?;
     let mut sprt = SprtStop::new(plan.params, plan.batch, plan.min_pairs)
         .map_err(fail)?
-        .looking_after(taken);
+        .looking_after(looks_from.map_or(taken, |reached| reached.pairs.min(taken)));
     if plan.can_be_indistinguishable() {
         sprt = sprt.stopping_when_indistinguishable();
     }
@@ -772,9 +824,10 @@ enum Merge {
 }
 
 /// The stage as the pairs in `--out` show it: those taken over from earlier runs (the stage's
-/// state), first, and the shard files. Before any shard has played, the SPRT looks at the pairs
-/// taken over once a batch, as a local run that resumes them does (it may decide at once); once
-/// shards have played, once a round, after the pairs taken over.
+/// state), first, and the shard files. The SPRT looks from where the earlier runs' looks reached
+/// over the pairs taken over (all of them, without a record): once a round (a pair a shard)
+/// once shards have played, else at the earlier runs' spacing, else once a batch, as a local run
+/// that resumes them does. It may decide at once. An open merge records how far it looked.
 fn merged(plan: &StagePlan) -> Result<Merge, StageError> {
     if let Some(outcome) = read_finished(plan)? {
         return Ok(Merge::Finished(Box::new(outcome)));
@@ -784,17 +837,15 @@ fn merged(plan: &StagePlan) -> Result<Merge, StageError> {
         return Ok(Merge::NoShards);
     }
     let taken = held.taken_prefix();
-    let looks = match held.shard_count() {
-        Some(shards) => Looks {
-            params: plan.params,
-            every: u64::from(shards),
-            after: taken,
+    let looks_from = read_optional::<LooksReached>(&plan.looks_from_file())?;
+    let looks = Looks {
+        params: plan.params,
+        every: match (held.shard_count(), looks_from) {
+            (Some(shards), _) => u64::from(shards),
+            (None, Some(reached)) => reached.every.max(1),
+            (None, None) => plan.batch,
         },
-        None => Looks {
-            params: plan.params,
-            every: plan.batch,
-            after: taken,
-        },
+        after: looks_from.map_or(taken, |reached| reached.pairs.min(taken)),
     };
     let merged = held.merge(Some(looks))?;
     let decision = merged.sprt_decision.unwrap_or(SprtDecision::Continue);
@@ -816,6 +867,16 @@ fn merged(plan: &StagePlan) -> Result<Merge, StageError> {
             0 => String::new(),
             n => format!(" ({n} taken over)"),
         };
+        // The looks are made again from the same `after` by every merge of this run (the
+        // overshoot correction depends on the whole path); the record is for a run that takes
+        // these pairs over.
+        let reached = LooksReached {
+            pairs: merged.pairs.len() as u64,
+            every: looks.every,
+        };
+        let json = serde_json::to_vec_pretty(&reached).expect("looks serialize");
+        write_atomically(&plan.dir.join(StagePlan::LOOKED), &json)
+            .map_err(|e| fail(e.to_string()))?;
         return Ok(Merge::Open {
             shards: held.shard_count().unwrap_or(0),
             contiguous_pairs: merged.contiguous_pairs,
