@@ -391,6 +391,9 @@ class Runner:
         for index, step in enumerate(steps):
             label = f"{where}, step {index + 1} ({step.get('name') or step.get('uses') or 'run'})"
             if not condition(step, contexts, label):
+                if step.get("id"):
+                    # As on GitHub: a skipped step's outputs are empty.
+                    contexts["steps"][step["id"]] = {"outputs": {}, "conclusion": "skipped"}
                 continue
             step_env = dict(env)
             step_env.update({k: str(substitute(v, contexts, label)) for k, v in (step.get("env") or {}).items()})

@@ -2,8 +2,9 @@
 //! triggers each file is meant to have and never `pull_request_target`; read-only tokens except
 //! in the named write jobs, which run on main only, run no shell and read only artifacts that
 //! their own run made without candidate code; no persisted credentials, no secrets, the token
-//! only in the named step of a read-only job, no expressions expanded into shell scripts, and
-//! only known actions pinned by commit sha.
+//! only in the named step of a read-only job, no expressions expanded into shell scripts, only
+//! known actions pinned by commit sha, and no `out-N` a later run continues from published by a
+//! job cancelled or failed before its oracle finished it.
 //!
 //! Local composite actions (`uses: ./.github/actions/NAME`) are read as the steps they run.
 
@@ -559,6 +560,44 @@ impl Workflows {
         found
     }
 
+    /// In a job that continues an `out-N` (downloads one), an upload of its `out` that a step
+    /// cancelled or failed before it finished could publish: the upload's condition must name
+    /// an output of the step that writes the `out`, set only once it ran to its end. Otherwise
+    /// the newest `out` of the run can be one that lacks what the job had downloaded into it.
+    fn continuation_violations(&self) -> Vec<String> {
+        let mut found = Vec::new();
+        for (file, id, job) in self.jobs() {
+            let steps = self.steps(file, &id, job);
+            let artifact = |step: &Step, action: &str| {
+                let uses = step.value.get("uses").and_then(Value::as_str);
+                (uses.map(action_name) == Some(action))
+                    .then(|| step.value.get("with").and_then(|w| w.get("name")).map(text))
+                    .flatten()
+                    .filter(|name| name.starts_with("out-"))
+            };
+            if !steps
+                .iter()
+                .any(|step| artifact(step, "actions/download-artifact").is_some())
+            {
+                continue;
+            }
+            for step in &steps {
+                let Some(name) = artifact(step, "actions/upload-artifact") else {
+                    continue;
+                };
+                let condition = step.value.get("if").map(text).unwrap_or_default();
+                if !(condition.contains("steps.") && condition.contains(".outputs.")) {
+                    found.push(format!(
+                        "{}: uploads `{name}`, which a later run continues from, under `if: {condition}`: \
+                         it must wait for an output of the step that finished the `out`",
+                        step.place
+                    ));
+                }
+            }
+        }
+        found
+    }
+
     /// The artifacts a step reads (download-artifact `name`/`pattern`; deploy-pages'
     /// `artifact_name`, default `github-pages`) and whether it reads another run's.
     fn reads(step: &Value) -> (Vec<String>, bool) {
@@ -785,6 +824,7 @@ impl Workflows {
         found.extend(self.action_violations());
         found.extend(self.script_violations());
         found.extend(self.write_job_violations());
+        found.extend(self.continuation_violations());
         found
     }
 }
@@ -861,6 +901,11 @@ fn no_expression_is_expanded_into_a_shell_script() {
 }
 
 #[test]
+fn a_continued_out_is_published_only_once_the_oracle_finished_it() {
+    assert_none("continuations", &repository().continuation_violations());
+}
+
+#[test]
 fn write_jobs_read_only_artifacts_their_run_made_without_candidate_code() {
     let workflows = repository();
     assert_none("write jobs", &workflows.write_job_violations());
@@ -924,6 +969,18 @@ jobs:
         with:
           name: report
           path: out
+  merge:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/download-artifact@d3f86a106a0bac45b974a628896c90dbdf5c8093
+        with:
+          name: out-1
+          path: out
+      - uses: actions/upload-artifact@ea165f8d65b6e75b540449e92b4886f43607fa02
+        if: always()
+        with:
+          name: out-2
+          path: out
   deploy:
     needs: build
     runs-on: ubuntu-latest
@@ -956,6 +1013,7 @@ jobs:
         "register.yml: job `build`: step 1: checks out another ref or repository",
         "register.yml: job `build`: step 2: `cargo build --release --locked`: a build in or for",
         "evil.yml: job `append`: step 2: `cargo build --release -p oracle`: a build in or for",
+        "register.yml: job `merge`: step 2: uploads `out-2`, which a later run continues from, under `if: always()`",
     ] {
         assert!(
             found.contains(expected),

@@ -232,6 +232,7 @@ pub fn merge(
         params,
         every: u64::from(plan.shards),
         after: 0,
+        min_pairs: 0,
     });
     merge_onto(None, shards, plan, looks)
 }
@@ -258,6 +259,9 @@ pub struct Looks {
     /// Pairs an earlier look already judged (pairs taken over, looked at before any shard
     /// played): the first look comes after them.
     pub after: u64,
+    /// Pairs below which a look's decision does not end the looks (the stage's minimum): the
+    /// looks go on, as a local run's do, and the first decision from the minimum on counts.
+    pub min_pairs: u64,
 }
 
 /// [`merge`] onto the pairs `prior` counts, which come first: the SPRT looks at the union, and a
@@ -374,7 +378,9 @@ fn combine(
                     counted.is_multiple_of(round) || (complete && counted == contiguous_pairs);
                 if look && counted > looks.after {
                     looked_at = counted;
-                    if sequential.update(&counts)? != SprtDecision::Continue {
+                    if sequential.update(&counts)? != SprtDecision::Continue
+                        && counted >= looks.min_pairs
+                    {
                         break;
                     }
                 }
@@ -452,6 +458,7 @@ mod tests {
             params,
             every: u64::from(plan.shards),
             after: 0,
+            min_pairs: 0,
         }
     }
 
@@ -498,6 +505,7 @@ mod tests {
             params,
             every: 2,
             after: 4,
+            min_pairs: 0,
         };
         let merged = combine(Some(prior(&taken)), &shards, &plan, Some(looks)).unwrap();
         let sprt = merged.sprt.unwrap();
@@ -559,6 +567,40 @@ mod tests {
         .unwrap();
         assert_eq!((merged.contiguous_pairs, merged.tally.pairs), (1, 0));
         assert_eq!(merged.sprt_decision, Some(SprtDecision::Continue));
+    }
+
+    /// A crossing before the stage's minimum does not end the looks: they go on, and the first
+    /// decision from the minimum on is the merge's, as a local run's SPRT decides. It used to
+    /// stop there, and every later merge stopped at the same look, short of the minimum, until
+    /// the stage ran out of pairs.
+    #[test]
+    fn a_decision_before_the_minimum_does_not_end_the_looks() {
+        let params = SprtParams::new(0.0, 50.0, 0.05, 0.05, Model::Normalized).unwrap();
+        let plan = fingerprint(300, 3);
+        let shards = [
+            losing_shard(1, 3, 300),
+            losing_shard(2, 3, 300),
+            losing_shard(3, 3, 300),
+        ];
+        let early = combine(None, &shards, &plan, Some(looks(params, &plan))).unwrap();
+        let first_crossing = early.tally.pairs;
+        let min_pairs = first_crossing + 10;
+        let merged = combine(
+            None,
+            &shards,
+            &plan,
+            Some(Looks {
+                min_pairs,
+                ..looks(params, &plan)
+            }),
+        )
+        .unwrap();
+        assert_eq!(merged.sprt_decision, Some(SprtDecision::AcceptH0));
+        assert_eq!(
+            merged.tally.pairs,
+            min_pairs.next_multiple_of(3),
+            "the first look from the minimum on"
+        );
     }
 
     #[test]

@@ -9,9 +9,9 @@
 //! this run plays locally or in rounds (`--no-play`): the adopted pairs are the stage's state.
 //! A stage the source finished is taken over with its end, which stands as it was decided: the
 //! same pairs decided again at other looks could read otherwise.
-//! A stage it had not finished is looked at from where the source's looks had reached
-//! (`looks-from.json`): a round whose shards published before the merge that would have looked
-//! at them is looked at here, and no look the source made is made again.
+//! A stage it had not finished is looked at on the source's grid of looks, from its start
+//! (`looks-from.json`): the source's looks come out as they did, and a round whose shards
+//! published before the merge that would have looked at them is looked at here.
 //!
 //! The directory is trusted as a run's own `--out` is when it resumes: it must be one the
 //! maintainer's oracle wrote.
@@ -24,9 +24,7 @@ use git2::Repository;
 use super::binding::BindingRecord;
 use super::out::OutDir;
 use super::resolve;
-use super::stage::{
-    LooksReached, StageError, StageOutcome, StagePlan, carry_end, fail, read_optional,
-};
+use super::stage::{LookGrid, StageError, StageOutcome, StagePlan, carry_end, fail, read_optional};
 use super::{short, trailers};
 use crate::errln;
 use crate::governance::entry::{AdoptedPairs, EarlierRun, PathKind};
@@ -163,7 +161,7 @@ pub fn adopt_all(
 struct Adoption {
     counted: CountedGames,
     adopted: AdoptedPairs,
-    looks_from: Option<LooksReached>,
+    looks_from: Option<LookGrid>,
     end: Option<StageOutcome>,
     from: PathBuf,
 }
@@ -210,8 +208,8 @@ fn take_over(
         ))
     };
     let held = plan.held(&from, &from_shards).map_err(refuse)?;
-    // Where the source's looks reached: a round it published but never merged is looked at here.
-    let looks_from = plan.looks_reached_in(&from, &held).map_err(refuse)?;
+    // The source's grid of looks: a round it published but never merged is looked at here.
+    let looks_from = plan.looks_of(&from, &held).map_err(refuse)?;
     if held.is_empty() {
         errln!(
             "      games from {}: none of this stage there; every pair is played here",
@@ -307,8 +305,8 @@ impl Adoption {
         let json = serde_json::to_vec_pretty(&adopted).expect("adopted pairs serialize");
         crate::integrity::write_atomically(&plan.adopted_file(), &json)
             .map_err(|e| fail(e.to_string()))?;
-        if let Some(reached) = looks_from {
-            let json = serde_json::to_vec_pretty(&reached).expect("looks serialize");
+        if let Some(grid) = looks_from {
+            let json = serde_json::to_vec_pretty(&grid).expect("looks serialize");
             crate::integrity::write_atomically(&plan.looks_from_file(), &json)
                 .map_err(|e| fail(e.to_string()))?;
         }

@@ -254,9 +254,9 @@ impl StagePlan {
     pub(super) const OUTCOME: &'static str = "stage.json";
     /// The end of a stage taken over with its pairs, until their state is in place.
     pub(super) const ADOPTED_END: &'static str = "adopted-stage.json";
-    /// How far this run's last merge looked ([`LooksReached`]), written by every open merge.
-    const LOOKED: &'static str = "looked.json";
-    /// How far the runs that played the pairs taken over had looked, fixed when taken over.
+    /// The grid of this run's looks ([`LookGrid`]), written by every open merge.
+    const LOOKS: &'static str = "looks.json";
+    /// The grid of the looks of the runs that played the pairs taken over, fixed when taken over.
     const LOOKS_FROM: &'static str = "looks-from.json";
 
     /// The directory of stage `index` named `name` in `out`.
@@ -348,34 +348,31 @@ impl StagePlan {
         self.dir.join("adopted-state.json")
     }
 
-    /// How far the earlier runs' looks reached over the pairs taken over (see [`LooksReached`]).
+    /// The grid of the looks of the runs that played the pairs taken over ([`LookGrid`]).
     pub(super) fn looks_from_file(&self) -> PathBuf {
         self.dir.join(Self::LOOKS_FROM)
     }
 
-    /// How far the looks of the runs that played what the stage directory `dir` and the shard
-    /// files `held` hold had reached: their last merge's record, else the record their own
-    /// adoption fixed; else, for shards no merge judged, the pairs that run had taken over (where
-    /// its merges would have begun to look); `None` for a local run's pairs, which its runner
-    /// looked at as each batch completed. Looks beyond it were never made.
-    pub(super) fn looks_reached_in(
-        &self,
-        dir: &Path,
-        held: &Held,
-    ) -> Result<Option<LooksReached>, StageError> {
-        for name in [Self::LOOKED, Self::LOOKS_FROM] {
-            if let Some(reached) = read_optional::<LooksReached>(&dir.join(name))? {
-                if reached.every == 0 {
+    /// The grid on which the runs that played what the stage directory `dir` and the shard files
+    /// `held` hold looked at those pairs: their merges' record, else the one their own adoption
+    /// fixed; else, for shards no merge judged, the grid their first merge would have used (after
+    /// the pairs that run had taken over, once per shard); `None` for a local run's pairs, whose
+    /// runner looked once a batch in the order it counted them, a grid no merge can make again.
+    pub(super) fn looks_of(&self, dir: &Path, held: &Held) -> Result<Option<LookGrid>, StageError> {
+        for name in [Self::LOOKS, Self::LOOKS_FROM] {
+            let file = dir.join(name);
+            if let Some(grid) = read_optional::<LookGrid>(&file)? {
+                if grid.every == 0 {
                     return Err(fail(format!(
                         "{}: every is 0; looks come every 1 pair or more",
-                        dir.join(name).display()
+                        file.display()
                     )));
                 }
-                return Ok(Some(reached));
+                return Ok(Some(grid));
             }
         }
-        Ok(held.shard_count().map(|shards| LooksReached {
-            pairs: held.taken_prefix(),
+        Ok(held.shard_count().map(|shards| LookGrid {
+            after: held.taken_prefix(),
             every: u64::from(shards),
         }))
     }
@@ -477,16 +474,18 @@ impl StagePlan {
     }
 }
 
-/// How far an SPRT's looks over a stage's pairs reached: the gap-free prefix of pairs they
-/// judged, looked at every `every` pairs. A run that takes pairs over looks inside them from
-/// here, at the same spacing: a round's shard files published before the merge that would have
-/// looked at them (a run cancelled mid-round) are then looked at by the run that takes them
-/// over, so no look of the match is skipped, and none a run already made is made again.
+/// Where an SPRT's looks over a stage's pairs fall: the first after `after` pairs, then every
+/// `every` pairs. A run that takes pairs over looks on the grid of the runs that played them, from
+/// its start: the looks those runs made come out the same again (the same pairs, the same
+/// overshoot correction), and a round whose shard files were published before the merge that
+/// would have looked at them (a run cancelled mid-round) is looked at here, so no look of the
+/// match is skipped and none is made at a point of another grid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct LooksReached {
-    /// Pairs judged, from pair 0.
-    pub pairs: u64,
+pub(super) struct LookGrid {
+    /// Pairs before the first look: pairs taken over from a local run, which looked at them
+    /// itself.
+    pub after: u64,
     /// Pairs between two looks.
     pub every: u64,
 }
@@ -621,13 +620,14 @@ fn play_local(plan: &StagePlan, reporter: &StepReporter) -> Result<StageOutcome,
     }
     let started = mark_started(plan)?;
     let config = plan.match_config(Shard::WHOLE, plan.state(), plan.pgn());
-    // Pairs taken over were looked at by the runs that played them, undecided, as far as their
-    // looks reached; the runner looks again at the rest as it counts them, once a batch.
+    // Pairs taken over were looked at by the runs that played them, undecided. A local run's
+    // looks are not made again; a merged run's are, from the start of its grid, as the runner
+    // counts the pairs it resumes (once a batch, the merges' spacing in CI).
     let taken = read_optional::<AdoptedPairs>(&plan.adopted_file())?.map_or(0, |a| a.pairs);
-    let looks_from = read_optional::<LooksReached>(&plan.looks_from_file())?;
+    let looks_from = read_optional::<LookGrid>(&plan.looks_from_file())?;
     let mut sprt = SprtStop::new(plan.params, plan.batch, plan.min_pairs)
         .map_err(fail)?
-        .looking_after(looks_from.map_or(taken, |reached| reached.pairs.min(taken)));
+        .looking_after(looks_from.map_or(taken, |grid| grid.after.min(taken)));
     if plan.can_be_indistinguishable() {
         sprt = sprt.stopping_when_indistinguishable();
     }
@@ -824,10 +824,11 @@ enum Merge {
 }
 
 /// The stage as the pairs in `--out` show it: those taken over from earlier runs (the stage's
-/// state), first, and the shard files. The SPRT looks from where the earlier runs' looks reached
-/// over the pairs taken over (all of them, without a record): once a round (a pair a shard)
-/// once shards have played, else at the earlier runs' spacing, else once a batch, as a local run
-/// that resumes them does. It may decide at once. An open merge records how far it looked.
+/// state), first, and the shard files. The SPRT looks on the grid of the runs that played the
+/// pairs taken over, from its start (after all of them without one: a local run's): once a
+/// round (a pair a shard) once shards have played, else at those runs' spacing, else once a
+/// batch, as a local run that resumes them does. It may decide at once. An open merge records
+/// its grid for a run that takes these pairs over.
 fn merged(plan: &StagePlan) -> Result<Merge, StageError> {
     if let Some(outcome) = read_finished(plan)? {
         return Ok(Merge::Finished(Box::new(outcome)));
@@ -837,15 +838,16 @@ fn merged(plan: &StagePlan) -> Result<Merge, StageError> {
         return Ok(Merge::NoShards);
     }
     let taken = held.taken_prefix();
-    let looks_from = read_optional::<LooksReached>(&plan.looks_from_file())?;
+    let looks_from = read_optional::<LookGrid>(&plan.looks_from_file())?;
     let looks = Looks {
         params: plan.params,
         every: match (held.shard_count(), looks_from) {
             (Some(shards), _) => u64::from(shards),
-            (None, Some(reached)) => reached.every.max(1),
+            (None, Some(grid)) => grid.every.max(1),
             (None, None) => plan.batch,
         },
-        after: looks_from.map_or(taken, |reached| reached.pairs.min(taken)),
+        after: looks_from.map_or(taken, |grid| grid.after.min(taken)),
+        min_pairs: plan.min_pairs,
     };
     let merged = held.merge(Some(looks))?;
     let decision = merged.sprt_decision.unwrap_or(SprtDecision::Continue);
@@ -862,20 +864,24 @@ fn merged(plan: &StagePlan) -> Result<Merge, StageError> {
         _ if merged.contiguous_pairs >= plan.max_pairs => Some(StageState::Undecided),
         _ => None,
     };
+    // The bounds the last look judged by, the overshoot correction applied.
+    let bounds = merged.sprt.as_ref().map_or(
+        (plan.params.lower_bound(), plan.params.upper_bound()),
+        SequentialSprt::decision_bounds,
+    );
     let Some(state) = state else {
         let taken_over = match held.taken().len() {
             0 => String::new(),
             n => format!(" ({n} taken over)"),
         };
-        // The looks are made again from the same `after` by every merge of this run (the
-        // overshoot correction depends on the whole path); the record is for a run that takes
-        // these pairs over.
-        let reached = LooksReached {
-            pairs: merged.pairs.len() as u64,
+        // Every merge of this run makes its looks again on this grid from its start; a run that
+        // takes these pairs over does the same.
+        let grid = LookGrid {
+            after: looks.after,
             every: looks.every,
         };
-        let json = serde_json::to_vec_pretty(&reached).expect("looks serialize");
-        write_atomically(&plan.dir.join(StagePlan::LOOKED), &json)
+        let json = serde_json::to_vec_pretty(&grid).expect("looks serialize");
+        write_atomically(&plan.dir.join(StagePlan::LOOKS), &json)
             .map_err(|e| fail(e.to_string()))?;
         return Ok(Merge::Open {
             shards: held.shard_count().unwrap_or(0),
@@ -887,8 +893,8 @@ fn merged(plan: &StagePlan) -> Result<Merge, StageError> {
                 merged.shards.len(),
                 merged.contiguous_pairs,
                 merged.sprt.as_ref().map_or(0.0, SequentialSprt::llr),
-                plan.params.lower_bound(),
-                plan.params.upper_bound()
+                bounds.0,
+                bounds.1
             ),
         });
     };
@@ -916,10 +922,6 @@ fn merged(plan: &StagePlan) -> Result<Merge, StageError> {
     .map_err(fail)?;
     write_atomically(&plan.pgn(), &held_games.pgn).map_err(|e| fail(e.to_string()))?;
     let pgn_sha256 = Some(crate::integrity::sha256_hex(&held_games.pgn));
-    let bounds = merged.sprt.as_ref().map_or(
-        (plan.params.lower_bound(), plan.params.upper_bound()),
-        SequentialSprt::decision_bounds,
-    );
     let outcome = finish(
         plan,
         state,

@@ -492,75 +492,82 @@ fn rounds_continue_the_pairs_of_another_commit_of_the_same_binaries() {
     assert_bound_before_games(&last, &out);
 }
 
-/// A run cancelled after its round's shards published their files but before the merge that
-/// would have looked at them: the run that takes those pairs over makes the looks that merge
-/// would have made, inside them, and so decides (or goes on) exactly as that merge would have.
-/// Before, it looked only after the pairs it took over, so an author who saw a published round
-/// cross H0 could cancel the run and have that crossing never looked at. The record of how far
-/// the looks reached travels with the pairs.
+/// A run cancelled after a round's shards published their files but before the merge that would
+/// have looked at them: the run that takes those pairs over looks on that run's grid from its
+/// start, so it makes the looks that merge would have made, inside them, and decides (or goes on)
+/// exactly as that merge would have, with the same overshoot-corrected bounds. Before, it looked
+/// only after the pairs it took over: an author who saw a published round cross H0 could cancel
+/// the run and have that crossing never looked at. Two cancellations: before the first merge,
+/// and after one merge (when that merge leaves the stage open), before the second.
 #[test]
 fn a_round_published_but_never_merged_is_looked_at_by_the_run_that_takes_it_over() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let fixture = Fixture::new();
     let (stronger, again) = fixture.stronger_and_reworded();
-    let dir = tempfile::tempdir().unwrap();
-    let cancelled = dir.path().join("cancelled");
-
-    // Bound and round 1 planned; both shards publish their pairs; the merge never runs.
-    let (code, _, stderr) = fixture.verify_smoke_with(&stronger, &cancelled, &["--no-play"]);
-    assert_eq!(code, 0, "{stderr}");
-    for shard in ["1/2", "2/2"] {
-        let (code, _, stderr) =
-            fixture.verify_smoke_with(&stronger, &cancelled, &["--shard", shard]);
-        assert_eq!(code, 0, "{stderr}");
-    }
-    let published = [
-        indices(&cancelled.join("shards/stage-1-short/shard-1-of-2.json")),
-        indices(&cancelled.join("shards/stage-1-short/shard-2-of-2.json")),
-    ]
-    .concat()
-    .len() as u64;
-    assert!(published >= 4, "a round with looks inside it: {published}");
-
-    // The reworded commit's run takes the pairs over and looks where that merge would have.
-    let out = dir.path().join("again");
-    let (code, taken, stderr) = fixture.verify_smoke_with(
-        &again,
-        &out,
-        &["--no-play", "--games-from", cancelled.to_str().unwrap()],
-    );
-    assert_eq!(code, 0, "{stderr}\n{taken:#}");
-    // What the merge would have said, run now that the pairs are taken over.
-    let (code, merge, stderr) = fixture.verify_smoke_with(&stronger, &cancelled, &["--no-play"]);
-    assert_eq!(code, 0, "{stderr}");
-    assert_eq!(taken["status"], merge["status"], "{taken:#}\n{merge:#}");
-    let decided = &merge["stages"][0]["record"];
-    if decided.is_object() {
-        for field in ["state", "pairs", "pentanomial", "llr", "look_pairs"] {
-            assert_eq!(
-                taken["stages"][0]["record"][field], decided[field],
-                "{field}: {taken:#}"
-            );
-        }
-    } else {
-        let llr = |result: &Value| {
-            let reason = result["reason"].as_str().unwrap().to_owned();
-            let at = reason.find("LLR ").expect("the merge names its LLR");
-            reason[at..].split(" in ").next().unwrap().to_owned()
+    for merges_before_cancel in [0, 1] {
+        let dir = tempfile::tempdir().unwrap();
+        let cancelled = dir.path().join("cancelled");
+        let round = |fixture: &Fixture| {
+            for shard in ["1/2", "2/2"] {
+                let (code, _, stderr) =
+                    fixture.verify_smoke_with(&stronger, &cancelled, &["--shard", shard]);
+                assert_eq!(code, 0, "{stderr}");
+            }
         };
-        assert_ne!(llr(&merge), "LLR 0.00", "the round's looks move the LLR");
-        assert_eq!(llr(&taken), llr(&merge), "{taken:#}");
-        let looked: Value =
-            serde_json::from_slice(&fs::read(out.join("stage-1-short/looked.json")).unwrap())
+        // Bound and round 1 planned; rounds played and merged; the last round's shards
+        // publish their pairs, and the merge never runs.
+        let (code, _, stderr) = fixture.verify_smoke_with(&stronger, &cancelled, &["--no-play"]);
+        assert_eq!(code, 0, "{stderr}");
+        for _ in 0..merges_before_cancel {
+            round(&fixture);
+            let (code, merged, stderr) =
+                fixture.verify_smoke_with(&stronger, &cancelled, &["--no-play"]);
+            assert_eq!(code, 0, "{stderr}");
+            if merged["stages"][0]["record"].is_object() {
+                // Decided at that merge: the end is taken over as it stands (tested above).
+                return;
+            }
+        }
+        round(&fixture);
+
+        // The reworded commit's run takes the pairs over and looks where that merge would have.
+        let out = dir.path().join("again");
+        let (code, taken, stderr) = fixture.verify_smoke_with(
+            &again,
+            &out,
+            &["--no-play", "--games-from", cancelled.to_str().unwrap()],
+        );
+        assert_eq!(code, 0, "{stderr}\n{taken:#}");
+        // What the merge would have said, run now that the pairs are taken over.
+        let (code, merge, stderr) =
+            fixture.verify_smoke_with(&stronger, &cancelled, &["--no-play"]);
+        assert_eq!(code, 0, "{stderr}");
+        assert_eq!(taken["status"], merge["status"], "{taken:#}\n{merge:#}");
+        let decided = &merge["stages"][0]["record"];
+        if decided.is_object() {
+            for field in ["state", "pairs", "pentanomial", "llr", "lower", "upper"] {
+                assert_eq!(
+                    taken["stages"][0]["record"][field], decided[field],
+                    "{field}: {taken:#}"
+                );
+            }
+        } else {
+            // "LLR x in [lower, upper]": the bounds with the overshoot correction of the path.
+            let looks = |result: &Value| {
+                let reason = result["reason"].as_str().unwrap().to_owned();
+                let at = reason.find("LLR ").expect("the merge names its LLR");
+                reason[at..].split(':').next().unwrap().to_owned()
+            };
+            assert!(!looks(&merge).starts_with("LLR 0.00 "), "{merge:#}");
+            assert_eq!(looks(&taken), looks(&merge), "{taken:#}");
+        }
+        // The record that carried it: the cancelled run's grid, from pair 0, once a round.
+        let looks_from: Value =
+            serde_json::from_slice(&fs::read(out.join("stage-1-short/looks-from.json")).unwrap())
                 .unwrap();
-        assert_eq!(looked["pairs"], published, "{looked}");
+        assert_eq!(looks_from["after"], 0, "{looks_from}");
+        assert_eq!(looks_from["every"], 2, "{looks_from}");
     }
-    // The record that carried it: no look had judged them, at the cancelled run's spacing.
-    let looks_from: Value =
-        serde_json::from_slice(&fs::read(out.join("stage-1-short/looks-from.json")).unwrap())
-            .unwrap();
-    assert_eq!(looks_from["pairs"], 0, "{looks_from}");
-    assert_eq!(looks_from["every"], 2, "{looks_from}");
 }
 
 /// A stage the source finished stays decided as it was. The source played in rounds of three
