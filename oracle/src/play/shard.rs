@@ -540,15 +540,16 @@ mod tests {
         assert!(merged.pairs.windows(2).all(|w| w[0].index < w[1].index));
     }
 
+    /// A test of [0, 50] nElo and the three shards of a 300-pair match the first engine loses.
+    fn losing_in_three_shards() -> (SprtParams, Fingerprint, [(PathBuf, ShardResult); 3]) {
+        let params = SprtParams::new(0.0, 50.0, 0.05, 0.05, Model::Normalized).unwrap();
+        let shards = [1, 2, 3].map(|k| losing_shard(k, 3, 300));
+        (params, fingerprint(300, 3), shards)
+    }
+
     #[test]
     fn merge_applies_the_sprt_at_round_boundaries() {
-        let params = SprtParams::new(0.0, 50.0, 0.05, 0.05, Model::Normalized).unwrap();
-        let plan = fingerprint(300, 3);
-        let shards = [
-            losing_shard(1, 3, 300),
-            losing_shard(2, 3, 300),
-            losing_shard(3, 3, 300),
-        ];
+        let (params, plan, shards) = losing_in_three_shards();
         let merged = combine(None, &shards, &plan, Some(looks(params, &plan))).unwrap();
         assert_eq!(merged.sprt_decision, Some(SprtDecision::AcceptH0));
         assert!(merged.tally.pairs < 300);
@@ -575,13 +576,7 @@ mod tests {
     /// the stage ran out of pairs.
     #[test]
     fn a_decision_before_the_minimum_does_not_end_the_looks() {
-        let params = SprtParams::new(0.0, 50.0, 0.05, 0.05, Model::Normalized).unwrap();
-        let plan = fingerprint(300, 3);
-        let shards = [
-            losing_shard(1, 3, 300),
-            losing_shard(2, 3, 300),
-            losing_shard(3, 3, 300),
-        ];
+        let (params, plan, shards) = losing_in_three_shards();
         let early = combine(None, &shards, &plan, Some(looks(params, &plan))).unwrap();
         let first_crossing = early.tally.pairs;
         let min_pairs = first_crossing + 10;

@@ -354,22 +354,39 @@ impl StagePlan {
     }
 
     /// The grid on which the runs that played what the stage directory `dir` and the shard files
-    /// `held` hold looked at those pairs: their merges' record, else the one their own adoption
-    /// fixed; else, for shards no merge judged, the grid their first merge would have used (after
-    /// the pairs that run had taken over, once per shard); `None` for a local run's pairs, whose
-    /// runner looked once a batch in the order it counted them, a grid no merge can make again.
+    /// `held` hold looked at those pairs: their merges' record; else, for shard files no merge
+    /// judged, the grid their adoption fixed or, without one, the grid their first merge would
+    /// have used (after the pairs that run had taken over, once per shard); else, for a local run
+    /// that played none of its pairs itself yet, the grid its adoption fixed. `None` for a local
+    /// run's own pairs, which its runner looked at once a batch in the order it counted them, a
+    /// grid no merge can make again. A grid that starts past the pairs held is refused.
     pub(super) fn looks_of(&self, dir: &Path, held: &Held) -> Result<Option<LookGrid>, StageError> {
-        for name in [Self::LOOKS, Self::LOOKS_FROM] {
+        let read = |name: &str| -> Result<Option<LookGrid>, StageError> {
             let file = dir.join(name);
-            if let Some(grid) = read_optional::<LookGrid>(&file)? {
-                if grid.every == 0 {
-                    return Err(fail(format!(
-                        "{}: every is 0; looks come every 1 pair or more",
-                        file.display()
-                    )));
+            let grid = read_optional::<LookGrid>(&file)?;
+            match grid {
+                Some(grid)
+                    if grid.every == 0 || grid.after > held.taken_prefix() + held.shard_pairs() =>
+                {
+                    Err(fail(format!(
+                        "{}: looks every {} pairs after {}, not a grid of the pairs held",
+                        file.display(),
+                        grid.every,
+                        grid.after
+                    )))
                 }
-                return Ok(Some(grid));
+                grid => Ok(grid),
             }
+        };
+        if let Some(grid) = read(Self::LOOKS)? {
+            return Ok(Some(grid));
+        }
+        let adopted = read_optional::<AdoptedPairs>(&dir.join(Self::ADOPTED))?;
+        let played_none_itself = adopted.is_some_and(|a| a.pairs == held.taken().len() as u64);
+        if (held.shard_count().is_some() || played_none_itself)
+            && let Some(grid) = read(Self::LOOKS_FROM)?
+        {
+            return Ok(Some(grid));
         }
         Ok(held.shard_count().map(|shards| LookGrid {
             after: held.taken_prefix(),
@@ -474,8 +491,8 @@ impl StagePlan {
     }
 }
 
-/// Where an SPRT's looks over a stage's pairs fall: the first after `after` pairs, then every
-/// `every` pairs. A run that takes pairs over looks on the grid of the runs that played them, from
+/// Where an SPRT's looks over a stage's pairs fall: at every multiple of `every` pairs past the
+/// first `after`. A run that takes pairs over looks on the grid of the runs that played them, from
 /// its start: the looks those runs made come out the same again (the same pairs, the same
 /// overshoot correction), and a round whose shard files were published before the merge that
 /// would have looked at them (a run cancelled mid-round) is looked at here, so no look of the
@@ -517,6 +534,11 @@ impl Held {
         self.state
             .as_ref()
             .map_or(&[][..], |(_, counted)| counted.pairs.as_slice())
+    }
+
+    /// The pairs the shard files hold.
+    fn shard_pairs(&self) -> u64 {
+        self.shards.iter().map(|(_, s)| s.pairs.len() as u64).sum()
     }
 
     /// The gap-free prefix of the pairs taken over: where round 1 starts.
@@ -618,16 +640,23 @@ fn play_local(plan: &StagePlan, reporter: &StepReporter) -> Result<StageOutcome,
     if let Some(outcome) = read_finished(plan)? {
         return Ok(outcome);
     }
+    // Pairs taken over from runs that looked on a grid (played in rounds) are looked at on it
+    // first, from its start, in pair order, as their next merge would have: once, before this
+    // run plays its first game. It may decide the stage at once.
+    if read_started(plan)?.is_none()
+        && plan.looks_from_file().exists()
+        && let Merge::Finished(outcome) = merged(plan)?
+    {
+        return Ok(*outcome);
+    }
     let started = mark_started(plan)?;
     let config = plan.match_config(Shard::WHOLE, plan.state(), plan.pgn());
-    // Pairs taken over were looked at by the runs that played them, undecided. A local run's
-    // looks are not made again; a merged run's are, from the start of its grid, as the runner
-    // counts the pairs it resumes (once a batch, the merges' spacing in CI).
+    // Pairs taken over were looked at, undecided: by the runs that played them (a local run
+    // counting them) or just above on their grid. The runner looks after them.
     let taken = read_optional::<AdoptedPairs>(&plan.adopted_file())?.map_or(0, |a| a.pairs);
-    let looks_from = read_optional::<LookGrid>(&plan.looks_from_file())?;
     let mut sprt = SprtStop::new(plan.params, plan.batch, plan.min_pairs)
         .map_err(fail)?
-        .looking_after(looks_from.map_or(taken, |grid| grid.after.min(taken)));
+        .looking_after(taken);
     if plan.can_be_indistinguishable() {
         sprt = sprt.stopping_when_indistinguishable();
     }
@@ -772,7 +801,15 @@ fn merge_round(
             contiguous_pairs,
             taken,
             summary,
-        } => (shards, contiguous_pairs, taken, summary),
+            grid,
+        } => {
+            // Every merge of this run makes its looks again on this grid from its start; a run
+            // that takes these pairs over does the same.
+            let json = serde_json::to_vec_pretty(&grid).expect("looks serialize");
+            write_atomically(&plan.dir.join(StagePlan::LOOKS), &json)
+                .map_err(|e| fail(e.to_string()))?;
+            (shards, contiguous_pairs, taken, summary)
+        }
         Merge::NoShards => (
             0,
             0,
@@ -820,15 +857,17 @@ enum Merge {
         taken: u64,
         /// What was merged, in one line.
         summary: String,
+        /// The grid of the looks.
+        grid: LookGrid,
     },
 }
 
 /// The stage as the pairs in `--out` show it: those taken over from earlier runs (the stage's
 /// state), first, and the shard files. The SPRT looks on the grid of the runs that played the
-/// pairs taken over, from its start (after all of them without one: a local run's): once a
-/// round (a pair a shard) once shards have played, else at those runs' spacing, else once a
-/// batch, as a local run that resumes them does. It may decide at once. An open merge records
-/// its grid for a run that takes these pairs over.
+/// pairs taken over, from its start and at its spacing; without one, after the pairs taken over
+/// (a local run's, which it looked at itself), once a round (a pair a shard) once shards have
+/// played, else once a batch. It may decide at once. Open, it names its grid, which the merge
+/// records for a run that takes these pairs over.
 fn merged(plan: &StagePlan) -> Result<Merge, StageError> {
     if let Some(outcome) = read_finished(plan)? {
         return Ok(Merge::Finished(Box::new(outcome)));
@@ -841,9 +880,11 @@ fn merged(plan: &StagePlan) -> Result<Merge, StageError> {
     let looks_from = read_optional::<LookGrid>(&plan.looks_from_file())?;
     let looks = Looks {
         params: plan.params,
-        every: match (held.shard_count(), looks_from) {
-            (Some(shards), _) => u64::from(shards),
-            (None, Some(grid)) => grid.every.max(1),
+        // The grid of the pairs taken over holds for the whole stage (looks need not fall on
+        // round boundaries): one grid, whatever this run's fleet.
+        every: match (looks_from, held.shard_count()) {
+            (Some(grid), _) => grid.every.max(1),
+            (None, Some(shards)) => u64::from(shards),
             (None, None) => plan.batch,
         },
         after: looks_from.map_or(taken, |grid| grid.after.min(taken)),
@@ -874,19 +915,14 @@ fn merged(plan: &StagePlan) -> Result<Merge, StageError> {
             0 => String::new(),
             n => format!(" ({n} taken over)"),
         };
-        // Every merge of this run makes its looks again on this grid from its start; a run that
-        // takes these pairs over does the same.
-        let grid = LookGrid {
-            after: looks.after,
-            every: looks.every,
-        };
-        let json = serde_json::to_vec_pretty(&grid).expect("looks serialize");
-        write_atomically(&plan.dir.join(StagePlan::LOOKS), &json)
-            .map_err(|e| fail(e.to_string()))?;
         return Ok(Merge::Open {
             shards: held.shard_count().unwrap_or(0),
             contiguous_pairs: merged.contiguous_pairs,
             taken,
+            grid: LookGrid {
+                after: looks.after,
+                every: looks.every,
+            },
             summary: format!(
                 "stage {}: {} shards merged, {} contiguous pairs{taken_over}, LLR {:.2} in [{:.2}, {:.2}]: another round",
                 plan.index,

@@ -495,7 +495,8 @@ fn rounds_continue_the_pairs_of_another_commit_of_the_same_binaries() {
 /// A run cancelled after a round's shards published their files but before the merge that would
 /// have looked at them: the run that takes those pairs over looks on that run's grid from its
 /// start, so it makes the looks that merge would have made, inside them, and decides (or goes on)
-/// exactly as that merge would have, with the same overshoot-corrected bounds. Before, it looked
+/// exactly as that merge would have, with the same overshoot-corrected bounds; a local run that
+/// takes them over makes the same looks before it plays. Before, it looked
 /// only after the pairs it took over: an author who saw a published round cross H0 could cancel
 /// the run and have that crossing never looked at. Two cancellations: before the first merge,
 /// and after one merge (when that merge leaves the stage open), before the second.
@@ -525,7 +526,7 @@ fn a_round_published_but_never_merged_is_looked_at_by_the_run_that_takes_it_over
             assert_eq!(code, 0, "{stderr}");
             if merged["stages"][0]["record"].is_object() {
                 // Decided at that merge: the end is taken over as it stands (tested above).
-                return;
+                continue;
             }
         }
         round(&fixture);
@@ -538,6 +539,14 @@ fn a_round_published_but_never_merged_is_looked_at_by_the_run_that_takes_it_over
             &["--no-play", "--games-from", cancelled.to_str().unwrap()],
         );
         assert_eq!(code, 0, "{stderr}\n{taken:#}");
+        // A local run that takes them over looks on the same grid before it plays.
+        let local = dir.path().join("local");
+        let (code, local_run, stderr) = fixture.verify_smoke_with(
+            &again,
+            &local,
+            &["--games-from", cancelled.to_str().unwrap()],
+        );
+        assert!(code == 0 || code == 1, "{stderr}\n{local_run:#}");
         // What the merge would have said, run now that the pairs are taken over.
         let (code, merge, stderr) =
             fixture.verify_smoke_with(&stronger, &cancelled, &["--no-play"]);
@@ -546,10 +555,12 @@ fn a_round_published_but_never_merged_is_looked_at_by_the_run_that_takes_it_over
         let decided = &merge["stages"][0]["record"];
         if decided.is_object() {
             for field in ["state", "pairs", "pentanomial", "llr", "lower", "upper"] {
-                assert_eq!(
-                    taken["stages"][0]["record"][field], decided[field],
-                    "{field}: {taken:#}"
-                );
+                for run in [&taken, &local_run] {
+                    assert_eq!(
+                        run["stages"][0]["record"][field], decided[field],
+                        "{field}: {run:#}"
+                    );
+                }
             }
         } else {
             // "LLR x in [lower, upper]": the bounds with the overshoot correction of the path.
