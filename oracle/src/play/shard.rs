@@ -256,8 +256,8 @@ pub struct Looks {
     pub params: SprtParams,
     /// Pairs between two looks: a round (one pair a shard), or a batch without shards.
     pub every: u64,
-    /// Pairs an earlier look already judged (pairs taken over, looked at before any shard
-    /// played): the first look comes after them.
+    /// Pairs before the first look: pairs a run looked at itself as it counted them (taken over
+    /// from a local run), which no look here judges again; 0 on a grid from pair 0.
     pub after: u64,
     /// Pairs below which a look's decision does not end the looks (the stage's minimum): the
     /// looks go on, as a local run's do, and the first decision from the minimum on counts.
