@@ -6,6 +6,8 @@
 #   ROUND=2 …   issue 12's attacks; the old oracle from before cfd0192
 #   ROUND=4 …   the review of issue 46's fixes; the old oracle from 2571c3d
 #   ROUND=5 …   engines that play another program's moves; the old oracle from cc52fd9
+#   ROUND=7 …   a build's output, a root crate's manifest, an audit's seed, a chart's games,
+#               a build's ambient inputs; the old oracle from 38c2efa
 #   ROUND=3 …   issue 46's (the default); the old oracle from 7337505 (eab8ae5 is the same oracle), e.g.
 #               git worktree add /tmp/old eab8ae5 && cargo build --manifest-path /tmp/old/Cargo.toml -p oracle
 #               scripts/attack-regression.sh /tmp/old/target/debug/oracle
@@ -83,6 +85,15 @@ round_5=(
   engine_contract::a_build_that_yields_a_script_is_refused
   build::a_build_cannot_compile_a_program_installed_on_the_host
 )
+# The seventh round: what a build leaves, what an audit draws, what a chart shows (old oracle:
+# 38c2efa).
+round_7=(
+  engine_contract::a_build_whose_output_links_to_a_host_program_is_refused
+  engine_contract::a_build_that_embeds_the_machine_name_is_not_reproducible
+  init::a_cargo_engine_is_the_cargo_kind
+  verify::verdict::an_entrys_games_replay_move_for_move_and_a_changed_move_is_named
+  register_site::a_measurement_is_drawn_beside_the_claimed_line
+)
 tests=("$@")
 if [[ ${#tests[@]} -eq 0 ]]; then
   case ${ROUND:-3} in
@@ -90,8 +101,9 @@ if [[ ${#tests[@]} -eq 0 ]]; then
     3) tests=("${round_3[@]}") ;;
     4) tests=("${round_4[@]}") ;;
     5) tests=("${round_5[@]}") ;;
+    7) tests=("${round_7[@]}") ;;
     *)
-      echo "attack-regression: ROUND must be 2, 3, 4 or 5, got '${ROUND}'" >&2
+      echo "attack-regression: ROUND must be 2, 3, 4, 5 or 7, got '${ROUND}'" >&2
       exit 2
       ;;
   esac

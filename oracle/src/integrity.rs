@@ -6,7 +6,7 @@
 
 use std::fs;
 use std::io::{self, Read, Write};
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -76,6 +76,86 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, FileError> {
     Ok(bytes)
 }
 
+/// The largest program the oracle takes from a build: an engine with its network embedded
+/// (Stockfish's) is under 100 MB.
+pub const MAX_BINARY_BYTES: u64 = 256 << 20;
+
+/// Why a file that untrusted code left behind was not taken.
+#[derive(Debug, thiserror::Error)]
+pub enum TakeError {
+    /// The file is not one that code made in place: a link, not a regular file, or too large.
+    #[error("{}: {reason}", path.display())]
+    Refused {
+        /// The path refused (the link itself, when one is on the way).
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// Reading or copying it failed.
+    #[error(transparent)]
+    File(#[from] FileError),
+}
+
+/// Copies the file at `relative` below the directory `within`, where untrusted code ran (a
+/// build), to `to` as [`copy_atomically`] writes one, taking it only as it lies there: no
+/// symbolic link is followed anywhere below `within`, and only a regular file of at most
+/// `limit` bytes is taken. So a build cannot present a file of the host as its output, and the
+/// oracle, which may run as root, reads nothing a link points to. Call it only once every
+/// untrusted process has ended: the checks and the copy are not one step.
+pub fn take_untrusted_file(
+    within: &Path,
+    relative: &Path,
+    to: &Path,
+    limit: u64,
+) -> Result<(), TakeError> {
+    let refused = |path: &Path, reason: &str| TakeError::Refused {
+        path: path.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let file_error = |path: &Path| {
+        let path = path.to_owned();
+        move |reason| FileError { path, reason }
+    };
+    let mut path = within.to_path_buf();
+    for component in relative.components() {
+        let std::path::Component::Normal(name) = component else {
+            return Err(refused(
+                &within.join(relative),
+                "not a plain path below the directory",
+            ));
+        };
+        path.push(name);
+        let kind = fs::symlink_metadata(&path).map_err(file_error(&path))?;
+        if kind.file_type().is_symlink() {
+            return Err(refused(
+                &path,
+                "a symbolic link; the oracle takes only a file the build made itself, never what a link points to",
+            ));
+        }
+    }
+    let source = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&path)
+        .map_err(file_error(&path))?;
+    let metadata = source.metadata().map_err(file_error(&path))?;
+    if !metadata.is_file() {
+        return Err(refused(&path, "not a regular file"));
+    }
+    if metadata.len() > limit {
+        return Err(refused(
+            &path,
+            &format!(
+                "{} bytes, more than the {limit} the oracle takes of such a file",
+                metadata.len()
+            ),
+        ));
+    }
+    replace_whole(to, |temp| io::copy(&mut source.take(limit), temp).map(drop))
+        .map_err(file_error(to))?;
+    Ok(())
+}
+
 /// Writes `bytes` to `path` so that readers see the old file or the new one, never a half-written one.
 ///
 /// A temp file in the same directory (created with the parents if missing) is written, synced and
@@ -124,6 +204,47 @@ fn replace_whole(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A build's output is taken only as a regular file made in place: a link to a host file,
+    /// at the end of the path or on the way, a directory, a file past the bound and a path
+    /// that leaves the directory are refused, naming what was refused, and nothing is written.
+    #[test]
+    fn only_a_regular_file_made_in_place_is_taken() {
+        let dir = tempfile::tempdir().unwrap();
+        let within = dir.path().join("build");
+        let out = within.join("out");
+        fs::create_dir_all(&out).unwrap();
+        fs::write(out.join("engine"), b"ELF of the build").unwrap();
+        let host = dir.path().join("host-engine");
+        fs::write(&host, b"ELF of the host").unwrap();
+        std::os::unix::fs::symlink(&host, out.join("linked")).unwrap();
+        std::os::unix::fs::symlink(&out, within.join("via")).unwrap();
+        fs::create_dir(out.join("folder")).unwrap();
+        let to = dir.path().join("taken");
+
+        take_untrusted_file(&within, Path::new("out/engine"), &to, 100).unwrap();
+        assert_eq!(fs::read(&to).unwrap(), b"ELF of the build");
+        fs::remove_file(&to).unwrap();
+
+        let cases = [
+            ("out/linked", "out/linked", "symbolic link"),
+            ("via/engine", "via", "symbolic link"),
+            ("out/folder", "out/folder", "not a regular file"),
+            ("../host-engine", "../host-engine", "not a plain path"),
+        ];
+        for (relative, named, why) in cases {
+            let error = take_untrusted_file(&within, Path::new(relative), &to, 100).unwrap_err();
+            let TakeError::Refused { path, reason } = &error else {
+                panic!("{relative}: {error}");
+            };
+            assert_eq!(path, &within.join(named), "{relative}");
+            assert!(reason.contains(why), "{relative}: {reason}");
+            assert!(!to.exists(), "{relative}: nothing is written");
+        }
+        let error = take_untrusted_file(&within, Path::new("out/engine"), &to, 4).unwrap_err();
+        assert!(error.to_string().contains("more than the 4"), "{error}");
+        assert!(!to.exists());
+    }
 
     #[test]
     fn a_file_past_the_bound_is_refused_naming_it() {

@@ -125,6 +125,48 @@ fn a_build_that_yields_a_script_is_refused() {
     assert!(run.stderr.contains("not an ELF executable"), "{run:?}");
 }
 
+/// Round seven: the two copies of a build differed only in their directory, so a build that
+/// read another ambient input (here the machine's name) reproduced on this machine and would
+/// give another binary on the next: a time bomb for every later replay. Each copy now sees a
+/// machine name of its own, and such a build is refused.
+#[test]
+fn a_build_that_embeds_the_machine_name_is_not_reproducible() {
+    let repo = FixtureRepo::new();
+    let main =
+        "#include <stdio.h>\n#include \"host.h\"\nint main(void) { puts(HOST); return 0; }\n";
+    let makefile = "all:\n\tprintf '#define HOST \"%s\"\\n' \"$$(cat /proc/sys/kernel/hostname)\" > host.h\n\tcc -O1 -o $(EXE) main.c\n";
+    let commit = repo
+        .commit(
+            &[("main.c", main), ("Makefile", makefile)],
+            "tiny: the machine's name",
+        )
+        .to_string();
+    let run = build(&repo, &commit, MAKE_BUILD, &cache("hostname"));
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("not reproducible"), "{run:?}");
+}
+
+/// Round seven: a build that links its output to a program of the host, which its sandbox
+/// cannot see but the oracle, reading the output on the host, could. Both copies make the same
+/// link, so they "reproduce"; the oracle took the host's program as the candidate.
+#[test]
+fn a_build_whose_output_links_to_a_host_program_is_refused() {
+    let cache = cache("linked");
+    let source = cache.join("host-engine.c");
+    fs::write(&source, stronger_engine()).unwrap();
+    let host_program = cache.join("host-engine");
+    compile("cc", &source, &host_program);
+    let repo = FixtureRepo::new();
+    let makefile = format!("all:\n\tln -sf {} $(EXE)\n", host_program.display());
+    let commit = commit_engine(&repo, ENGINE, &makefile);
+    let run = build(&repo, &commit, MAKE_BUILD, &cache);
+    assert_eq!(run.code, 1, "the candidate's fault: {run:?}");
+    assert!(
+        run.stderr.contains("out/engine") && run.stderr.contains("symbolic link"),
+        "names the link: {run:?}"
+    );
+}
+
 #[test]
 fn host_dependent_flags_are_refused_wherever_they_come_from() {
     let repo = FixtureRepo::new();

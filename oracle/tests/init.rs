@@ -338,4 +338,36 @@ fn a_cargo_engine_is_the_cargo_kind() {
     );
     let audit = oracle(&["register", "verify", "--repo", repo.text()]);
     assert_eq!(audit.code, 0, "{audit:?}");
+
+    // Round seven: the crate's manifest is a scope *file*, and only manifests at the root of
+    // scope directories were read. A candidate that gives the engine a build script through
+    // it is refused before anything is built.
+    repo.commit(&[], "register: genesis");
+    let hooked =
+        fixture_repo::MANIFEST.replacen("[package]\n", "[package]\nbuild = \"src/gen.rs\"\n", 1);
+    repo.commit(
+        &[("Cargo.toml", &hooked), ("src/gen.rs", "fn main() {}\n")],
+        "build: generate tables\n\nBench: 1\n",
+    );
+    let out = tempfile::tempdir().unwrap();
+    let verify = oracle(&[
+        "verify",
+        "--profile",
+        "smoke",
+        "--repo",
+        repo.text(),
+        "--out",
+        out.path().to_str().unwrap(),
+        "--cache-dir",
+        cache().to_str().unwrap(),
+    ]);
+    assert_eq!(verify.code, 2, "{verify:?}");
+    assert!(
+        verify.stderr.contains("Cargo.toml") && verify.stderr.contains("`package.build`"),
+        "{verify:?}"
+    );
+    assert!(
+        !out.path().join("binding.json").exists(),
+        "refused before any build"
+    );
 }

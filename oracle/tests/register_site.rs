@@ -176,8 +176,59 @@ fn bad_arguments_exit_2_and_leave_out_untouched() {
     assert!(!repo.path().join("site").exists());
 }
 
-/// A sound measurement of the fixture's T-0002 against its genesis, in `measurements/`; returns
-/// the file.
+/// The games of a measurement of T-0002 against T-0001 whose pairs end, in order, as `pairs`
+/// (T-0002's results in game 1, where it has White, and game 2), one move each.
+fn measurement_games(pairs: &[(&str, &str)]) -> String {
+    let points = |result: &str, white: bool| match (result, white) {
+        ("W", true) | ("L", false) => "1-0",
+        ("D", _) => "1/2-1/2",
+        _ => "0-1",
+    };
+    let mut pgn = String::new();
+    for (index, (first, second)) in pairs.iter().enumerate() {
+        for (number, (white, black, result)) in [
+            ("T-0002", "T-0001", points(first, true)),
+            ("T-0001", "T-0002", points(second, false)),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            pgn.push_str(&format!(
+                "[Round \"{}.{}\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n[Result \"{result}\"]\n\n1. e4 {result}\n\n",
+                index + 1,
+                number + 1
+            ));
+        }
+    }
+    pgn
+}
+
+/// The pairs of the sound measurement: pentanomial [1, 3, 8, 5, 3], W-D-L 15-16-9.
+const MEASURED_PAIRS: [(&str, &str); 20] = [
+    ("L", "L"),
+    ("L", "D"),
+    ("D", "L"),
+    ("L", "D"),
+    ("D", "D"),
+    ("D", "D"),
+    ("D", "D"),
+    ("D", "D"),
+    ("W", "L"),
+    ("L", "W"),
+    ("W", "L"),
+    ("L", "W"),
+    ("W", "D"),
+    ("D", "W"),
+    ("W", "D"),
+    ("W", "D"),
+    ("D", "W"),
+    ("W", "W"),
+    ("W", "W"),
+    ("W", "W"),
+];
+
+/// A sound measurement of the fixture's T-0002 against its genesis, with its games, in
+/// `measurements/`; returns the file.
 fn write_measurement(root: &Path) -> PathBuf {
     let engine = |id: &str| {
         let bytes = std::fs::read(root.join("register").join(format!("{id}.yaml"))).unwrap();
@@ -207,12 +258,17 @@ fn write_measurement(root: &Path) -> PathBuf {
         runner: Runner::OracleMatch,
         oracle: this_oracle(),
         date: Timestamp::from_unix(1_796_000_000),
-        pgn_sha256: Sha256Hex::of(b"games"),
+        pgn_sha256: Sha256Hex::of(measurement_games(&MEASURED_PAIRS).as_bytes()),
     };
     let dir = root.join(MEASUREMENTS_DIR);
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join(measurement.file_name());
     std::fs::write(&file, measurement.to_yaml(&file).unwrap()).unwrap();
+    std::fs::write(
+        file.with_extension("pgn"),
+        measurement_games(&MEASURED_PAIRS),
+    )
+    .unwrap();
     file
 }
 
@@ -248,6 +304,46 @@ fn a_measurement_is_drawn_beside_the_claimed_line() {
         output.stderr
     );
     assert!(!broken.exists());
+
+    // Round seven: counts that agree with each other but not with the games beside them. The
+    // games are changed (one pair lost twice instead of won twice) and the digest with them.
+    std::fs::write(&file, &text).unwrap();
+    let mut other_pairs = MEASURED_PAIRS;
+    other_pairs[19] = ("L", "L");
+    let other_games = measurement_games(&other_pairs);
+    std::fs::write(file.with_extension("pgn"), &other_games).unwrap();
+    let digest = Sha256Hex::of(measurement_games(&MEASURED_PAIRS).as_bytes()).to_string();
+    let other_digest = Sha256Hex::of(other_games.as_bytes()).to_string();
+    let output = site(repo.path(), &broken, &[]);
+    assert_eq!(output.code, 2, "{}{}", output.stdout, output.stderr);
+    assert!(
+        output.stderr.contains("field `pgn_sha256`"),
+        "{}",
+        output.stderr
+    );
+    std::fs::write(&file, text.replace(&digest, &other_digest)).unwrap();
+    let output = site(repo.path(), &broken, &[]);
+    assert_eq!(output.code, 2, "{}{}", output.stdout, output.stderr);
+    assert!(
+        output.stderr.contains("field `pentanomial`")
+            && output.stderr.contains("its games give [2, 3, 8, 5, 2]"),
+        "{}",
+        output.stderr
+    );
+    std::fs::remove_file(file.with_extension("pgn")).unwrap();
+    let output = site(repo.path(), &broken, &[]);
+    assert_eq!(output.code, 2, "{}{}", output.stdout, output.stderr);
+    assert!(
+        output.stderr.contains("no games beside it"),
+        "{}",
+        output.stderr
+    );
+    assert!(!broken.exists());
+    std::fs::write(
+        file.with_extension("pgn"),
+        measurement_games(&MEASURED_PAIRS),
+    )
+    .unwrap();
 
     // A field of the wrong form, and a baseline the register records otherwise.
     std::fs::write(

@@ -108,6 +108,15 @@ pub enum BuildError {
         /// Names of the differing sections.
         sections: Vec<String>,
     },
+    /// What the build left as its binary is not a file it made there: a link (to a file of
+    /// the host, say), not a regular file, or past the size bound.
+    #[error("commit {commit}: the build's output is refused: {reason}")]
+    OutputRefused {
+        /// Full commit id.
+        commit: String,
+        /// What was refused, and why.
+        reason: String,
+    },
     /// What the build wrote cannot run in the engine sandbox: not a compiled program, or one
     /// that asks for files the sandbox does not show.
     #[error("commit {commit} built `{binary}`, which cannot run in the engine sandbox: {reason}")]
@@ -129,7 +138,9 @@ impl BuildError {
     pub fn rejects_candidate(&self) -> bool {
         use source::SourceError as S;
         match self {
-            Self::NotReproducible { .. } | Self::NotRunnable { .. } => true,
+            Self::NotReproducible { .. }
+            | Self::NotRunnable { .. }
+            | Self::OutputRefused { .. } => true,
             Self::Cargo(error) => matches!(
                 error,
                 cargo::CargoError::Failed { .. } | cargo::CargoError::NoBinary { .. }
@@ -299,7 +310,8 @@ pub fn host_registry() -> Option<PathBuf> {
 pub fn build_commit(request: &BuildRequest) -> Result<BuildOutcome, BuildError> {
     let repo = source::open_repository(&request.repo)?;
     let resolved = source::resolve(&repo, &request.rev)?;
-    let builder = Builder::prepare(&request.build, source::commit_time(&repo, resolved.commit)?)?;
+    let committed = source::commit_time(&repo, resolved.commit)?;
+    let builder = Builder::prepare(&request.build, committed)?;
     let recipe_sha256 = request.build.sha256();
     let tree = resolved.tree.to_string();
     let commit = resolved.commit.to_string();
@@ -331,16 +343,34 @@ pub fn build_commit(request: &BuildRequest) -> Result<BuildOutcome, BuildError> 
     let work = cache.work_dir()?;
     let copies = ["a", "copy-b"].map(|name| (name, work.path().join(name)));
     for (_, root) in &copies {
-        source::export_tree(&repo, resolved.tree, &builder.source_dir(root))?;
+        source::export_tree(&repo, resolved.tree, &builder.source_dir(root), committed)?;
         fetched.place(&builder.source_dir(root))?;
     }
     if let (Builder::Cargo { toolchain, .. }, Some(_)) = (&builder, &request.registry) {
         cargo::fetch_locked(toolchain, &builder.source_dir(&copies[0].1), work.path())?;
     }
     let build_copy = |(name, root): &(&str, PathBuf)| -> Result<(PathBuf, String), BuildError> {
-        let binary = builder
+        let built = builder
             .build(root, request)
             .map_err(|error| error.with_kept_log(&cache, &format!("{commit}-{name}")))?;
+        // The build ran the candidate's code, which could have left a link to any file of the
+        // host where its binary belongs: the binary is taken as the file the build made, into a
+        // place no build can write, and only that copy is read from here on.
+        let binary = work.path().join(format!("{name}.binary"));
+        let relative = built.strip_prefix(root).unwrap_or(&built);
+        crate::integrity::take_untrusted_file(
+            root,
+            relative,
+            &binary,
+            crate::integrity::MAX_BINARY_BYTES,
+        )
+        .map_err(|error| match error {
+            crate::integrity::TakeError::Refused { .. } => BuildError::OutputRefused {
+                commit: commit.clone(),
+                reason: error.to_string(),
+            },
+            crate::integrity::TakeError::File(error) => cache::CacheError::from(error).into(),
+        })?;
         let sha256 = crate::integrity::sha256_file(&binary).map_err(cache::CacheError::from)?;
         Ok((binary, sha256))
     };

@@ -385,6 +385,15 @@ pub(crate) fn private_mounts() -> Vec<OsString> {
         .to_vec()
 }
 
+/// The machine name a build sees: one of its own for each build directory. A build whose
+/// output depends on the machine's name then differs between the two copies and is refused as
+/// not reproducible, instead of reproducing here and failing on every other machine.
+fn build_host_name(cwd: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt as _;
+    let digest = crate::integrity::sha256_hex(cwd.as_os_str().as_bytes());
+    format!("build-{}", &digest[..12])
+}
+
 /// Where the system's compiler driver (`cc`, the linker rustc calls) is chosen on Debian:
 /// symbolic links only, no data.
 const COMPILER_ALTERNATIVES: &str = "/etc/alternatives";
@@ -405,6 +414,10 @@ fn bubblewrap_args(job: &Job) -> Vec<OsString> {
     .into_iter()
     .map(OsString::from)
     .collect();
+    args.extend([
+        OsString::from("--hostname"),
+        build_host_name(&job.cwd).into(),
+    ]);
     args.extend(system_mounts());
     let mut bind = |flag: &str, from: &OsStr, to: &Path| {
         // bubblewrap creates missing mount points with mode 0700, which `nobody` cannot cross:

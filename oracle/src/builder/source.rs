@@ -12,6 +12,7 @@ use std::fs;
 use std::io::{self, Read};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use git2::{ErrorCode, ObjectType, Odb, Oid, Repository, Tree};
 
@@ -175,8 +176,18 @@ pub fn commit_time(repo: &Repository, commit: Oid) -> Result<i64, SourceError> {
     Ok(found.committer().when().seconds().max(0))
 }
 
-/// Writes the tree `tree` into the empty or missing directory `dest`, file by file.
-pub fn export_tree(repo: &Repository, tree: Oid, dest: &Path) -> Result<(), SourceError> {
+/// Writes the tree `tree` into the empty or missing directory `dest`, file by file, each file
+/// modified at `modified` seconds since the epoch (the commit's time): a build that reads its
+/// sources' times (`__TIMESTAMP__`) then reads the commit's, in every build of it, and not the
+/// moment of the export, which would make a later rebuild another binary.
+pub fn export_tree(
+    repo: &Repository,
+    tree: Oid,
+    dest: &Path,
+    modified: i64,
+) -> Result<(), SourceError> {
+    let modified = std::time::UNIX_EPOCH
+        + std::time::Duration::from_secs(u64::try_from(modified).unwrap_or_default());
     let root = repo.find_tree(tree).map_err(|source| SourceError::Git {
         path: String::new(),
         source,
@@ -187,7 +198,7 @@ pub fn export_tree(repo: &Repository, tree: Oid, dest: &Path) -> Result<(), Sour
     })?;
     create_dir(dest)?;
     let mut total = 0;
-    export_dir(repo, &odb, &root, "", dest, &mut total)
+    export_dir(repo, &odb, &root, "", dest, modified, &mut total)
 }
 
 /// Exports `tree` into `dest`, adding the bytes written to `total`.
@@ -197,6 +208,7 @@ fn export_dir(
     tree: &Tree<'_>,
     prefix: &str,
     dest: &Path,
+    modified: SystemTime,
     total: &mut u64,
 ) -> Result<(), SourceError> {
     for entry in tree.iter() {
@@ -221,7 +233,15 @@ fn export_dir(
                     })?;
                 let sub_dest = dest.join(name);
                 create_dir(&sub_dest)?;
-                export_dir(repo, odb, &subtree, &format!("{path}/"), &sub_dest, total)?;
+                export_dir(
+                    repo,
+                    odb,
+                    &subtree,
+                    &format!("{path}/"),
+                    &sub_dest,
+                    modified,
+                    total,
+                )?;
             }
             Some(ObjectType::Commit) => return Err(SourceError::Submodule { path }),
             Some(ObjectType::Blob) if mode == 0o120_000 => {
@@ -232,7 +252,9 @@ fn export_dir(
                     return Err(SourceError::CargoConfig { path });
                 }
                 let executable = mode & 0o111 != 0;
-                export_blob(odb, entry.id(), path, &dest.join(name), executable, total)?;
+                let target = dest.join(name);
+                export_blob(odb, entry.id(), path, &target, executable, total)?;
+                set_modified(&target, modified)?;
             }
             _ => return Err(SourceError::BadName { path }),
         }
@@ -321,6 +343,18 @@ fn create_dir(path: &Path) -> Result<(), SourceError> {
     })
 }
 
+/// Sets the modification time of the exported file `path`.
+fn set_modified(path: &Path, modified: SystemTime) -> Result<(), SourceError> {
+    fs::File::options()
+        .write(true)
+        .open(path)
+        .and_then(|file| file.set_modified(modified))
+        .map_err(|source| SourceError::Write {
+            path: path.to_owned(),
+            source,
+        })
+}
+
 /// Copies `content` into the new file `path` with the mode of a tree entry.
 fn write_file(path: &Path, content: &mut impl Read, executable: bool) -> Result<(), SourceError> {
     let mode = if executable { 0o755 } else { 0o644 };
@@ -396,13 +430,21 @@ mod tests {
         let resolved = resolve(&repo, "HEAD").unwrap();
         assert_eq!(resolved.commit, commit);
         let out = dir.path().join("out");
-        export_tree(&repo, resolved.tree, &out).unwrap();
+        export_tree(&repo, resolved.tree, &out, 1_700_000_000).unwrap();
         assert_eq!(fs::read(out.join("a.txt")).unwrap(), b"alpha");
         let mode = fs::metadata(out.join("bin/run.sh"))
             .unwrap()
             .permissions()
             .mode();
         assert_eq!(mode & 0o777, 0o755);
+        for file in ["a.txt", "bin/run.sh"] {
+            let modified = fs::metadata(out.join(file)).unwrap().modified().unwrap();
+            assert_eq!(
+                modified,
+                std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000),
+                "{file} carries the given time, not the export's"
+            );
+        }
         assert!(
             !dir.path().join("a.txt").exists(),
             "the work tree was not checked out"
@@ -423,7 +465,7 @@ mod tests {
         for (path, mode, message) in cases {
             let (dir, repo, _) = repo_with(&[(path, b"target", mode)]);
             let tree = resolve(&repo, "HEAD").unwrap().tree;
-            let error = export_tree(&repo, tree, &dir.path().join("out")).unwrap_err();
+            let error = export_tree(&repo, tree, &dir.path().join("out"), 0).unwrap_err();
             assert!(error.to_string().contains(message), "{path}: {error}");
             assert!(error.to_string().contains(path), "{error}");
         }
@@ -436,7 +478,7 @@ mod tests {
         let mut builder = repo.treebuilder(Some(&head.tree().unwrap())).unwrap();
         builder.insert("vendor", head.id(), 0o160_000).unwrap();
         let tree = builder.write().unwrap();
-        let error = export_tree(&repo, tree, &dir.path().join("out")).unwrap_err();
+        let error = export_tree(&repo, tree, &dir.path().join("out"), 0).unwrap_err();
         assert!(
             matches!(error, SourceError::Submodule { ref path } if path == "vendor"),
             "{error}"
@@ -450,7 +492,7 @@ mod tests {
         let (dir, repo, _) =
             repo_with(&[("a.txt", b"alpha", 0o100_644), ("net.bin", &big, 0o100_644)]);
         let tree = resolve(&repo, "HEAD").unwrap().tree;
-        let error = export_tree(&repo, tree, &dir.path().join("out")).unwrap_err();
+        let error = export_tree(&repo, tree, &dir.path().join("out"), 0).unwrap_err();
         assert!(
             matches!(error, SourceError::FileTooLarge { ref path, size, .. } if path == "net.bin" && size == MAX_FILE_BYTES + 1),
             "{error}"
@@ -465,7 +507,7 @@ mod tests {
             files.iter().map(|(p, c, m)| (p.as_str(), *c, *m)).collect();
         let (dir, repo, _) = repo_with(&files);
         let tree = resolve(&repo, "HEAD").unwrap().tree;
-        let error = export_tree(&repo, tree, &dir.path().join("out")).unwrap_err();
+        let error = export_tree(&repo, tree, &dir.path().join("out"), 0).unwrap_err();
         assert!(
             matches!(error, SourceError::TreeTooLarge { ref path, total, .. } if path == "part4.bin" && total == 5 * MAX_FILE_BYTES),
             "{error}"

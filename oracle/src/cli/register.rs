@@ -74,7 +74,8 @@ enum RegisterCommand {
         /// Replay K pairs chosen at random from each node-limited stage, move by move.
         #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
         games: Option<u64>,
-        /// Seed of the choice of pairs [default: the entry's sha256].
+        /// Seed of the choice of pairs [default: drawn afresh from the operating system, and
+        /// printed, so that no one who wrote the evidence could have known the choice].
         #[arg(long, requires = "games")]
         seed: Option<u64>,
         /// Build cache directory [default: $XDG_CACHE_HOME/coherent-oracle or ~/.cache/coherent-oracle].
@@ -335,11 +336,14 @@ fn replay_games(
     cache_dir: &Path,
 ) -> anyhow::Result<ExitCode> {
     let audit = register::verify(&repo.repo)?;
-    let (entry, entry_sha256) = find(&audit, parse_id(id)?)?;
+    let (entry, _) = find(&audit, parse_id(id)?)?;
+    let seed = match seed {
+        Some(seed) => seed,
+        None => fresh_seed()?,
+    };
     let replay = replay_entry_games(&GamesRequest {
         repo: &repo.repo,
         entry,
-        entry_sha256,
         pairs,
         seed,
         cache_dir,
@@ -347,6 +351,16 @@ fn replay_games(
     let summary = EntryGamesReplay::new(&audit, id.to_owned(), replay);
     render(&summary, repo.json)?;
     Ok(status(summary.ok))
+}
+
+/// A seed from the operating system's entropy: an audit's random choice must be unknown to
+/// the audited party when the evidence was fixed.
+fn fresh_seed() -> anyhow::Result<u64> {
+    let mut bytes = [0; 8];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut source| std::io::Read::read_exact(&mut source, &mut bytes))
+        .map_err(|error| anyhow::anyhow!("/dev/urandom: {error}"))?;
+    Ok(u64::from_le_bytes(bytes))
 }
 
 /// `register site`.

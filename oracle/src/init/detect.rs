@@ -331,8 +331,9 @@ fn cargo_build(
         binary: binary.clone(),
         ..BuildRecipe::standard()
     };
+    // A build script is never in scope: a candidate may not change one (`verify::scope`).
     let scope = if dir.is_empty() {
-        ["src/", "Cargo.toml", "Cargo.lock", "build.rs"]
+        ["src/", "Cargo.toml", "Cargo.lock"]
             .into_iter()
             .filter(|path| {
                 path.ends_with('/') || tree.paths().contains(*path) || *path == "Cargo.lock"

@@ -7,7 +7,8 @@
 //! has no such bias. Each file names both engines by entry id with the commit and binary sha256
 //! their entries record, the conditions of the match, its counts and the nElo estimate the
 //! oracle's statistics give for them. Reading is strict: the counts must agree with each other,
-//! the estimate with the counts, and both engines with the register.
+//! the estimate with the counts, both engines with the register, and the games beside the file
+//! (its sha256 and its results) with the counts.
 
 mod run;
 
@@ -28,6 +29,8 @@ use crate::governance::time_control;
 use crate::governance::timestamp::Timestamp;
 use crate::integrity::read_bounded;
 use crate::play::clock::TimeControl;
+use crate::play::pgn::PgnReader;
+use crate::play::shard_games::{MAX_GAME_BYTES, round};
 use crate::stats::{PentanomialCounts, normalized_elo, sweep_nelo_bound};
 
 /// The directory of measurement files, at the top of the repository.
@@ -393,6 +396,98 @@ impl Measurement {
         Ok(())
     }
 
+    /// The games `pgn` (the file's PGN, uncompressed) must be the ones it records: their
+    /// sha256 is `pgn_sha256`, every pair's two games are between the two entries with colours
+    /// swapped, and their results give the file's wins, draws, losses and pentanomial. Counts
+    /// that agree with each other prove nothing about games no one checked.
+    fn check_games(&self, pgn: &[u8]) -> Result<(), (&'static str, String)> {
+        let digest = Sha256Hex::of(pgn);
+        if digest != self.pgn_sha256 {
+            return Err((
+                "pgn_sha256",
+                format!("recorded {}, its games file has {digest}", self.pgn_sha256),
+            ));
+        }
+        let names = [self.measured.id.to_string(), self.baseline.id.to_string()];
+        let unreadable = |reason: String| ("pgn_sha256", format!("its games: {reason}"));
+        // Per pair, the measured engine's half-points in game 1 and game 2.
+        let mut pairs: std::collections::BTreeMap<u64, [Option<u64>; 2]> = Default::default();
+        for game in PgnReader::new(pgn, MAX_GAME_BYTES) {
+            let game = game.map_err(|error| unreadable(error.to_string()))?;
+            let (pair, number) = round(&game).map_err(unreadable)?;
+            let game_index = match number {
+                "1" => 0,
+                "2" => 1,
+                other => return Err(unreadable(format!("pair {pair} has a game {other}"))),
+            };
+            let players = [game.tag("White"), game.tag("Black")];
+            // Game 1 of a pair has the measured engine as White, game 2 as Black.
+            let expected = if game_index == 0 {
+                [names[0].as_str(), names[1].as_str()]
+            } else {
+                [names[1].as_str(), names[0].as_str()]
+            };
+            if players != expected.map(Some) {
+                return Err(unreadable(format!(
+                    "game {pair}.{number} is {} against {}, not {} against {}",
+                    players[0].unwrap_or("?"),
+                    players[1].unwrap_or("?"),
+                    expected[0],
+                    expected[1]
+                )));
+            }
+            let white_half_points = match game.tag("Result") {
+                Some("1-0") => 2,
+                Some("1/2-1/2") => 1,
+                Some("0-1") => 0,
+                other => {
+                    return Err(unreadable(format!(
+                        "game {pair}.{number} has no result ({})",
+                        other.unwrap_or("none")
+                    )));
+                }
+            };
+            let measured = if game_index == 0 {
+                white_half_points
+            } else {
+                2 - white_half_points
+            };
+            let slot = &mut pairs.entry(pair).or_default()[game_index];
+            if slot.replace(measured).is_some() {
+                return Err(unreadable(format!("game {pair}.{number} appears twice")));
+            }
+        }
+        let mut pentanomial = [0_u64; 5];
+        let mut wdl = [0_u64; 3];
+        for (pair, games) in pairs {
+            let [Some(first), Some(second)] = games else {
+                return Err(unreadable(format!("pair {pair} lacks one of its games")));
+            };
+            let bin = usize::try_from(first + second).expect("at most 4");
+            pentanomial[bin] += 1;
+            for half_points in [first, second] {
+                wdl[2 - usize::try_from(half_points).expect("at most 2")] += 1;
+            }
+        }
+        if pentanomial != self.pentanomial.0 {
+            return Err((
+                "pentanomial",
+                format!(
+                    "recorded {:?}, its games give {pentanomial:?}",
+                    self.pentanomial.0
+                ),
+            ));
+        }
+        let recorded = [self.wins, self.draws, self.losses];
+        if wdl != recorded {
+            return Err((
+                "wins",
+                format!("recorded W-D-L {recorded:?}, its games give {wdl:?}"),
+            ));
+        }
+        Ok(())
+    }
+
     /// Both engines must be the candidates of their entries in `audit`, as recorded there.
     fn check_against(&self, audit: &Audit) -> Result<(), (&'static str, String)> {
         for (role, engine) in [("measured", &self.measured), ("baseline", &self.baseline)] {
@@ -435,8 +530,18 @@ impl Measurement {
     }
 }
 
+/// The games of the measurement file `yaml` (`NAME.yaml`): `NAME.pgn.gz` as committed, else
+/// `NAME.pgn` as `oracle register measure` writes it.
+fn games_file(yaml: &Path) -> Option<PathBuf> {
+    ["pgn.gz", "pgn"]
+        .into_iter()
+        .map(|extension| yaml.with_extension(extension))
+        .find(|path| path.is_file())
+}
+
 /// Reads every `measurements/*.yaml` of the repository at `repo`, oldest name first, and checks
-/// each in itself and against the register `audit`; no directory means no measurements.
+/// each in itself, against the register `audit` and against its games; no directory means no
+/// measurements.
 ///
 /// # Errors
 /// The first file that cannot be read or is not a sound measurement, named with its field.
@@ -475,13 +580,25 @@ pub fn read_all(repo: &Path, audit: &Audit) -> Result<Vec<Measurement>, Measurem
                     message: error.reason.to_string(),
                 })?;
             let measurement = Measurement::parse(&shown, &bytes)?;
-            measurement
-                .check_against(audit)
-                .map_err(|(field, message)| MeasurementError::Field {
-                    path: shown,
-                    field,
-                    message,
-                })?;
+            let field_error = |(field, message)| MeasurementError::Field {
+                path: shown.clone(),
+                field,
+                message,
+            };
+            measurement.check_against(audit).map_err(field_error)?;
+            let games = games_file(path).ok_or_else(|| {
+                field_error((
+                    "pgn_sha256",
+                    "no games beside it (the same name ending in .pgn.gz or .pgn)".to_owned(),
+                ))
+            })?;
+            let pgn = crate::verify::recorded::read_pgn(&games).map_err(|error| {
+                MeasurementError::Io {
+                    path: games.clone(),
+                    message: error.to_string(),
+                }
+            })?;
+            measurement.check_games(&pgn).map_err(field_error)?;
             Ok(measurement)
         })
         .collect()

@@ -272,7 +272,7 @@ impl std::io::BufRead for CountingReader<'_> {
 }
 
 /// A game's `Round` tag `P.G` as the pair number P (from 1) and the game number G.
-fn round(game: &ParsedGame) -> Result<(u64, &str), String> {
+pub(crate) fn round(game: &ParsedGame) -> Result<(u64, &str), String> {
     let round = game.tag("Round").ok_or("a game has no Round tag")?;
     round
         .split_once('.')

@@ -41,12 +41,11 @@ pub struct GamesRequest<'a> {
     pub repo: &'a Path,
     /// The entry, as the register holds it.
     pub entry: &'a Entry,
-    /// The entry's sha256 in the chain (the default seed of the choice).
-    pub entry_sha256: &'a Sha256Hex,
     /// Pairs to replay per node stage.
     pub pairs: u64,
-    /// Seed of the choice instead of the entry's sha256.
-    pub seed: Option<u64>,
+    /// Seed of the choice. Never one the entry's author could know when writing the evidence
+    /// (a function of the entry, say): they could then forge only the pairs it leaves out.
+    pub seed: u64,
     /// The build cache.
     pub cache_dir: &'a Path,
 }
@@ -86,8 +85,8 @@ pub enum GamesError {
 /// The replay of an entry's games.
 #[derive(Debug, Clone, Serialize)]
 pub struct GamesReplay {
-    /// The seed the choice was made from (`--seed`, or the entry's sha256).
-    pub seed: String,
+    /// The seed the choice was made from (`--seed`, or drawn afresh by the command).
+    pub seed: u64,
     /// Both rebuilt binaries, against the entry's record.
     pub rebuilds: Vec<RebuildCheck>,
     /// Every stage in the entry's order.
@@ -364,11 +363,9 @@ pub fn replay_games(request: &GamesRequest<'_>) -> Result<GamesReplay, GamesErro
         });
         binaries.push(bound(record, outcome.binary));
     }
-    let seed = request
-        .seed
-        .map_or_else(|| request.entry_sha256.to_string(), |seed| seed.to_string());
+    let seed = request.seed.to_string();
     let mut replay = GamesReplay {
-        seed: seed.clone(),
+        seed: request.seed,
         rebuilds,
         stages: Vec::new(),
     };

@@ -133,8 +133,10 @@ pub fn path_violation(path: &str, contract: &EngineContract) -> Option<String> {
     None
 }
 
-/// The Cargo manifests of the scope whose keys are checked: `Cargo.toml` at the root of each
-/// scope directory of a Cargo engine (`engine/Cargo.toml`); none for a C or C++ engine.
+/// The Cargo manifests of the scope whose keys are checked: of a Cargo engine, `Cargo.toml` at
+/// the root of each scope directory (`engine/Cargo.toml`) and each scope file that is a
+/// manifest (a crate at the repository's root scopes `Cargo.toml` itself); none for a C or C++
+/// engine. Whatever form the scope takes, every manifest a candidate may change is read.
 #[must_use]
 pub fn manifests(contract: &EngineContract) -> Vec<String> {
     if !matches!(contract.build, EngineBuild::Cargo(_)) {
@@ -143,8 +145,13 @@ pub fn manifests(contract: &EngineContract) -> Vec<String> {
     contract
         .scope
         .iter()
-        .filter(|entry| entry.ends_with('/'))
-        .map(|dir| format!("{dir}Cargo.toml"))
+        .filter_map(|entry| {
+            if entry.ends_with('/') {
+                Some(format!("{entry}Cargo.toml"))
+            } else {
+                (entry.rsplit('/').next() == Some("Cargo.toml")).then(|| entry.clone())
+            }
+        })
         .collect()
 }
 
@@ -337,6 +344,15 @@ mod tests {
             manifests(&EngineContract::coherent()),
             ["engine/Cargo.toml"]
         );
+        // Round seven: a crate at the repository's root scopes its manifest as a file, which
+        // was never read.
+        let root_crate = EngineContract {
+            scope: ["src/", "Cargo.toml", "Cargo.lock"]
+                .map(str::to_owned)
+                .to_vec(),
+            ..EngineContract::coherent()
+        };
+        assert_eq!(manifests(&root_crate), ["src/Cargo.toml", "Cargo.toml"]);
     }
 
     #[test]

@@ -378,13 +378,13 @@ impl Fixture {
         assert!(kept.status.success(), "{kept:?}");
     }
 
-    /// Runs `oracle register replay T-0002 --games 2 [--seed 7] [--json]`; (exit code, stdout,
-    /// stderr).
-    fn replay_games(&self, json: bool, seeded: bool) -> (i32, String, String) {
+    /// Runs `oracle register replay T-0002 --games 2 [--seed SEED] [--json]`; (exit code,
+    /// stdout, stderr).
+    fn replay_games(&self, json: bool, seed: Option<&str>) -> (i32, String, String) {
         let output = Command::new(ORACLE)
             .args(["register", "replay", "T-0002", "--games", "2", "--repo"])
             .arg(self.path())
-            .args(if seeded { &["--seed", "7"][..] } else { &[] })
+            .args(seed.map(|seed| ["--seed", seed]).into_iter().flatten())
             .args(json.then_some("--json"))
             .arg("--cache-dir")
             .arg(&self.cache)

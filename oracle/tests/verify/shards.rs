@@ -82,7 +82,7 @@ fn sharded_rounds_merged_between_rounds_reach_the_verdict_and_replay() {
         assert!(Some(rounds as u64) >= stage["record"]["games"].as_u64());
     }
     fixture.keep_evidence(out.path(), "T-0002");
-    let (code, stdout, _) = fixture.replay_games(true, false);
+    let (code, stdout, _) = fixture.replay_games(true, None);
     assert_eq!(code, 0, "{stdout}");
     let replay: Value = serde_json::from_str(&stdout).unwrap();
     for stage in replay["replay"]["stages"].as_array().unwrap() {

@@ -360,7 +360,7 @@ fn an_entrys_games_replay_move_for_move_and_a_changed_move_is_named() {
     );
 
     // Faithful evidence: both node stages, two pairs each, every game identical.
-    let (code, stdout, _) = fixture.replay_games(true, true);
+    let (code, stdout, _) = fixture.replay_games(true, Some("7"));
     assert_eq!(code, 0, "{stdout}");
     let replay: Value = serde_json::from_str(&stdout).unwrap();
     let stages = replay["replay"]["stages"].as_array().unwrap();
@@ -372,23 +372,34 @@ fn an_entrys_games_replay_move_for_move_and_a_changed_move_is_named() {
         assert_eq!(games.len(), 4);
         assert!(games.iter().all(|g| g["difference"].is_null()), "{stage:#}");
     }
-    // Without --seed the choice is the entry's: the same for every auditor.
-    let (code, text, _) = fixture.replay_games(false, false);
+    // Without --seed the choice is drawn afresh (round seven: a choice derived from the entry
+    // was known to whoever wrote it), and named so that another auditor can repeat it.
+    let (code, text, _) = fixture.replay_games(false, None);
     assert_eq!(code, 0, "{text}");
     assert!(
         text.contains("replay T-0002 --games: 8 of 8 games identical\n"),
         "{text}"
     );
+    let seed_of = |text: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix("seed "))
+            .and_then(|rest| rest.split_whitespace().next())
+            .map(str::to_owned)
+            .unwrap_or_else(|| panic!("the seed is named: {text}"))
+    };
     let pairs = |text: &str| {
         text.lines()
             .filter(|l| l.starts_with("stage "))
             .map(str::to_owned)
             .collect::<Vec<_>>()
     };
+    let seed = seed_of(&text);
+    let (_, other, _) = fixture.replay_games(false, None);
+    assert_ne!(seed, seed_of(&other), "each audit draws its own seed");
     assert_eq!(
         pairs(&text),
-        pairs(&fixture.replay_games(false, false).1),
-        "the same choice"
+        pairs(&fixture.replay_games(false, Some(&seed)).1),
+        "the named seed repeats the choice"
     );
 
     // One engine move changed: the last move of the first chosen game of stage 1.
@@ -437,7 +448,7 @@ fn an_entrys_games_replay_move_for_move_and_a_changed_move_is_named() {
     fs::write(&evidence, gzip(&["-9", "-n", "-c"], tampered.as_bytes())).unwrap();
 
     // Under the entry's pgn_sha256 the file is not the recorded one: named by its hash.
-    let (code, text, _) = fixture.replay_games(false, true);
+    let (code, text, _) = fixture.replay_games(false, Some("7"));
     assert_eq!(code, 1, "{text}");
     assert!(
         text.contains("stage short (nodes=600): FAIL")
@@ -451,7 +462,7 @@ fn an_entrys_games_replay_move_for_move_and_a_changed_move_is_named() {
     let mut entry = oracle::governance::entry::Entry::parse(&fs::read(&file).unwrap()).unwrap();
     entry.stages[0].pgn_sha256 = Some(sha256_hex(tampered.as_bytes()).try_into().unwrap());
     fs::write(&file, entry.to_canonical().unwrap()).unwrap();
-    let (code, text, _) = fixture.replay_games(false, true);
+    let (code, text, _) = fixture.replay_games(false, Some("7"));
     assert!(
         text.starts_with("pass register: "),
         "the edited entry still chains: {text}"
@@ -478,7 +489,7 @@ fn an_entrys_games_replay_move_for_move_and_a_changed_move_is_named() {
     fs::write(&evidence, gzip(&["-9", "-n", "-c"], changed.as_bytes())).unwrap();
     entry.stages[0].pgn_sha256 = Some(sha256_hex(changed.as_bytes()).try_into().unwrap());
     fs::write(&file, entry.to_canonical().unwrap()).unwrap();
-    let (code, text, _) = fixture.replay_games(false, true);
+    let (code, text, _) = fixture.replay_games(false, Some("7"));
     assert_eq!(code, 1, "{text}");
     assert!(
         text.contains("give the pentanomial") && text.contains("the entry records ["),
@@ -487,7 +498,7 @@ fn an_entrys_games_replay_move_for_move_and_a_changed_move_is_named() {
 
     // Missing evidence is bad input: exit 2, naming the file, before anything is built.
     fs::remove_file(&evidence).unwrap();
-    let (code, _, stderr) = fixture.replay_games(false, true);
+    let (code, _, stderr) = fixture.replay_games(false, Some("7"));
     assert_eq!(code, 2);
     assert!(
         stderr.contains("evidence/T-0002/stage-1-short.pgn.gz: missing"),
