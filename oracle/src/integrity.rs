@@ -117,6 +117,7 @@ pub fn take_untrusted_file(
         move |reason| FileError { path, reason }
     };
     let mut path = within.to_path_buf();
+    let mut kind = None;
     for component in relative.components() {
         let std::path::Component::Normal(name) = component else {
             return Err(refused(
@@ -125,17 +126,22 @@ pub fn take_untrusted_file(
             ));
         };
         path.push(name);
-        let kind = fs::symlink_metadata(&path).map_err(file_error(&path))?;
-        if kind.file_type().is_symlink() {
+        let metadata = fs::symlink_metadata(&path).map_err(file_error(&path))?;
+        if metadata.file_type().is_symlink() {
             return Err(refused(
                 &path,
                 "a symbolic link; the oracle takes only a file the build made itself, never what a link points to",
             ));
         }
+        kind = Some(metadata.file_type());
+    }
+    // Checked before opening: opening a FIFO would wait for a writer that never comes.
+    if !kind.is_some_and(|kind| kind.is_file()) {
+        return Err(refused(&path, "not a regular file"));
     }
     let source = fs::OpenOptions::new()
         .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(&path)
         .map_err(file_error(&path))?;
     let metadata = source.metadata().map_err(file_error(&path))?;
@@ -220,6 +226,10 @@ mod tests {
         std::os::unix::fs::symlink(&host, out.join("linked")).unwrap();
         std::os::unix::fs::symlink(&out, within.join("via")).unwrap();
         fs::create_dir(out.join("folder")).unwrap();
+        let fifo =
+            std::ffi::CString::new(out.join("fifo").into_os_string().into_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates a file.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
         let to = dir.path().join("taken");
 
         take_untrusted_file(&within, Path::new("out/engine"), &to, 100).unwrap();
@@ -230,6 +240,8 @@ mod tests {
             ("out/linked", "out/linked", "symbolic link"),
             ("via/engine", "via", "symbolic link"),
             ("out/folder", "out/folder", "not a regular file"),
+            ("out/fifo", "out/fifo", "not a regular file"),
+            ("", "", "not a regular file"),
             ("../host-engine", "../host-engine", "not a plain path"),
         ];
         for (relative, named, why) in cases {

@@ -343,31 +343,50 @@ fn a_cargo_engine_is_the_cargo_kind() {
     // scope directories were read. A candidate that gives the engine a build script through
     // it is refused before anything is built.
     repo.commit(&[], "register: genesis");
+    let verify_step_1 = || {
+        let out = tempfile::tempdir().unwrap();
+        let run = oracle(&[
+            "verify",
+            "--profile",
+            "smoke",
+            "--checks-only",
+            "--repo",
+            repo.text(),
+            "--out",
+            out.path().to_str().unwrap(),
+            "--cache-dir",
+            cache().to_str().unwrap(),
+        ]);
+        (run, out.path().join("binding.json").exists())
+    };
+    // A change to the engine's code alone passes step 1: the manifest it leaves as it was (with
+    // its `[profile.release]`, which the scan would refuse in a changed one) is not judged again.
+    repo.commit(
+        &[(
+            "src/main.rs",
+            &engine_source(4, fixture_repo::HELPER_INLINED),
+        )],
+        "eval: weigh mobility more\n\nBench: 1\n",
+    );
+    let (harmless, _) = verify_step_1();
+    let step_1 = harmless
+        .stderr
+        .split("(resolve):")
+        .nth(1)
+        .and_then(|after| after.lines().nth(1))
+        .unwrap_or_default();
+    assert!(step_1.starts_with("      ok"), "{harmless:?}");
     let hooked =
         fixture_repo::MANIFEST.replacen("[package]\n", "[package]\nbuild = \"src/gen.rs\"\n", 1);
     repo.commit(
         &[("Cargo.toml", &hooked), ("src/gen.rs", "fn main() {}\n")],
         "build: generate tables\n\nBench: 1\n",
     );
-    let out = tempfile::tempdir().unwrap();
-    let verify = oracle(&[
-        "verify",
-        "--profile",
-        "smoke",
-        "--repo",
-        repo.text(),
-        "--out",
-        out.path().to_str().unwrap(),
-        "--cache-dir",
-        cache().to_str().unwrap(),
-    ]);
+    let (verify, bound) = verify_step_1();
     assert_eq!(verify.code, 2, "{verify:?}");
     assert!(
         verify.stderr.contains("Cargo.toml") && verify.stderr.contains("`package.build`"),
         "{verify:?}"
     );
-    assert!(
-        !out.path().join("binding.json").exists(),
-        "refused before any build"
-    );
+    assert!(!bound, "refused before any build");
 }

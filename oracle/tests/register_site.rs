@@ -194,7 +194,7 @@ fn measurement_games(pairs: &[(&str, &str)]) -> String {
         .enumerate()
         {
             pgn.push_str(&format!(
-                "[Round \"{}.{}\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n[Result \"{result}\"]\n\n1. e4 {result}\n\n",
+                "[Round \"{}.{}\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n[Result \"{result}\"]\n[TimeControl \"1+0.01\"]\n\n1. e4 {result}\n\n",
                 index + 1,
                 number + 1
             ));

@@ -11,7 +11,7 @@ use super::sandbox::{self, Job, PrepareError, Sandbox, SandboxError};
 /// Version of the oracle's build procedure: the cargo arguments and environment here, the path
 /// remaps ([`BuildRecipe::rustflags`]) and the sandbox's mount plan. Every cache key includes it,
 /// so a binary built the old way is never reused: raise it when any of them changes.
-pub const BUILD_PROCEDURE: &str = "1";
+pub const BUILD_PROCEDURE: &str = "2";
 
 /// A toolchain located on this machine: rustup resolved once, outside the sandbox.
 #[derive(Debug, Clone, PartialEq, Eq)]

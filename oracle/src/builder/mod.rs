@@ -357,7 +357,17 @@ pub fn build_commit(request: &BuildRequest) -> Result<BuildOutcome, BuildError> 
         // host where its binary belongs: the binary is taken as the file the build made, into a
         // place no build can write, and only that copy is read from here on.
         let binary = work.path().join(format!("{name}.binary"));
-        let relative = built.strip_prefix(root).unwrap_or(&built);
+        let refused = |reason: String| BuildError::OutputRefused {
+            commit: commit.clone(),
+            reason,
+        };
+        let relative = built.strip_prefix(root).map_err(|_| {
+            refused(format!(
+                "{} is outside the build's directory {}",
+                built.display(),
+                root.display()
+            ))
+        })?;
         crate::integrity::take_untrusted_file(
             root,
             relative,
@@ -365,10 +375,7 @@ pub fn build_commit(request: &BuildRequest) -> Result<BuildOutcome, BuildError> 
             crate::integrity::MAX_BINARY_BYTES,
         )
         .map_err(|error| match error {
-            crate::integrity::TakeError::Refused { .. } => BuildError::OutputRefused {
-                commit: commit.clone(),
-                reason: error.to_string(),
-            },
+            crate::integrity::TakeError::Refused { .. } => refused(error.to_string()),
             crate::integrity::TakeError::File(error) => cache::CacheError::from(error).into(),
         })?;
         let sha256 = crate::integrity::sha256_file(&binary).map_err(cache::CacheError::from)?;

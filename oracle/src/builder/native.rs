@@ -31,7 +31,7 @@ use super::sandbox::{self, Isolation, Job, PrepareError, Sandbox};
 
 /// The version of this build procedure (the wrapper, the environment, the mounts). Part of every
 /// native cache key: raise it whenever what is built from the same inputs could change.
-pub const BUILD_PROCEDURE: &str = "native-1";
+pub const BUILD_PROCEDURE: &str = "native-2";
 
 /// Where `-ffile-prefix-map` puts the build copy's source tree in the binary's recorded paths.
 pub const MAPPED_SOURCE: &str = "/engine";

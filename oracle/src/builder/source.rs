@@ -253,8 +253,11 @@ fn export_dir(
                 }
                 let executable = mode & 0o111 != 0;
                 let target = dest.join(name);
-                export_blob(odb, entry.id(), path, &target, executable, total)?;
-                set_modified(&target, modified)?;
+                let file = ExportedFile {
+                    executable,
+                    modified,
+                };
+                export_blob(odb, entry.id(), path, &target, file, total)?;
             }
             _ => return Err(SourceError::BadName { path }),
         }
@@ -269,7 +272,7 @@ fn export_blob(
     id: Oid,
     path: String,
     dest: &Path,
-    executable: bool,
+    file: ExportedFile,
     total: &mut u64,
 ) -> Result<(), SourceError> {
     let size = checked_size(odb, id, &path)?;
@@ -284,13 +287,13 @@ fn export_blob(
     }
     match odb.reader(id) {
         // `take`: the stream holds to the size checked, whatever the object inflates to.
-        Ok((reader, _, _)) => write_file(dest, &mut reader.take(size), executable),
+        Ok((reader, _, _)) => write_file(dest, &mut reader.take(size), file),
         // Packed objects cannot be streamed; reading one whole is bounded by the check above.
         Err(_) => {
             let object = odb
                 .read(id)
                 .map_err(|source| SourceError::Git { path, source })?;
-            write_file(dest, &mut object.data(), executable)
+            write_file(dest, &mut object.data(), file)
         }
     }
 }
@@ -343,21 +346,22 @@ fn create_dir(path: &Path) -> Result<(), SourceError> {
     })
 }
 
-/// Sets the modification time of the exported file `path`.
-fn set_modified(path: &Path, modified: SystemTime) -> Result<(), SourceError> {
-    fs::File::options()
-        .write(true)
-        .open(path)
-        .and_then(|file| file.set_modified(modified))
-        .map_err(|source| SourceError::Write {
-            path: path.to_owned(),
-            source,
-        })
+/// What an exported file carries besides its bytes.
+#[derive(Clone, Copy)]
+struct ExportedFile {
+    /// Whether the tree entry is executable.
+    executable: bool,
+    /// Its modification time: the commit's.
+    modified: SystemTime,
 }
 
-/// Copies `content` into the new file `path` with the mode of a tree entry.
-fn write_file(path: &Path, content: &mut impl Read, executable: bool) -> Result<(), SourceError> {
-    let mode = if executable { 0o755 } else { 0o644 };
+/// Copies `content` into the new file `path` with the mode of a tree entry and its time.
+fn write_file(
+    path: &Path,
+    content: &mut impl Read,
+    exported: ExportedFile,
+) -> Result<(), SourceError> {
+    let mode = if exported.executable { 0o755 } else { 0o644 };
     let wrap = |source| SourceError::Write {
         path: path.to_owned(),
         source,
@@ -369,6 +373,7 @@ fn write_file(path: &Path, content: &mut impl Read, executable: bool) -> Result<
         .open(path)
         .map_err(wrap)?;
     io::copy(content, &mut file).map_err(wrap)?;
+    file.set_modified(exported.modified).map_err(wrap)?;
     // The umask may have narrowed the mode; the sandboxed builder needs to read every file.
     file.set_permissions(fs::Permissions::from_mode(mode))
         .map_err(wrap)

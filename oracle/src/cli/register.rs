@@ -341,6 +341,8 @@ fn replay_games(
         Some(seed) => seed,
         None => fresh_seed()?,
     };
+    // Named before any work, so that an audit that stops half-way can still be repeated.
+    errln!("replay {id} --games {pairs}: seed {seed}");
     let replay = replay_entry_games(&GamesRequest {
         repo: &repo.repo,
         entry,

@@ -12,11 +12,13 @@
 
 mod run;
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use shakmaty::Color;
 use thiserror::Error;
 
 pub use run::{MeasureError, MeasureRequest, Measured, measure};
@@ -29,6 +31,7 @@ use crate::governance::time_control;
 use crate::governance::timestamp::Timestamp;
 use crate::integrity::read_bounded;
 use crate::play::clock::TimeControl;
+use crate::play::game::GameResult;
 use crate::play::pgn::PgnReader;
 use crate::play::shard_games::{MAX_GAME_BYTES, round};
 use crate::stats::{PentanomialCounts, normalized_elo, sweep_nelo_bound};
@@ -397,9 +400,10 @@ impl Measurement {
     }
 
     /// The games `pgn` (the file's PGN, uncompressed) must be the ones it records: their
-    /// sha256 is `pgn_sha256`, every pair's two games are between the two entries with colours
-    /// swapped, and their results give the file's wins, draws, losses and pentanomial. Counts
-    /// that agree with each other prove nothing about games no one checked.
+    /// sha256 is `pgn_sha256`, they are pairs 1 to N at its time control, each pair's two games
+    /// between the two entries with colours swapped, and their results give the file's wins,
+    /// draws, losses and pentanomial. This binds the counts to one games file; that the
+    /// binaries played those games only `oracle register measure` played again can show.
     fn check_games(&self, pgn: &[u8]) -> Result<(), (&'static str, String)> {
         let digest = Sha256Hex::of(pgn);
         if digest != self.pgn_sha256 {
@@ -409,53 +413,51 @@ impl Measurement {
             ));
         }
         let names = [self.measured.id.to_string(), self.baseline.id.to_string()];
+        let time_control = self.tc.pgn_value();
         let unreadable = |reason: String| ("pgn_sha256", format!("its games: {reason}"));
-        // Per pair, the measured engine's half-points in game 1 and game 2.
-        let mut pairs: std::collections::BTreeMap<u64, [Option<u64>; 2]> = Default::default();
+        // Per pair, the measured engine's half-points in game 1 (White) and game 2 (Black).
+        let mut pairs: BTreeMap<u64, [Option<u8>; 2]> = BTreeMap::new();
         for game in PgnReader::new(pgn, MAX_GAME_BYTES) {
             let game = game.map_err(|error| unreadable(error.to_string()))?;
             let (pair, number) = round(&game).map_err(unreadable)?;
-            let game_index = match number {
-                "1" => 0,
-                "2" => 1,
+            let (index, measured_color) = match number {
+                "1" => (0, Color::White),
+                "2" => (1, Color::Black),
                 other => return Err(unreadable(format!("pair {pair} has a game {other}"))),
             };
-            let players = [game.tag("White"), game.tag("Black")];
-            // Game 1 of a pair has the measured engine as White, game 2 as Black.
-            let expected = if game_index == 0 {
-                [names[0].as_str(), names[1].as_str()]
+            let place = format!("game {pair}.{number}");
+            let [white, black] = if index == 0 {
+                [&names[0], &names[1]]
             } else {
-                [names[1].as_str(), names[0].as_str()]
+                [&names[1], &names[0]]
             };
-            if players != expected.map(Some) {
+            let players = [game.tag("White"), game.tag("Black")];
+            if players != [Some(white.as_str()), Some(black.as_str())] {
                 return Err(unreadable(format!(
-                    "game {pair}.{number} is {} against {}, not {} against {}",
+                    "{place} is {} against {}, not {white} against {black}",
                     players[0].unwrap_or("?"),
                     players[1].unwrap_or("?"),
-                    expected[0],
-                    expected[1]
                 )));
             }
-            let white_half_points = match game.tag("Result") {
-                Some("1-0") => 2,
-                Some("1/2-1/2") => 1,
-                Some("0-1") => 0,
-                other => {
-                    return Err(unreadable(format!(
-                        "game {pair}.{number} has no result ({})",
-                        other.unwrap_or("none")
-                    )));
-                }
-            };
-            let measured = if game_index == 0 {
-                white_half_points
-            } else {
-                2 - white_half_points
-            };
-            let slot = &mut pairs.entry(pair).or_default()[game_index];
-            if slot.replace(measured).is_some() {
-                return Err(unreadable(format!("game {pair}.{number} appears twice")));
+            if game.tag("TimeControl") != Some(time_control.as_str()) {
+                return Err(unreadable(format!(
+                    "{place} was played at {}, not at {time_control}",
+                    game.tag("TimeControl").unwrap_or("no time control")
+                )));
             }
+            let result = game
+                .tag("Result")
+                .and_then(GameResult::from_pgn)
+                .ok_or_else(|| unreadable(format!("{place} has no result")))?;
+            let slot = &mut pairs.entry(pair).or_default()[index];
+            if slot.replace(result.half_points(measured_color)).is_some() {
+                return Err(unreadable(format!("{place} appears twice")));
+            }
+        }
+        if let Some((expected, found)) = (1..).zip(pairs.keys()).find(|(n, pair)| n != *pair) {
+            return Err(unreadable(format!(
+                "pair {expected} is missing (the next is {found}): the pairs are 1 to N"
+            )));
         }
         let mut pentanomial = [0_u64; 5];
         let mut wdl = [0_u64; 3];
@@ -463,10 +465,9 @@ impl Measurement {
             let [Some(first), Some(second)] = games else {
                 return Err(unreadable(format!("pair {pair} lacks one of its games")));
             };
-            let bin = usize::try_from(first + second).expect("at most 4");
-            pentanomial[bin] += 1;
+            pentanomial[usize::from(first + second)] += 1;
             for half_points in [first, second] {
-                wdl[2 - usize::try_from(half_points).expect("at most 2")] += 1;
+                wdl[usize::from(2 - half_points)] += 1;
             }
         }
         if pentanomial != self.pentanomial.0 {
@@ -530,13 +531,19 @@ impl Measurement {
     }
 }
 
-/// The games of the measurement file `yaml` (`NAME.yaml`): `NAME.pgn.gz` as committed, else
-/// `NAME.pgn` as `oracle register measure` writes it.
-fn games_file(yaml: &Path) -> Option<PathBuf> {
-    ["pgn.gz", "pgn"]
+/// The games of the measurement file `yaml` (`NAME.yaml`): `NAME.pgn.gz` as committed or
+/// `NAME.pgn` as `oracle register measure` writes it, not both (one would go unread).
+fn games_file(yaml: &Path) -> Result<PathBuf, String> {
+    let found: Vec<PathBuf> = ["pgn.gz", "pgn"]
         .into_iter()
         .map(|extension| yaml.with_extension(extension))
-        .find(|path| path.is_file())
+        .filter(|path| path.is_file())
+        .collect();
+    match found.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => Err("no games beside it (the same name ending in .pgn.gz or .pgn)".to_owned()),
+        _ => Err("two games files beside it (.pgn.gz and .pgn): keep one".to_owned()),
+    }
 }
 
 /// Reads every `measurements/*.yaml` of the repository at `repo`, oldest name first, and checks
@@ -586,12 +593,7 @@ pub fn read_all(repo: &Path, audit: &Audit) -> Result<Vec<Measurement>, Measurem
                 message,
             };
             measurement.check_against(audit).map_err(field_error)?;
-            let games = games_file(path).ok_or_else(|| {
-                field_error((
-                    "pgn_sha256",
-                    "no games beside it (the same name ending in .pgn.gz or .pgn)".to_owned(),
-                ))
-            })?;
+            let games = games_file(path).map_err(|message| field_error(("pgn_sha256", message)))?;
             let pgn = crate::verify::recorded::read_pgn(&games).map_err(|error| {
                 MeasurementError::Io {
                     path: games.clone(),

@@ -85,8 +85,9 @@ pub enum GamesError {
 /// The replay of an entry's games.
 #[derive(Debug, Clone, Serialize)]
 pub struct GamesReplay {
-    /// The seed the choice was made from (`--seed`, or drawn afresh by the command).
-    pub seed: u64,
+    /// The seed the choice was made from (`--seed`, or drawn afresh by the command), as text:
+    /// a JSON reader that holds numbers as doubles would round it, and the choice with it.
+    pub seed: String,
     /// Both rebuilt binaries, against the entry's record.
     pub rebuilds: Vec<RebuildCheck>,
     /// Every stage in the entry's order.
@@ -365,7 +366,7 @@ pub fn replay_games(request: &GamesRequest<'_>) -> Result<GamesReplay, GamesErro
     }
     let seed = request.seed.to_string();
     let mut replay = GamesReplay {
-        seed: request.seed,
+        seed: seed.clone(),
         rebuilds,
         stages: Vec::new(),
     };

@@ -343,9 +343,15 @@ pub fn changes(
             });
         }
     }
-    // A missing manifest has no keys to refuse; one that cannot be read (past the bound) is
+    // A manifest the candidate leaves as it was is the predecessor's, which the register
+    // accepted: it changes nothing Cargo reads (a crate at a repository's root keeps its
+    // `[profile]` and its dependencies). One it changes is read whole, as Cargo reads it. A
+    // missing manifest has no keys to refuse; one that cannot be read (past the bound) is
     // refused, not skipped.
-    for path in scope::manifests(contract) {
+    for path in scope::manifests(contract)
+        .into_iter()
+        .filter(|path| changed.contains(path))
+    {
         let manifest = match read_file(repo, &pair.candidate, &path) {
             Err(ResolveError::MissingFile { .. }) => None,
             read => Some(read?),

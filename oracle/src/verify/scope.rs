@@ -133,10 +133,10 @@ pub fn path_violation(path: &str, contract: &EngineContract) -> Option<String> {
     None
 }
 
-/// The Cargo manifests of the scope whose keys are checked: of a Cargo engine, `Cargo.toml` at
-/// the root of each scope directory (`engine/Cargo.toml`) and each scope file that is a
-/// manifest (a crate at the repository's root scopes `Cargo.toml` itself); none for a C or C++
-/// engine. Whatever form the scope takes, every manifest a candidate may change is read.
+/// The Cargo manifests of the scope whose keys are checked when a candidate changes them: of a
+/// Cargo engine, `Cargo.toml` at the root of each scope directory (`engine/Cargo.toml`) and each
+/// scope file that is a manifest (a crate at the repository's root scopes `Cargo.toml` itself);
+/// none for a C or C++ engine.
 #[must_use]
 pub fn manifests(contract: &EngineContract) -> Vec<String> {
     if !matches!(contract.build, EngineBuild::Cargo(_)) {
