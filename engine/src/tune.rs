@@ -118,7 +118,7 @@ tunables! {
     /// First depth that uses an aspiration window.
     asp_min_depth: 5, 2, 10, 1.0, 0.002;
     /// Aspiration widening in percent of the current delta.
-    asp_growth_pct: 53, 20, 200, 10.0, 0.002;
+    asp_growth_pct: 50, 20, 200, 10.0, 0.002;
     /// Maximum depth for reverse futility pruning.
     rfp_depth: 8, 2, 14, 1.0, 0.002;
     /// Reverse futility margin per depth (cp).
@@ -128,9 +128,9 @@ tunables! {
     /// Maximum depth for razoring.
     razor_depth: 3, 1, 6, 1.0, 0.002;
     /// Razoring base margin (cp).
-    razor_base: 298, 100, 600, 30.0, 0.002;
+    razor_base: 299, 100, 600, 30.0, 0.002;
     /// Razoring margin per depth (cp).
-    razor_mult: 246, 80, 450, 25.0, 0.002;
+    razor_mult: 240, 80, 450, 25.0, 0.002;
     /// Minimum depth for null-move pruning.
     nmp_min_depth: 3, 1, 6, 1.0, 0.002;
     /// Null-move base reduction.
@@ -138,13 +138,13 @@ tunables! {
     /// Null-move reduction: one more ply every this many plies of depth.
     nmp_depth_div: 4, 2, 8, 1.0, 0.002;
     /// Null-move reduction: one more ply per this many cp above beta.
-    nmp_eval_div: 206, 80, 400, 20.0, 0.002;
+    nmp_eval_div: 203, 80, 400, 20.0, 0.002;
     /// Null-move reduction: most extra plies from the eval margin.
     nmp_eval_max: 3, 0, 6, 1.0, 0.002;
     /// Maximum depth for futility pruning of quiet moves.
     fp_depth: 7, 1, 12, 1.0, 0.002;
     /// Futility base margin (cp).
-    fp_base: 83, 0, 250, 12.0, 0.002;
+    fp_base: 85, 0, 250, 12.0, 0.002;
     /// Futility margin per depth (cp).
     fp_mult: 87, 30, 200, 10.0, 0.002;
     /// Maximum depth for late-move pruning.
@@ -152,11 +152,11 @@ tunables! {
     /// Late-move pruning: base number of quiets.
     lmp_base: 3, 0, 10, 1.0, 0.002;
     /// Late-move pruning: quiets per depth squared, in percent.
-    lmp_mult_pct: 113, 40, 250, 12.0, 0.002;
+    lmp_mult_pct: 109, 40, 250, 12.0, 0.002;
     /// Maximum depth for SEE pruning of quiet moves.
     see_quiet_depth: 8, 2, 14, 1.0, 0.002;
     /// SEE threshold for quiets, cp per depth.
-    see_quiet_margin: 57, 10, 150, 8.0, 0.002;
+    see_quiet_margin: 59, 10, 150, 8.0, 0.002;
     /// Maximum depth for SEE pruning of captures.
     see_noisy_depth: 6, 2, 12, 1.0, 0.002;
     /// SEE threshold for captures, cp per depth squared.
@@ -164,7 +164,7 @@ tunables! {
     /// Quiescence SEE threshold (cp).
     qs_see_margin: 0, -150, 150, 15.0, 0.002;
     /// Quiescence delta-pruning margin (cp).
-    qs_delta_margin: 178, 0, 400, 20.0, 0.002;
+    qs_delta_margin: 162, 0, 400, 20.0, 0.002;
     /// Check extension in plies.
     check_ext: 1, 0, 2, 0.5, 0.002;
     /// Minimum depth for singular extensions.
@@ -178,29 +178,29 @@ tunables! {
     /// LMR table base, in hundredths of a ply.
     lmr_base: 76, 0, 200, 10.0, 0.002;
     /// LMR table divisor, in hundredths.
-    lmr_div: 221, 120, 400, 15.0, 0.002;
+    lmr_div: 223, 120, 400, 15.0, 0.002;
     /// Minimum depth for late-move reductions.
     lmr_min_depth: 3, 1, 6, 1.0, 0.002;
     /// Moves searched before reductions start (non-PV; PV adds one).
     lmr_move_start: 2, 1, 6, 1.0, 0.002;
     /// Extra reduction at non-PV nodes, 1024ths of a ply.
-    lmr_non_pv: 1038, 0, 2048, 128.0, 0.002;
+    lmr_non_pv: 1024, 0, 2048, 128.0, 0.002;
     /// Reduction bonus when improving, 1024ths of a ply.
-    lmr_improving: 485, 0, 2048, 128.0, 0.002;
+    lmr_improving: 512, 0, 2048, 128.0, 0.002;
     /// Extra reduction at expected cut nodes, 1024ths of a ply.
-    lmr_cut_node: 1006, 0, 2048, 128.0, 0.002;
+    lmr_cut_node: 1024, 0, 2048, 128.0, 0.002;
     /// Less reduction for killers and the countermove, 1024ths of a ply.
-    lmr_refutation: 976, 0, 2048, 128.0, 0.002;
+    lmr_refutation: 1024, 0, 2048, 128.0, 0.002;
     /// History divisor for reductions: history / this = plies (in 1024ths scaled).
-    lmr_history_div: 8222, 2048, 32768, 1024.0, 0.002;
+    lmr_history_div: 7924, 2048, 32768, 1024.0, 0.002;
     /// History bonus per depth squared.
     hist_bonus_mult: 16, 4, 64, 3.0, 0.002;
     /// History bonus per depth.
-    hist_bonus_linear: 33, 0, 256, 16.0, 0.002;
+    hist_bonus_linear: 32, 0, 256, 16.0, 0.002;
     /// Largest single history bonus.
-    hist_bonus_max: 1578, 400, 4000, 150.0, 0.002;
+    hist_bonus_max: 1600, 400, 4000, 150.0, 0.002;
     /// History malus in percent of the bonus.
-    hist_malus_pct: 104, 25, 200, 12.0, 0.002;
+    hist_malus_pct: 100, 25, 200, 12.0, 0.002;
     /// Time: expected moves to go when the GUI gives none.
     tm_moves_to_go: 22, 10, 60, 3.0, 0.002;
     /// Time: share of the increment added to the base budget, percent.
