@@ -308,7 +308,8 @@ fn scope_ids(tree: &Tree<'_>, contract: &EngineContract) -> Vec<Option<Oid>> {
 
 /// Every changed path of the candidate relative to the predecessor, and every change that is not
 /// an engine change under `contract`: paths outside its scope, build hooks inside a Cargo
-/// engine's scope, and refused keys in its manifests (`engine/Cargo.toml`).
+/// engine's scope, refused keys in the manifests it changes (`engine/Cargo.toml`) and packages from
+/// outside the repository that the lock files it changes pin anew or no longer.
 pub fn changes(
     repo: &Repository,
     pair: &CommitPair,
@@ -348,24 +349,42 @@ pub fn changes(
     // `[profile]` and its dependencies). One it changes is read whole, as Cargo reads it. A
     // missing manifest has no keys to refuse; one that cannot be read (past the bound) is
     // refused, not skipped.
+    let read_text = |commit: &ResolvedCommit, path: &str| -> Result<Option<String>, ResolveError> {
+        match read_file(repo, commit, path) {
+            Err(ResolveError::MissingFile { .. }) => Ok(None),
+            read => Ok(Some(String::from_utf8_lossy(&read?).into_owned())),
+        }
+    };
+    let content_touch = |path: &str, reason: String| GovernanceTouch {
+        path: path.to_owned(),
+        change: "content".to_owned(),
+        reason,
+    };
     for path in scope::manifests(contract)
         .into_iter()
         .filter(|path| changed.contains(path))
     {
-        let manifest = match read_file(repo, &pair.candidate, &path) {
-            Err(ResolveError::MissingFile { .. }) => None,
-            read => Some(read?),
-        };
-        if let Some(manifest) = manifest {
-            let text = String::from_utf8_lossy(&manifest);
-            touched.extend(scope::manifest_violations(&text).into_iter().map(|reason| {
-                GovernanceTouch {
-                    path: path.clone(),
-                    change: "content".to_owned(),
-                    reason,
-                }
-            }));
+        if let Some(text) = read_text(&pair.candidate, &path)? {
+            touched.extend(
+                scope::manifest_violations(&text)
+                    .into_iter()
+                    .map(|reason| content_touch(&path, reason)),
+            );
         }
+    }
+    // A lock file the candidate changes may change the repository's own crates only: what it
+    // pins from outside is a dependency's code, not the candidate's.
+    for path in scope::lock_files(contract)
+        .into_iter()
+        .filter(|path| changed.contains(path))
+    {
+        let before = read_text(&pair.predecessor, &path)?.unwrap_or_default();
+        let after = read_text(&pair.candidate, &path)?.unwrap_or_default();
+        touched.extend(
+            scope::lock_violations(&before, &after)
+                .into_iter()
+                .map(|reason| content_touch(&path, reason)),
+        );
     }
     changed.dedup();
     Ok(Changes { changed, touched })

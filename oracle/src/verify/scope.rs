@@ -139,6 +139,19 @@ pub fn path_violation(path: &str, contract: &EngineContract) -> Option<String> {
 /// none for a C or C++ engine.
 #[must_use]
 pub fn manifests(contract: &EngineContract) -> Vec<String> {
+    cargo_files(contract, "Cargo.toml")
+}
+
+/// The Cargo lock files of the scope whose pins are checked when a candidate changes them, found
+/// as [`manifests`] finds manifests (a crate at the repository's root scopes `Cargo.lock`).
+#[must_use]
+pub fn lock_files(contract: &EngineContract) -> Vec<String> {
+    cargo_files(contract, "Cargo.lock")
+}
+
+/// The files called `name` at the root of each scope directory and among the scope's files, for
+/// a Cargo engine; none for a C or C++ engine.
+fn cargo_files(contract: &EngineContract, name: &str) -> Vec<String> {
     if !matches!(contract.build, EngineBuild::Cargo(_)) {
         return Vec::new();
     }
@@ -147,12 +160,76 @@ pub fn manifests(contract: &EngineContract) -> Vec<String> {
         .iter()
         .filter_map(|entry| {
             if entry.ends_with('/') {
-                Some(format!("{entry}Cargo.toml"))
+                Some(format!("{entry}{name}"))
             } else {
-                (entry.rsplit('/').next() == Some("Cargo.toml")).then(|| entry.clone())
+                (entry.rsplit('/').next() == Some(name)).then(|| entry.clone())
             }
         })
         .collect()
+}
+
+/// What a candidate's lock file pins from outside the repository that its predecessor's did
+/// not, or no longer pins: one line per such package (empty: only the repository's own crates,
+/// which have no `source`, changed, as a version bump changes them).
+///
+/// A lock file names every dependency's exact code by source and checksum, so changing it
+/// changes what is compiled into the engine without a line of its manifest changing. A lock
+/// file that is not TOML is refused; an absent one (`""`) pins nothing.
+#[must_use]
+pub fn lock_violations(predecessor: &str, candidate: &str) -> Vec<String> {
+    let new = match pinned_from_outside(candidate) {
+        Ok(new) => new,
+        Err(error) => return vec![format!("not TOML: {error}")],
+    };
+    let old = pinned_from_outside(predecessor).unwrap_or_default();
+    let foreign = "a dependency's code is not the candidate's to change";
+    new.difference(&old)
+        .map(|package| format!("pins {package}: {foreign}"))
+        .chain(
+            old.difference(&new)
+                .map(|package| format!("no longer pins {package}: {foreign}")),
+        )
+        .collect()
+}
+
+/// Each `[[package]]` of the lock file `text` that has a `source`, as `NAME VERSION from SOURCE
+/// (checksum C)`.
+fn pinned_from_outside(text: &str) -> Result<std::collections::BTreeSet<String>, String> {
+    let root = DeTable::parse(text)
+        .map_err(|error| error.message().to_owned())?
+        .into_inner();
+    let mut pinned = std::collections::BTreeSet::new();
+    for (key, value) in &root {
+        let key: &str = key.get_ref();
+        if key != "package" {
+            continue;
+        }
+        let packages = value
+            .get_ref()
+            .as_array()
+            .ok_or("`package` is not an array")?;
+        for package in packages.iter() {
+            let table = package
+                .get_ref()
+                .as_table()
+                .ok_or("a `package` is not a table")?;
+            let field = |wanted: &str| {
+                table.iter().find_map(|(name, value)| {
+                    let name: &str = name.get_ref();
+                    (name == wanted).then(|| value.get_ref().as_str().unwrap_or("?").to_owned())
+                })
+            };
+            if let Some(source) = field("source") {
+                pinned.insert(format!(
+                    "`{} {}` from {source} (checksum {})",
+                    field("name").unwrap_or_default(),
+                    field("version").unwrap_or_default(),
+                    field("checksum").unwrap_or_else(|| "none".to_owned())
+                ));
+            }
+        }
+    }
+    Ok(pinned)
 }
 
 /// What is wrong with the engine's manifest, one line per refused table or key (empty: nothing).
@@ -353,6 +430,44 @@ mod tests {
             ..EngineContract::coherent()
         };
         assert_eq!(manifests(&root_crate), ["src/Cargo.toml", "Cargo.toml"]);
+    }
+
+    /// Round seven's review: a lock file pins dependencies' code; a candidate may bump its own
+    /// crate's version, not add, drop or repin a package from outside the repository.
+    #[test]
+    fn a_lock_file_may_change_only_the_repository_s_own_crates() {
+        let lock = |version: &str, rand: &str| {
+            format!(
+                "version = 4\n\n[[package]]\nname = \"engine\"\nversion = \"{version}\"\n{rand}"
+            )
+        };
+        let rand = |version: &str, checksum: &str| {
+            format!(
+                "\n[[package]]\nname = \"rand\"\nversion = \"{version}\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\nchecksum = \"{checksum}\"\n"
+            )
+        };
+        let before = lock("0.1.0", &rand("0.8.5", "aa"));
+        assert!(lock_violations(&before, &lock("0.2.0", &rand("0.8.5", "aa"))).is_empty());
+        let repinned = lock_violations(&before, &lock("0.1.0", &rand("0.8.5", "bb")));
+        assert_eq!(repinned.len(), 2, "{repinned:?}");
+        assert!(
+            repinned[0].starts_with("pins `rand 0.8.5`") && repinned[0].contains("checksum bb")
+        );
+        assert!(repinned[1].starts_with("no longer pins `rand 0.8.5`"));
+        let added = lock_violations(&lock("0.1.0", ""), &before);
+        assert_eq!(added.len(), 1, "{added:?}");
+        assert!(
+            lock_violations("", &lock("0.1.0", "")).is_empty(),
+            "a new lock of the crate alone"
+        );
+        assert!(lock_violations(&before, "[[package]\n")[0].starts_with("not TOML"));
+        let locks = lock_files(&EngineContract {
+            scope: ["src/", "Cargo.toml", "Cargo.lock"]
+                .map(str::to_owned)
+                .to_vec(),
+            ..EngineContract::coherent()
+        });
+        assert_eq!(locks, ["src/Cargo.lock", "Cargo.lock"]);
     }
 
     #[test]
