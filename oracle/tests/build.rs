@@ -3,38 +3,26 @@
 
 use std::path::PathBuf;
 
+use crate::support::constitution_fixture::{QUICK_RECIPE, cargo_recipe};
 use crate::support::fixture_repo::{self, FixtureRepo, shared_cache};
 use crate::support::{Run, oracle};
 use oracle::builder::Isolation;
 
-/// A cheaper recipe than the standard one (no LTO): these tests are about the mechanics of
-/// reproducibility, the gate tests build with the standard recipe.
-const QUICK_RECIPE: &str = "toolchain: 1.95.0
-package: coherent
-binary: coherent
-target_cpu: x86-64
-profile_overrides:
-  opt-level: 1
-  lto: false
-  codegen-units: 4
-  panic: abort
-  debug: false
-  strip: false
-  incremental: false
-";
-
 const HELLO: &str = "fn main() {\n    println!(\"hello {}\", 6 * 7);\n}\n";
 
+/// `oracle build`'s recipe file with the end-to-end tests' cheaper profile (no LTO): these tests
+/// are about the mechanics of reproducibility, the gate tests build with the standard recipe.
 fn recipe_file() -> PathBuf {
+    // Written each time (the same bytes, renamed into place): a cache kept from a run with
+    // another recipe never holds a stale file.
     let path = shared_cache().join("quick-recipe.yaml");
-    if !path.exists() {
-        let staging = shared_cache().join(format!(
-            "quick-recipe.{:?}.tmp",
-            std::thread::current().id()
-        ));
-        std::fs::write(&staging, QUICK_RECIPE).unwrap();
-        std::fs::rename(&staging, &path).unwrap();
-    }
+    let staging = shared_cache().join(format!(
+        "quick-recipe.{}.{:?}.tmp",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::write(&staging, cargo_recipe(QUICK_RECIPE, false)).unwrap();
+    std::fs::rename(&staging, &path).unwrap();
     path
 }
 
@@ -287,7 +275,7 @@ fn refused_trees_and_bad_revisions() {
     let bad_recipe = elsewhere.path().join("recipe.yaml");
     std::fs::write(
         &bad_recipe,
-        QUICK_RECIPE.replace("target_cpu", "target_cpus"),
+        cargo_recipe(QUICK_RECIPE, false).replace("target_cpu", "target_cpus"),
     )
     .unwrap();
     let run = oracle(&[

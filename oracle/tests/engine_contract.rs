@@ -146,6 +146,50 @@ fn a_build_that_embeds_the_machine_name_is_not_reproducible() {
     assert!(run.stderr.contains("not reproducible"), "{run:?}");
 }
 
+/// A build is given the repository without the register's records: a Makefile that writes what
+/// it finds in `register/` and `evidence/` into the binary builds the same binary before and after
+/// an entry lands, and the commit that only adds the entry is served from the cache. Before, an
+/// engine whose binary read them changed when its own entry landed, so the next run's chain of
+/// custody (the predecessor rebuilds to the registered sha256) could never hold again.
+#[test]
+fn a_build_never_sees_the_registers_records() {
+    let repo = FixtureRepo::new();
+    let main =
+        "#include <stdio.h>\n#include \"records.h\"\nint main(void) { puts(RECORDS); return 0; }\n";
+    let makefile = "all:\n\tprintf '#define RECORDS \"%s\"\\n' \"$$(cat register/* evidence/*/* 2>/dev/null | wc -c)\" > records.h\n\tcc -O1 -o $(EXE) main.c\n";
+    let engine = [("main.c", main), ("Makefile", makefile)];
+    let genesis = [("register/T-0001.yaml", "id: T-0001\n")];
+    let landed = [
+        ("register/T-0002.yaml", "id: T-0002\n"),
+        ("evidence/T-0002/report.md", "# T-0002\n"),
+    ];
+    let before = repo
+        .commit(&[&engine[..], &genesis].concat(), "tiny: and its genesis")
+        .to_string();
+    let after = repo
+        .commit(
+            &[&engine[..], &genesis, &landed].concat(),
+            "register: T-0002",
+        )
+        .to_string();
+    let cache = cache("records");
+    let [first, second] = [&before, &after].map(|commit| {
+        let run = build(&repo, commit, MAKE_BUILD, &cache);
+        assert_eq!(run.code, 0, "{run:?}");
+        run.json()
+    });
+    assert_eq!(first["sha256"], second["sha256"]);
+    assert_eq!(second["cached"], true, "the same sources: {second:#}");
+    let printed = Command::new(first["binary"].as_str().unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&printed.stdout),
+        "0\n",
+        "the build read no record"
+    );
+}
+
 /// Round seven: a build that links its output to a program of the host, which its sandbox
 /// cannot see but the oracle, reading the output on the host, could. Both copies make the same
 /// link, so they "reproduce"; the oracle took the host's program as the candidate.

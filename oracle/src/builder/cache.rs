@@ -1,4 +1,5 @@
-//! The build cache: one reproduced binary per (build procedure, tree id, toolchain, recipe hash).
+//! The build cache: one reproduced binary per (build procedure, sources id, toolchain, recipe
+//! hash); the sources id is `source::sources_id`, the tree a build is given.
 //!
 //! Entries are written to a temporary directory and renamed into place, so a reader sees a
 //! complete entry or none; each entry records the binary's sha256, re-checked on every hit.
@@ -17,9 +18,10 @@ use crate::integrity::{self, hex};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CacheEntry {
-    /// The commit the binary was first built from (other commits may share the tree).
+    /// The commit the binary was first built from (other commits may share its sources).
     pub commit: String,
-    /// The tree id the binary is built from.
+    /// The tree id of the commit it was first built from (its sources are the tree less the
+    /// register's records).
     pub tree: String,
     /// First line of `rustc -vV`.
     pub toolchain: String,
@@ -108,18 +110,18 @@ impl Cache {
     }
 
     /// The key of a build: sha256 over the version of the oracle's build procedure
-    /// ([`super::cargo::BUILD_PROCEDURE`], [`super::native::BUILD_PROCEDURE`]), the tree id, the
-    /// toolchain (the full `rustc -vV`; each C or C++ compiler's version and sha256) and the
+    /// ([`super::cargo::BUILD_PROCEDURE`], [`super::native::BUILD_PROCEDURE`]), the sources id
+    /// ([`super::source::sources_id`]), the toolchain (the full `rustc -vV`; each C or C++ compiler's version and sha256) and the
     /// recipe (its hash; a native build's with the commit's `SOURCE_DATE_EPOCH`).
     #[must_use]
     pub fn key(
         procedure: &str,
-        tree: &str,
+        sources: &str,
         toolchain_verbose: &str,
         recipe_sha256: &str,
     ) -> String {
         let mut hasher = Sha256::new();
-        for part in [procedure, tree, toolchain_verbose, recipe_sha256] {
+        for part in [procedure, sources, toolchain_verbose, recipe_sha256] {
             hasher.update(part.as_bytes());
             hasher.update([0]);
         }

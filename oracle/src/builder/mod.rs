@@ -1,7 +1,8 @@
 //! Reproducible builds of the engine from pinned commits (docs/architecture.md).
 //!
 //! [`build_commit`] reads like its steps: resolve the revision, look in the cache, export the
-//! tree twice into two different directories, build both copies side by side in the sandbox
+//! sources (the tree less the register's records, [`source::sources_id`]) twice into two
+//! different directories, build both copies side by side in the sandbox
 //! (with Cargo, [`cargo`], or a C or C++ build command, [`native`]), require equal sha256,
 //! store the binary.
 
@@ -233,12 +234,13 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// The cache key: everything that determines the binary besides the tree.
-    fn key(&self, tree: &str, recipe_sha256: &str) -> String {
+    /// The cache key: the sources (`source::sources_id`) and everything else that determines
+    /// the binary.
+    fn key(&self, sources: &str, recipe_sha256: &str) -> String {
         match self {
             Self::Cargo { toolchain, .. } => Cache::key(
                 cargo::BUILD_PROCEDURE,
-                tree,
+                sources,
                 &toolchain.verbose_version,
                 recipe_sha256,
             ),
@@ -246,7 +248,7 @@ impl<'a> Builder<'a> {
                 compilers, epoch, ..
             } => Cache::key(
                 native::BUILD_PROCEDURE,
-                tree,
+                sources,
                 &compilers.key(),
                 &format!("{recipe_sha256}\nSOURCE_DATE_EPOCH={epoch}"),
             ),
@@ -317,7 +319,7 @@ pub fn build_commit(request: &BuildRequest) -> Result<BuildOutcome, BuildError> 
     let commit = resolved.commit.to_string();
     let cache = Cache::open(&request.cache_dir)?;
     let key = builder.key(
-        &tree,
+        &source::sources_id(&repo, resolved.tree)?,
         &format!("{recipe_sha256}{}", fetch::key_part(&request.fetch)),
     );
     let toolchain = builder.toolchain();

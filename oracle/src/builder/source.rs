@@ -7,6 +7,11 @@
 //! refused by its size ([`MAX_FILE_BYTES`], [`MAX_TREE_BYTES`]), and each file is streamed to
 //! disk where the object database allows (loose objects; a packed one is read whole, within the
 //! bound).
+//!
+//! A build is given the commit's tree without the register's record directories
+//! ([`RECORD_DIRS`]): the entries and their evidence grow with every verdict (the evidence is most
+//! of the repository's bytes), no build may depend on them, and a commit that only adds an entry
+//! then builds from the same sources as its parent ([`sources_id`]), so the build cache holds.
 
 use std::fs;
 use std::io::{self, Read};
@@ -15,14 +20,18 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use git2::{ErrorCode, ObjectType, Odb, Oid, Repository, Tree};
+use sha2::{Digest, Sha256};
+
+use crate::governance::register::RECORD_DIRS;
+use crate::integrity::hex;
 
 /// The largest file an export writes, in bytes. The largest file in the tree today is under
 /// 0.5 MB (the engine's network is 0.4 MB); 64 MiB leaves room for a network 150 times larger.
 pub const MAX_FILE_BYTES: u64 = 64 << 20;
 
-/// The most bytes a whole export writes: the tree is 6 MB today, growing by the evidence of each
-/// entry (under 0.2 MB), so 256 MiB is decades of entries, and it bounds the disk a hostile tree
-/// can fill.
+/// The most bytes a whole export writes: Coherent's sources are under 1 MB (the register's
+/// records, which grow by about 1.5 MB an entry, are not exported), so 256 MiB is room for a far
+/// larger engine, and it bounds the disk a hostile tree can fill.
 pub const MAX_TREE_BYTES: u64 = 256 << 20;
 
 /// A revision resolved to exactly one commit: the git ids of the commit and of its root tree
@@ -176,10 +185,35 @@ pub fn commit_time(repo: &Repository, commit: Oid) -> Result<i64, SourceError> {
     Ok(found.committer().when().seconds().max(0))
 }
 
-/// Writes the tree `tree` into the empty or missing directory `dest`, file by file, each file
-/// modified at `modified` seconds since the epoch (the commit's time): a build that reads its
-/// sources' times (`__TIMESTAMP__`) then reads the commit's, in every build of it, and not the
-/// moment of the export, which would make a later rebuild another binary.
+/// The id of the sources a build of root tree `tree` is given: the sha256 of its root entries
+/// (mode, name, object id) less the record directories. Two commits that differ only in their
+/// register and evidence have the same id, and every byte an export writes is fixed by it.
+pub fn sources_id(repo: &Repository, tree: Oid) -> Result<String, SourceError> {
+    let root = repo.find_tree(tree).map_err(|source| SourceError::Git {
+        path: String::new(),
+        source,
+    })?;
+    let mut digest = Sha256::new();
+    for entry in root.iter().filter(|entry| !is_record_dir(entry)) {
+        digest.update(format!("{:o} ", entry.filemode()));
+        digest.update(entry.name_bytes());
+        digest.update([0]);
+        digest.update(entry.id().as_bytes());
+    }
+    Ok(hex(&digest.finalize()))
+}
+
+/// Whether a root tree entry is one of the register's record directories.
+fn is_record_dir(entry: &git2::TreeEntry<'_>) -> bool {
+    entry.kind() == Some(ObjectType::Tree)
+        && entry.name().is_some_and(|name| RECORD_DIRS.contains(&name))
+}
+
+/// Writes the tree `tree` less its record directories into the empty or missing directory
+/// `dest`, file by file, each file modified at `modified` seconds since the epoch (the commit's
+/// time): a build that reads its sources' times (`__TIMESTAMP__`) then reads the commit's, in
+/// every build of it, and not the moment of the export, which would make a later rebuild another
+/// binary.
 pub fn export_tree(
     repo: &Repository,
     tree: Oid,
@@ -212,6 +246,9 @@ fn export_dir(
     total: &mut u64,
 ) -> Result<(), SourceError> {
     for entry in tree.iter() {
+        if prefix.is_empty() && is_record_dir(&entry) {
+            continue;
+        }
         let name = entry.name().unwrap_or("");
         let path = format!("{prefix}{}", String::from_utf8_lossy(entry.name_bytes()));
         if name.is_empty()
@@ -454,6 +491,57 @@ mod tests {
             !dir.path().join("a.txt").exists(),
             "the work tree was not checked out"
         );
+    }
+
+    #[test]
+    fn a_build_is_given_the_tree_without_the_registers_records() {
+        let engine: (&str, &[u8], i32) = ("engine/src/main.rs", b"fn main() {}", 0o100_644);
+        let (dir, repo, _) = repo_with(&[
+            engine,
+            ("register/T-0001.yaml", b"id: T-0001", 0o100_644),
+            ("evidence/T-0001/report.md", b"# T-0001", 0o100_644),
+            (
+                "engine/register/table.rs",
+                b"// the engine's own",
+                0o100_644,
+            ),
+        ]);
+        let (_other_dir, other, _) = repo_with(&[
+            engine,
+            ("register/T-0001.yaml", b"id: T-0001", 0o100_644),
+            ("register/T-0002.yaml", b"id: T-0002", 0o100_644),
+            (
+                "engine/register/table.rs",
+                b"// the engine's own",
+                0o100_644,
+            ),
+        ]);
+        let (_changed_dir, changed, _) = repo_with(&[
+            ("engine/src/main.rs", b"fn main() { }", 0o100_644),
+            (
+                "engine/register/table.rs",
+                b"// the engine's own",
+                0o100_644,
+            ),
+        ]);
+        let sources =
+            |repo: &Repository| sources_id(repo, resolve(repo, "HEAD").unwrap().tree).unwrap();
+        assert_eq!(
+            sources(&repo),
+            sources(&other),
+            "records differ, sources do not"
+        );
+        assert_ne!(sources(&repo), sources(&changed));
+        let out = dir.path().join("out");
+        export_tree(&repo, resolve(&repo, "HEAD").unwrap().tree, &out, 0).unwrap();
+        assert!(out.join("engine/src/main.rs").exists());
+        assert!(
+            out.join("engine/register/table.rs").exists(),
+            "only the root's record directories are left out"
+        );
+        for record in RECORD_DIRS {
+            assert!(!out.join(record).exists(), "{record} was exported");
+        }
     }
 
     #[test]

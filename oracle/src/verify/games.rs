@@ -322,7 +322,10 @@ pub fn replay_games(request: &GamesRequest<'_>) -> Result<GamesReplay, GamesErro
         )));
     }
     // Every PGN is read before anything is built: missing evidence is named at once.
-    let evidence = request.repo.join("evidence").join(&id);
+    let evidence = request
+        .repo
+        .join(crate::governance::register::EVIDENCE_DIR)
+        .join(&id);
     let mut recorded = BTreeMap::new();
     for &(index, stage) in &replayable {
         let path = stage_pgn(&evidence, index + 1, &stage.name);

@@ -104,15 +104,7 @@ fn a_poisoned_build_cache_is_detected_and_never_used() {
     let registered = fixture.register_genesis(&registered_sha256, bench);
     // The predecessor's build, taken from the shared cache into a private one that may be poisoned.
     let built = fixture
-        .oracle(&[
-            "build",
-            &registered.to_string(),
-            "--repo",
-            &repo,
-            "--cache-dir",
-            &fixture.cache.display().to_string(),
-            "--json",
-        ])
+        .build(&registered.to_string(), &fixture.cache)
         .json();
     let shared_entry = Path::new(built["binary"].as_str().unwrap())
         .parent()
@@ -157,7 +149,9 @@ fn a_poisoned_build_cache_is_detected_and_never_used() {
                 &repo,
                 "--cache-dir",
             ])
-            .arg(cache.path());
+            .arg(cache.path())
+            .arg("--recipe")
+            .arg(&fixture.recipe);
         if !bubblewrap {
             build.env("PATH", no_bwrap.path());
         }

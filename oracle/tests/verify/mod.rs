@@ -29,7 +29,7 @@ use oracle::integrity::sha256_hex;
 use serde_json::Value;
 
 use crate::support::constitution_fixture::{
-    ConstitutionFixture, FULL_RECIPE, ProfileFixture, StageFixture,
+    ConstitutionFixture, ProfileFixture, QUICK_RECIPE, StageFixture, cargo_recipe,
 };
 use crate::support::fixture_repo::commit_tree_on_head;
 use crate::support::{ORACLE, Run, enterable_by_the_sandbox, oracle, repository_root};
@@ -138,7 +138,7 @@ fn constitution() -> String {
     ConstitutionFixture {
         version: 3,
         identical_binaries: true,
-        profile_overrides: FULL_RECIPE,
+        profile_overrides: QUICK_RECIPE,
         extra_rustflags: true,
         engine: None,
         profiles: vec![
@@ -206,11 +206,13 @@ fn build_cache() -> PathBuf {
     ))
 }
 
-/// A fixture repository and the build cache shared by every test run.
+/// A fixture repository, the build cache shared by every test run, and the constitution's recipe
+/// as a file for `oracle build` (in the cache, outside the repository).
 struct Fixture {
     dir: tempfile::TempDir,
     repo: Repository,
     cache: PathBuf,
+    recipe: PathBuf,
 }
 
 impl Fixture {
@@ -226,10 +228,17 @@ impl Fixture {
             dir.path().join("engine/Cargo.toml"),
         )
         .unwrap();
+        let cache = build_cache();
+        fs::create_dir_all(&cache).unwrap();
+        let recipe = cache.join("verify-recipe.yaml");
+        let staging = cache.join(format!("verify-recipe.{}.tmp", std::process::id()));
+        fs::write(&staging, cargo_recipe(QUICK_RECIPE, true)).unwrap();
+        fs::rename(&staging, &recipe).unwrap();
         let fixture = Fixture {
             dir,
             repo,
-            cache: build_cache(),
+            cache,
+            recipe,
         };
         // A shallow bench keeps the signature step fast; it is still the engine's own search.
         fixture.edit(
@@ -435,7 +444,7 @@ impl Fixture {
     }
 
     /// The bench signature of the work tree as it would be committed (built by the oracle,
-    /// through a scratch commit with the same tree; the build cache is keyed by tree).
+    /// through a scratch commit with the same tree; the build cache is keyed by the sources).
     fn bench_of_worktree(&self) -> (u64, String) {
         let mut index = self.repo.index().unwrap();
         index
@@ -447,23 +456,29 @@ impl Fixture {
             .repo
             .commit(None, &signature, &signature, "scratch", &tree, &[])
             .unwrap();
-        let built = self
-            .oracle(&[
-                "build",
-                &scratch.to_string(),
-                "--repo",
-                &self.path().display().to_string(),
-                "--cache-dir",
-                &self.cache.display().to_string(),
-                "--json",
-            ])
-            .json();
+        let built = self.build(&scratch.to_string(), &self.cache).json();
         let binary = built["binary"].as_str().unwrap().to_owned();
         let bench = self.oracle(&["bench", &binary, "--json"]).json();
         (
             bench["nodes"].as_u64().unwrap(),
             built["sha256"].as_str().unwrap().to_owned(),
         )
+    }
+
+    /// `oracle build REV --json` into `cache` with the constitution's recipe, as `verify` builds;
+    /// it must succeed.
+    fn build(&self, rev: &str, cache: &Path) -> Run {
+        self.oracle(&[
+            "build",
+            rev,
+            "--repo",
+            &self.path().display().to_string(),
+            "--cache-dir",
+            &cache.display().to_string(),
+            "--recipe",
+            &self.recipe.display().to_string(),
+            "--json",
+        ])
     }
 
     /// Runs the oracle with `args`, which must succeed.

@@ -16,5 +16,6 @@ pub use report::{
     Appended, Listing, Refused, ShownEntry, VerifySummary, verify_register, verify_up_to,
 };
 pub use store::{
-    AppendError, GenesisRecord, REGISTER_DIR, append, genesis, read_files, verify, verify_files,
+    AppendError, EVIDENCE_DIR, GenesisRecord, RECORD_DIRS, REGISTER_DIR, append, genesis,
+    read_files, verify, verify_files,
 };

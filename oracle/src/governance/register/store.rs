@@ -33,6 +33,13 @@ use crate::integrity::{MAX_RECORD_BYTES, read_bounded};
 /// The register's directory inside a repository.
 pub const REGISTER_DIR: &str = "register";
 
+/// The directory of the entries' kept evidence (`evidence/T-NNNN/`: report, binding, games).
+pub const EVIDENCE_DIR: &str = "evidence";
+
+/// The directories of the register's records: they grow with every entry and no build may read
+/// them, so a build is given the tree without them (`builder::source`).
+pub const RECORD_DIRS: [&str; 2] = [REGISTER_DIR, EVIDENCE_DIR];
+
 /// Environment variable of the fault-injection hook between the temp file's
 /// fsync and its link: `abort` aborts the process, `pause` sleeps for ten
 /// minutes (a test kills it). Used by the crash-safety tests.
