@@ -8,6 +8,7 @@
 #   ROUND=5 …   engines that play another program's moves; the old oracle from cc52fd9
 #   ROUND=7 …   a build's output, a root crate's manifest, an audit's seed, a chart's games,
 #               a build's ambient inputs; the old oracle from 38c2efa
+#   ROUND=8 …   a binary that reads the register's records; any old oracle from before bb04389
 #   ROUND=3 …   issue 46's (the default); the old oracle from 7337505 (eab8ae5 is the same oracle), e.g.
 #               git worktree add /tmp/old eab8ae5 && cargo build --manifest-path /tmp/old/Cargo.toml -p oracle
 #               scripts/attack-regression.sh /tmp/old/target/debug/oracle
@@ -94,6 +95,10 @@ round_7=(
   verify::verdict::an_entrys_games_replay_move_for_move_and_a_changed_move_is_named
   register_site::a_measurement_is_drawn_beside_the_claimed_line
 )
+# After the seventh round: a build given the register's records (old oracle: before bb04389).
+round_8=(
+  engine_contract::a_build_never_sees_the_registers_records
+)
 tests=("$@")
 if [[ ${#tests[@]} -eq 0 ]]; then
   case ${ROUND:-3} in
@@ -102,8 +107,9 @@ if [[ ${#tests[@]} -eq 0 ]]; then
     4) tests=("${round_4[@]}") ;;
     5) tests=("${round_5[@]}") ;;
     7) tests=("${round_7[@]}") ;;
+    8) tests=("${round_8[@]}") ;;
     *)
-      echo "attack-regression: ROUND must be 2, 3, 4, 5 or 7, got '${ROUND}'" >&2
+      echo "attack-regression: ROUND must be 2, 3, 4, 5, 7 or 8, got '${ROUND}'" >&2
       exit 2
       ;;
   esac
