@@ -485,35 +485,16 @@ mod tests {
 
     #[test]
     fn a_build_is_given_the_tree_without_the_registers_records() {
-        let engine: (&str, &[u8], i32) = ("engine/src/main.rs", b"fn main() {}", 0o100_644);
-        let (dir, repo, _) = repo_with(&[
-            engine,
-            ("register/T-0001.yaml", b"id: T-0001", 0o100_644),
-            ("evidence/T-0001/report.md", b"# T-0001", 0o100_644),
-            (
-                "engine/register/table.rs",
-                b"// the engine's own",
-                0o100_644,
-            ),
-        ]);
-        let (_other_dir, other, _) = repo_with(&[
-            engine,
-            ("register/T-0001.yaml", b"id: T-0001", 0o100_644),
-            ("register/T-0002.yaml", b"id: T-0002", 0o100_644),
-            (
-                "engine/register/table.rs",
-                b"// the engine's own",
-                0o100_644,
-            ),
-        ]);
-        let (_changed_dir, changed, _) = repo_with(&[
-            ("engine/src/main.rs", b"fn main() { }", 0o100_644),
-            (
-                "engine/register/table.rs",
-                b"// the engine's own",
-                0o100_644,
-            ),
-        ]);
+        let file = |path, content: &'static str| (path, content.as_bytes(), 0o100_644);
+        let engine = file("engine/src/main.rs", "fn main() {}");
+        let own = file("engine/register/table.rs", "// the engine's own");
+        let genesis = file("register/T-0001.yaml", "id: T-0001");
+        let evidence = file("evidence/T-0001/report.md", "# T-0001");
+        let entry = file("register/T-0002.yaml", "id: T-0002");
+        let (dir, repo, _) = repo_with(&[engine, genesis, evidence, own]);
+        let (_other_dir, other, _) = repo_with(&[engine, genesis, entry, own]);
+        let (_changed_dir, changed, _) =
+            repo_with(&[file("engine/src/main.rs", "fn main() { }"), own]);
         let sources =
             |repo: &Repository| sources_id(repo, resolve(repo, "HEAD").unwrap().tree).unwrap();
         assert_eq!(
