@@ -27,8 +27,8 @@ const NO_POPCNT_TARGET: &str = "__attribute__((noinline))";
 /// The make build of the tests: the fixture's Makefile, called with `EXE={out}`.
 const MAKE_BUILD: &str = "kind: make\ncommand: make EXE={out}\ncompiler: cc\n";
 
-/// Fixture commits are made at this time (`support::fixture_repo`): 2023-11-14 22:13:20 UTC.
-const COMMIT_DATE: &str = "Nov 14 2023 22:13:20";
+/// `__DATE__ __TIME__` in every C and C++ build: `SOURCE_DATE_EPOCH` is fixed at 1980-01-01.
+const BUILD_DATE: &str = "Jan  1 1980 00:00:00";
 
 /// A build cache the sandbox's unprivileged user can enter (the tests may run as root, whose
 /// temporary directories are closed to it): under the test target directory, else `/tmp`.
@@ -70,7 +70,7 @@ fn commit_engine(repo: &FixtureRepo, engine: &str, makefile: &str) -> String {
 }
 
 #[test]
-fn make_builds_bit_identically_with_the_commits_date_in_the_binary() {
+fn make_builds_bit_identically_with_one_fixed_date_in_the_binary() {
     let repo = FixtureRepo::new();
     let commit = commit_engine(&repo, ENGINE, MAKEFILE);
     let first_cache = cache("date-1");
@@ -88,8 +88,8 @@ fn make_builds_bit_identically_with_the_commits_date_in_the_binary() {
     );
     // The engine prints `__DATE__ __TIME__`. Without SOURCE_DATE_EPOCH they are the moment of
     // compilation, and a rebuild a second later (a replay, years later) is another binary. The
-    // oracle sets SOURCE_DATE_EPOCH to the commit's time, so the binary carries the commit's
-    // date and every build of the commit is the same.
+    // oracle sets SOURCE_DATE_EPOCH to one fixed time, so every build of the sources is the same,
+    // whichever commit holds them.
     let binary = PathBuf::from(json["binary"].as_str().unwrap());
     let mut child = Command::new(&binary)
         .stdin(std::process::Stdio::piped())
@@ -105,7 +105,7 @@ fn make_builds_bit_identically_with_the_commits_date_in_the_binary() {
         .unwrap();
     let output = child.wait_with_output().unwrap();
     let id = String::from_utf8_lossy(&output.stdout);
-    assert!(id.contains(COMMIT_DATE), "{id}");
+    assert!(id.contains(BUILD_DATE), "{id}");
     std::thread::sleep(std::time::Duration::from_millis(1100));
     let again = build(&repo, &commit, MAKE_BUILD, &cache("date-2"));
     assert_eq!(again.code, 0, "{again:?}");
@@ -146,16 +146,16 @@ fn a_build_that_embeds_the_machine_name_is_not_reproducible() {
     assert!(run.stderr.contains("not reproducible"), "{run:?}");
 }
 
-/// A build is given the repository without the register's records: a Makefile that writes what
-/// it finds in `register/` and `evidence/` into the binary builds the same binary before and after
-/// an entry lands, and the commit that only adds the entry is served from the cache. Before, an
-/// engine whose binary read them changed when its own entry landed, so the next run's chain of
-/// custody (the predecessor rebuilds to the registered sha256) could never hold again.
+/// A build is given the repository without the register's records, and one fixed time: a
+/// Makefile that writes what it finds in `register/` and `evidence/` into the binary, and an
+/// engine that prints `__DATE__`, build the same binary before and after an entry lands a day
+/// later, and the commit that only adds the entry is served from the cache. Before, such an
+/// engine changed when its own entry landed, so the next run's chain of custody (the predecessor
+/// rebuilds to the registered sha256) could never hold again.
 #[test]
 fn a_build_never_sees_the_registers_records() {
     let repo = FixtureRepo::new();
-    let main =
-        "#include <stdio.h>\n#include \"records.h\"\nint main(void) { puts(RECORDS); return 0; }\n";
+    let main = "#include <stdio.h>\n#include \"records.h\"\nint main(void) { puts(RECORDS \" \" __DATE__); return 0; }\n";
     let makefile = "all:\n\tprintf '#define RECORDS \"%s\"\\n' \"$$(cat register/* evidence/*/* 2>/dev/null | wc -c)\" > records.h\n\tcc -O1 -o $(EXE) main.c\n";
     let engine = [("main.c", main), ("Makefile", makefile)];
     let genesis = [("register/T-0001.yaml", "id: T-0001\n")];
@@ -166,11 +166,25 @@ fn a_build_never_sees_the_registers_records() {
     let before = repo
         .commit(&[&engine[..], &genesis].concat(), "tiny: and its genesis")
         .to_string();
+    let same_day = repo.commit(&[&engine[..], &genesis, &landed].concat(), "register: T-0002");
+    let same_day = repo.repo.find_commit(same_day).unwrap();
+    let a_day_later = git2::Signature::new(
+        "Fixture",
+        "fixture@example.invalid",
+        &git2::Time::new(1_700_000_000 + 86_400, 0),
+    )
+    .unwrap();
     let after = repo
+        .repo
         .commit(
-            &[&engine[..], &genesis, &landed].concat(),
+            None,
+            &a_day_later,
+            &a_day_later,
             "register: T-0002",
+            &same_day.tree().unwrap(),
+            &[&same_day.parent(0).unwrap()],
         )
+        .unwrap()
         .to_string();
     let cache = cache("records");
     let [first, second] = [&before, &after].map(|commit| {
@@ -185,8 +199,8 @@ fn a_build_never_sees_the_registers_records() {
         .unwrap();
     assert_eq!(
         String::from_utf8_lossy(&printed.stdout),
-        "0\n",
-        "the build read no record"
+        "0 Jan  1 1980\n",
+        "the build read no record and the fixed date"
     );
 }
 

@@ -224,9 +224,8 @@ impl Throwaway {
 
     /// A commit of the candidate's tree on the candidate's parent whose message differs in its
     /// subject (its `Bench:` trailer kept): what a push that changes only the message makes.
-    /// With the candidate's commit time: the fixture's `id name` carries `__DATE__` and
-    /// `__TIME__`, which a build takes from the commit's time (`SOURCE_DATE_EPOCH`), so a commit
-    /// of another time would be another binary, another measurement. On a branch of its own, as
+    /// With the candidate's commit time, as `git commit --amend` keeps it (a build takes one fixed
+    /// time whatever the commit's, so the binaries would be the same either way). On a branch of its own, as
     /// the earlier commit stays on `main`: both can be fetched.
     fn reworded(&self, subject: &str) -> String {
         let message = self.git(&["log", "-1", "--format=%B", &self.candidate]);

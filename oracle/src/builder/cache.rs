@@ -111,8 +111,8 @@ impl Cache {
 
     /// The key of a build: sha256 over the version of the oracle's build procedure
     /// ([`super::cargo::BUILD_PROCEDURE`], [`super::native::BUILD_PROCEDURE`]), the sources id
-    /// ([`super::source::sources_id`]), the toolchain (the full `rustc -vV`; each C or C++ compiler's version and sha256) and the
-    /// recipe (its hash; a native build's with the commit's `SOURCE_DATE_EPOCH`).
+    /// ([`super::source::sources_id`]), the toolchain (the full `rustc -vV`; each C or C++
+    /// compiler's version and sha256) and the recipe (its hash).
     #[must_use]
     pub fn key(
         procedure: &str,

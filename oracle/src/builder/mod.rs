@@ -192,18 +192,17 @@ enum Builder<'a> {
         recipe: &'a BuildRecipe,
         toolchain: cargo::Toolchain,
     },
-    /// A C or C++ build with its compilers and the commit's epoch.
+    /// A C or C++ build with its compilers.
     Native {
         kind: &'static str,
         build: &'a native::NativeBuild,
         compilers: native::Compilers,
-        epoch: i64,
     },
 }
 
 impl<'a> Builder<'a> {
-    /// Checks the build and locates its toolchain; `epoch` is the commit's time.
-    fn prepare(build: &'a EngineBuild, epoch: i64) -> Result<Self, BuildError> {
+    /// Checks the build and locates its toolchain.
+    fn prepare(build: &'a EngineBuild) -> Result<Self, BuildError> {
         Ok(match build {
             EngineBuild::Cargo(recipe) => {
                 recipe.validate()?;
@@ -220,7 +219,6 @@ impl<'a> Builder<'a> {
                     kind: build.kind(),
                     build: native,
                     compilers: native::Compilers::locate(native)?,
-                    epoch,
                 }
             }
         })
@@ -244,13 +242,11 @@ impl<'a> Builder<'a> {
                 &toolchain.verbose_version,
                 recipe_sha256,
             ),
-            Self::Native {
-                compilers, epoch, ..
-            } => Cache::key(
+            Self::Native { compilers, .. } => Cache::key(
                 native::BUILD_PROCEDURE,
                 sources,
                 &compilers.key(),
-                &format!("{recipe_sha256}\nSOURCE_DATE_EPOCH={epoch}"),
+                recipe_sha256,
             ),
         }
     }
@@ -285,12 +281,10 @@ impl<'a> Builder<'a> {
                 kind,
                 build,
                 compilers,
-                epoch,
             } => native::build(
                 kind,
                 build,
                 compilers,
-                *epoch,
                 &native::NativeDirs::under(root),
                 &request.sandbox,
             )?,
@@ -312,8 +306,7 @@ pub fn host_registry() -> Option<PathBuf> {
 pub fn build_commit(request: &BuildRequest) -> Result<BuildOutcome, BuildError> {
     let repo = source::open_repository(&request.repo)?;
     let resolved = source::resolve(&repo, &request.rev)?;
-    let committed = source::commit_time(&repo, resolved.commit)?;
-    let builder = Builder::prepare(&request.build, committed)?;
+    let builder = Builder::prepare(&request.build)?;
     let recipe_sha256 = request.build.sha256();
     let tree = resolved.tree.to_string();
     let commit = resolved.commit.to_string();
@@ -345,7 +338,7 @@ pub fn build_commit(request: &BuildRequest) -> Result<BuildOutcome, BuildError> 
     let work = cache.work_dir()?;
     let copies = ["a", "copy-b"].map(|name| (name, work.path().join(name)));
     for (_, root) in &copies {
-        source::export_tree(&repo, resolved.tree, &builder.source_dir(root), committed)?;
+        source::export_tree(&repo, resolved.tree, &builder.source_dir(root))?;
         fetched.place(&builder.source_dir(root))?;
     }
     if let (Builder::Cargo { toolchain, .. }, Some(_)) = (&builder, &request.registry) {

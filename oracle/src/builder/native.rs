@@ -1,8 +1,9 @@
 //! Reproducible builds of C and C++ engines (`make`, `cmake` or any command), in the build sandbox.
 //!
 //! What makes two such builds equal, and the published binary a function of the tree alone:
-//! - `SOURCE_DATE_EPOCH` is the commit's time, so `__DATE__` and `__TIME__` (which GCC and Clang
-//!   take from it) are the same in every build of the commit;
+//! - `SOURCE_DATE_EPOCH` is one fixed time (`source::SOURCE_EPOCH`), so `__DATE__` and
+//!   `__TIME__` (which GCC and Clang take from it) are the same in every build of the sources,
+//!   whichever commit holds them;
 //! - every compiler the build can reach is replaced, inside the sandbox, by a wrapper the oracle
 //!   writes: it refuses host-dependent flags (`-march=native`, `-mtune=native`, `-mcpu=native`,
 //!   any `-m…=native`) wherever they come from — the command, the environment, the project's
@@ -28,10 +29,11 @@ use std::process::Command;
 use serde::{Deserialize, Serialize};
 
 use super::sandbox::{self, Isolation, Job, PrepareError, Sandbox};
+use super::source::SOURCE_EPOCH;
 
 /// The version of this build procedure (the wrapper, the environment, the mounts). Part of every
 /// native cache key: raise it whenever what is built from the same inputs could change.
-pub const BUILD_PROCEDURE: &str = "native-2";
+pub const BUILD_PROCEDURE: &str = "native-3";
 
 /// Where `-ffile-prefix-map` puts the build copy's source tree in the binary's recorded paths.
 pub const MAPPED_SOURCE: &str = "/engine";
@@ -360,9 +362,9 @@ fn shell_quote(text: &str) -> String {
 
 /// The wrapper that stands in for `real` (mounted at `mounted`): refuses host-dependent flags in
 /// its arguments, in response files and in the pinned flags, then runs the real compiler with the
-/// epoch, the prefix map and the pinned flags.
+/// fixed epoch ([`SOURCE_EPOCH`]), the prefix map and the pinned flags.
 #[must_use]
-pub fn wrapper_script(mounted: &Path, source: &Path, flags: &[String], epoch: i64) -> String {
+pub fn wrapper_script(mounted: &Path, source: &Path, flags: &[String]) -> String {
     let appended: Vec<String> = std::iter::once(format!(
         "-ffile-prefix-map={}={MAPPED_SOURCE}",
         source.display()
@@ -374,7 +376,7 @@ pub fn wrapper_script(mounted: &Path, source: &Path, flags: &[String], epoch: i6
     format!(
         r#"#!/bin/sh
 # Written by the oracle (docs/engine-contract.md): a compiler call with a host-dependent flag is
-# refused; every other call gets the commit's epoch, the prefix map and the pinned flags.
+# refused; every other call gets the fixed epoch, the prefix map and the pinned flags.
 refuse() {{ echo "{REFUSAL}$1" >&2; exit 97; }}
 for arg in "$@" {appended}; do
   case "$arg" in
@@ -385,7 +387,7 @@ for arg in "$@" {appended}; do
         fi ;;
   esac
 done
-SOURCE_DATE_EPOCH={epoch}
+SOURCE_DATE_EPOCH={SOURCE_EPOCH}
 export SOURCE_DATE_EPOCH
 exec {real} "$@" {appended}
 "#,
@@ -406,7 +408,6 @@ pub fn build(
     kind: &str,
     build: &NativeBuild,
     compilers: &Compilers,
-    epoch: i64,
     dirs: &NativeDirs,
     sandbox: &Sandbox,
 ) -> Result<PathBuf, NativeError> {
@@ -439,7 +440,7 @@ pub fn build(
         }
         read_only.push((compiler.binary.clone(), mounted.clone()));
         let wrapper = dirs.wrappers.join(index.to_string());
-        let script = wrapper_script(&mounted, &dirs.source, &build.flags, epoch);
+        let script = wrapper_script(&mounted, &dirs.source, &build.flags);
         fs::write(&wrapper, script)
             .and_then(|()| fs::set_permissions(&wrapper, fs::Permissions::from_mode(0o755)))
             .map_err(PrepareError::at(&wrapper))?;
@@ -453,7 +454,7 @@ pub fn build(
     let job = Job {
         program: "/bin/sh".into(),
         args: vec!["-c".into(), command.into()],
-        env: environment(build, epoch, dirs),
+        env: environment(build, dirs),
         cwd: dirs.source.clone(),
         writable: vec![dirs.source.clone(), dirs.out.clone(), dirs.scratch.clone()],
         read_only,
@@ -482,12 +483,12 @@ pub fn build(
 }
 
 /// The build's environment: the oracle's own variables, then the contract's.
-fn environment(build: &NativeBuild, epoch: i64, dirs: &NativeDirs) -> Vec<(OsString, OsString)> {
+fn environment(build: &NativeBuild, dirs: &NativeDirs) -> Vec<(OsString, OsString)> {
     let own = [
         ("PATH", OsString::from("/usr/local/bin:/usr/bin:/bin")),
         ("HOME", dirs.scratch.clone().into_os_string()),
         ("TMPDIR", dirs.scratch.clone().into_os_string()),
-        ("SOURCE_DATE_EPOCH", epoch.to_string().into()),
+        ("SOURCE_DATE_EPOCH", SOURCE_EPOCH.to_string().into()),
         ("LC_ALL", "C".into()),
         ("TZ", "UTC".into()),
     ];
@@ -559,7 +560,7 @@ mod tests {
     /// Runs a wrapper written for `/bin/echo` and returns (status, stdout, stderr).
     fn run_wrapper(args: &[&str], flags: &[String]) -> (i32, String, String) {
         let dir = tempfile::tempdir().unwrap();
-        let script = wrapper_script(Path::new("/bin/echo"), Path::new("/w/a/src"), flags, 42);
+        let script = wrapper_script(Path::new("/bin/echo"), Path::new("/w/a/src"), flags);
         let wrapper = dir.path().join("cc");
         fs::write(&wrapper, script).unwrap();
         fs::set_permissions(&wrapper, fs::Permissions::from_mode(0o755)).unwrap();

@@ -173,17 +173,13 @@ pub fn resolve(repo: &Repository, rev: &str) -> Result<CommitIds, SourceError> {
     })
 }
 
-/// The committer time of `commit` in seconds since the epoch (never before it): the
-/// `SOURCE_DATE_EPOCH` of its C and C++ builds, so every build of the commit has the same one.
-pub fn commit_time(repo: &Repository, commit: Oid) -> Result<i64, SourceError> {
-    let found = repo
-        .find_commit(commit)
-        .map_err(|source| SourceError::Git {
-            path: String::new(),
-            source,
-        })?;
-    Ok(found.committer().when().seconds().max(0))
-}
+/// The time every build is given, in seconds since 1970: C and C++ builds' `SOURCE_DATE_EPOCH`
+/// (so `__DATE__` and `__TIME__`) and every exported file's time (`__TIMESTAMP__`, `make`'s
+/// view). 1980-01-01 00:00:00 UTC, the earliest time every archive format can store. It is a
+/// constant, not the commit's time, so that a binary is a function of its sources: a merge that
+/// lands a verified change, a commit that only adds a register entry and a reworded commit all
+/// rebuild the binary the register holds, even for an engine that prints `__DATE__`.
+pub const SOURCE_EPOCH: i64 = 315_532_800;
 
 /// The id of the sources a build of root tree `tree` is given: the sha256 of its root entries
 /// (mode, name, object id) less the record directories. Two commits that differ only in their
@@ -210,18 +206,12 @@ fn is_record_dir(entry: &git2::TreeEntry<'_>) -> bool {
 }
 
 /// Writes the tree `tree` less its record directories into the empty or missing directory
-/// `dest`, file by file, each file modified at `modified` seconds since the epoch (the commit's
-/// time): a build that reads its sources' times (`__TIMESTAMP__`) then reads the commit's, in
-/// every build of it, and not the moment of the export, which would make a later rebuild another
-/// binary.
-pub fn export_tree(
-    repo: &Repository,
-    tree: Oid,
-    dest: &Path,
-    modified: i64,
-) -> Result<(), SourceError> {
+/// `dest`, file by file, each file modified at [`SOURCE_EPOCH`]: a build that reads its sources'
+/// times (`__TIMESTAMP__`) reads the same time in every build of them, not the moment of the
+/// export, which would make a later rebuild another binary.
+pub fn export_tree(repo: &Repository, tree: Oid, dest: &Path) -> Result<(), SourceError> {
     let modified = std::time::UNIX_EPOCH
-        + std::time::Duration::from_secs(u64::try_from(modified).unwrap_or_default());
+        + std::time::Duration::from_secs(u64::try_from(SOURCE_EPOCH).unwrap_or_default());
     let root = repo.find_tree(tree).map_err(|source| SourceError::Git {
         path: String::new(),
         source,
@@ -472,7 +462,7 @@ mod tests {
         let resolved = resolve(&repo, "HEAD").unwrap();
         assert_eq!(resolved.commit, commit);
         let out = dir.path().join("out");
-        export_tree(&repo, resolved.tree, &out, 1_700_000_000).unwrap();
+        export_tree(&repo, resolved.tree, &out).unwrap();
         assert_eq!(fs::read(out.join("a.txt")).unwrap(), b"alpha");
         let mode = fs::metadata(out.join("bin/run.sh"))
             .unwrap()
@@ -483,8 +473,8 @@ mod tests {
             let modified = fs::metadata(out.join(file)).unwrap().modified().unwrap();
             assert_eq!(
                 modified,
-                std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000),
-                "{file} carries the given time, not the export's"
+                std::time::UNIX_EPOCH + std::time::Duration::from_secs(315_532_800),
+                "{file} carries the fixed time, not the commit's or the export's"
             );
         }
         assert!(
@@ -495,35 +485,16 @@ mod tests {
 
     #[test]
     fn a_build_is_given_the_tree_without_the_registers_records() {
-        let engine: (&str, &[u8], i32) = ("engine/src/main.rs", b"fn main() {}", 0o100_644);
-        let (dir, repo, _) = repo_with(&[
-            engine,
-            ("register/T-0001.yaml", b"id: T-0001", 0o100_644),
-            ("evidence/T-0001/report.md", b"# T-0001", 0o100_644),
-            (
-                "engine/register/table.rs",
-                b"// the engine's own",
-                0o100_644,
-            ),
-        ]);
-        let (_other_dir, other, _) = repo_with(&[
-            engine,
-            ("register/T-0001.yaml", b"id: T-0001", 0o100_644),
-            ("register/T-0002.yaml", b"id: T-0002", 0o100_644),
-            (
-                "engine/register/table.rs",
-                b"// the engine's own",
-                0o100_644,
-            ),
-        ]);
-        let (_changed_dir, changed, _) = repo_with(&[
-            ("engine/src/main.rs", b"fn main() { }", 0o100_644),
-            (
-                "engine/register/table.rs",
-                b"// the engine's own",
-                0o100_644,
-            ),
-        ]);
+        let file = |path, content: &'static str| (path, content.as_bytes(), 0o100_644);
+        let engine = file("engine/src/main.rs", "fn main() {}");
+        let own = file("engine/register/table.rs", "// the engine's own");
+        let genesis = file("register/T-0001.yaml", "id: T-0001");
+        let evidence = file("evidence/T-0001/report.md", "# T-0001");
+        let entry = file("register/T-0002.yaml", "id: T-0002");
+        let (dir, repo, _) = repo_with(&[engine, genesis, evidence, own]);
+        let (_other_dir, other, _) = repo_with(&[engine, genesis, entry, own]);
+        let (_changed_dir, changed, _) =
+            repo_with(&[file("engine/src/main.rs", "fn main() { }"), own]);
         let sources =
             |repo: &Repository| sources_id(repo, resolve(repo, "HEAD").unwrap().tree).unwrap();
         assert_eq!(
@@ -533,7 +504,7 @@ mod tests {
         );
         assert_ne!(sources(&repo), sources(&changed));
         let out = dir.path().join("out");
-        export_tree(&repo, resolve(&repo, "HEAD").unwrap().tree, &out, 0).unwrap();
+        export_tree(&repo, resolve(&repo, "HEAD").unwrap().tree, &out).unwrap();
         assert!(out.join("engine/src/main.rs").exists());
         assert!(
             out.join("engine/register/table.rs").exists(),
@@ -558,7 +529,7 @@ mod tests {
         for (path, mode, message) in cases {
             let (dir, repo, _) = repo_with(&[(path, b"target", mode)]);
             let tree = resolve(&repo, "HEAD").unwrap().tree;
-            let error = export_tree(&repo, tree, &dir.path().join("out"), 0).unwrap_err();
+            let error = export_tree(&repo, tree, &dir.path().join("out")).unwrap_err();
             assert!(error.to_string().contains(message), "{path}: {error}");
             assert!(error.to_string().contains(path), "{error}");
         }
@@ -571,7 +542,7 @@ mod tests {
         let mut builder = repo.treebuilder(Some(&head.tree().unwrap())).unwrap();
         builder.insert("vendor", head.id(), 0o160_000).unwrap();
         let tree = builder.write().unwrap();
-        let error = export_tree(&repo, tree, &dir.path().join("out"), 0).unwrap_err();
+        let error = export_tree(&repo, tree, &dir.path().join("out")).unwrap_err();
         assert!(
             matches!(error, SourceError::Submodule { ref path } if path == "vendor"),
             "{error}"
@@ -585,7 +556,7 @@ mod tests {
         let (dir, repo, _) =
             repo_with(&[("a.txt", b"alpha", 0o100_644), ("net.bin", &big, 0o100_644)]);
         let tree = resolve(&repo, "HEAD").unwrap().tree;
-        let error = export_tree(&repo, tree, &dir.path().join("out"), 0).unwrap_err();
+        let error = export_tree(&repo, tree, &dir.path().join("out")).unwrap_err();
         assert!(
             matches!(error, SourceError::FileTooLarge { ref path, size, .. } if path == "net.bin" && size == MAX_FILE_BYTES + 1),
             "{error}"
@@ -600,7 +571,7 @@ mod tests {
             files.iter().map(|(p, c, m)| (p.as_str(), *c, *m)).collect();
         let (dir, repo, _) = repo_with(&files);
         let tree = resolve(&repo, "HEAD").unwrap().tree;
-        let error = export_tree(&repo, tree, &dir.path().join("out"), 0).unwrap_err();
+        let error = export_tree(&repo, tree, &dir.path().join("out")).unwrap_err();
         assert!(
             matches!(error, SourceError::TreeTooLarge { ref path, total, .. } if path == "part4.bin" && total == 5 * MAX_FILE_BYTES),
             "{error}"
