@@ -19,7 +19,7 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use super::store::{EVIDENCE_DIR, REGISTER_DIR};
-use crate::governance::entry::Verdict;
+use crate::governance::entry::{EntryId, Verdict};
 
 /// One path a push changed, relative to the repository's root.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,13 +37,13 @@ pub enum PushKind {
     /// The engine's scope is as it was; `entries` are the register entries the push adds.
     EngineUnchanged {
         /// Added entry ids, oldest first.
-        entries: Vec<String>,
+        entries: Vec<EntryId>,
     },
     /// The engine changes with its entries; the newest of them must land it
     /// ([`judge_engine_landing`]).
     EngineLanding {
         /// Added entry ids, oldest first.
-        entries: Vec<String>,
+        entries: Vec<EntryId>,
     },
     /// The engine changes without an entry: only a withdrawal to the register's current engine
     /// may do that ([`judge_withdrawal`]).
@@ -109,17 +109,14 @@ pub enum LandingRefusal {
     },
 }
 
-/// The entry id of a path that is an added register entry (`register/T-0042.yaml` -> `T-0042`).
-fn entry_id(path: &str) -> Option<&str> {
-    let name = path.strip_prefix(REGISTER_DIR)?.strip_prefix('/')?;
-    let id = name.strip_suffix(".yaml")?;
-    let digits = id.strip_prefix("T-")?;
-    (digits.len() >= 4 && digits.bytes().all(|b| b.is_ascii_digit())).then_some(id)
+/// The entry id of a path that is a register entry (`register/T-0042.yaml` -> `T-0042`).
+fn entry_id(path: &str) -> Option<EntryId> {
+    EntryId::from_file_name(path.strip_prefix(REGISTER_DIR)?.strip_prefix('/')?)
 }
 
 /// Whether `path` is one of the push's added records: an added entry, or a file added under an
 /// added entry's evidence directory (`evidence/T-0042/…`).
-fn is_added_record(change: &PathChange, entries: &BTreeSet<&str>) -> bool {
+fn is_added_record(change: &PathChange, entries: &BTreeSet<EntryId>) -> bool {
     if !change.added {
         return false;
     }
@@ -131,7 +128,10 @@ fn is_added_record(change: &PathChange, entries: &BTreeSet<&str>) -> bool {
         .strip_prefix(EVIDENCE_DIR)
         .and_then(|rest| rest.strip_prefix('/'))
         .and_then(|rest| rest.split_once('/'))
-        .is_some_and(|(id, file)| !file.is_empty() && entries.contains(id))
+        .is_some_and(|(id, file)| {
+            !file.is_empty()
+                && EntryId::try_from(id.to_owned()).is_ok_and(|id| entries.contains(&id))
+        })
 }
 
 /// Judges a push by its changed paths: the register only grows, and an engine change adds its
@@ -158,16 +158,16 @@ pub fn judge_paths(
     if !rewritten.is_empty() {
         return Err(LandingRefusal::RegisterRewritten { paths: rewritten });
     }
-    let mut entries: Vec<String> = changes
+    let mut entries: Vec<EntryId> = changes
         .iter()
         .filter(|change| change.added)
-        .filter_map(|change| entry_id(&change.path).map(str::to_owned))
+        .filter_map(|change| entry_id(&change.path))
         .collect();
-    entries.sort();
+    entries.sort_unstable();
     if !changes.iter().any(|change| in_scope(&change.path)) {
         return Ok(PushKind::EngineUnchanged { entries });
     }
-    let ids: BTreeSet<&str> = entries.iter().map(String::as_str).collect();
+    let ids: BTreeSet<EntryId> = entries.iter().copied().collect();
     let outside: Vec<String> = changes
         .iter()
         .filter(|change| !in_scope(&change.path) && !is_added_record(change, &ids))
@@ -200,7 +200,7 @@ pub fn judge_paths(
 #[derive(Debug, Clone)]
 pub struct NewestEntry<'a> {
     /// Its id.
-    pub id: &'a str,
+    pub id: EntryId,
     /// Its verdict.
     pub verdict: Verdict,
     /// Its candidate commit.
@@ -214,21 +214,21 @@ pub fn judge_engine_landing(
     newest: &NewestEntry<'_>,
     candidate_in_history: bool,
     differences: &[PathChange],
-    entries: &[String],
+    entries: &[EntryId],
 ) -> Result<(), LandingRefusal> {
     if !newest.verdict.lands() {
         return Err(LandingRefusal::NotLanded {
-            id: newest.id.to_owned(),
+            id: newest.id.to_string(),
             verdict: newest.verdict.title(),
         });
     }
     if !candidate_in_history {
         return Err(LandingRefusal::CandidateNotInHistory {
-            id: newest.id.to_owned(),
+            id: newest.id.to_string(),
             candidate: newest.candidate.to_owned(),
         });
     }
-    let ids: BTreeSet<&str> = entries.iter().map(String::as_str).collect();
+    let ids: BTreeSet<EntryId> = entries.iter().copied().collect();
     let extra: Vec<String> = differences
         .iter()
         .filter(|change| !is_added_record(change, &ids))
@@ -238,7 +238,7 @@ pub fn judge_engine_landing(
         Ok(())
     } else {
         Err(LandingRefusal::NotTheCandidate {
-            id: newest.id.to_owned(),
+            id: newest.id.to_string(),
             candidate: newest.candidate.to_owned(),
             paths: extra,
         })
@@ -299,7 +299,7 @@ mod tests {
         assert_eq!(
             judge(&[added("register/T-0002.yaml"), changed("docs/results.md")]),
             Ok(PushKind::EngineUnchanged {
-                entries: vec!["T-0002".to_owned()]
+                entries: vec![EntryId::new(2)]
             })
         );
         assert_eq!(
@@ -320,7 +320,7 @@ mod tests {
         assert_eq!(
             judge(&landing),
             Ok(PushKind::EngineLanding {
-                entries: vec!["T-0002".to_owned(), "T-0003".to_owned()]
+                entries: vec![EntryId::new(2), EntryId::new(3)]
             })
         );
         for stray in [
@@ -345,9 +345,9 @@ mod tests {
 
     #[test]
     fn the_newest_entry_lands_its_candidate_and_the_tree_is_its_own() {
-        let entries = ["T-0004".to_owned()];
+        let entries = [EntryId::new(4)];
         let newest = |verdict| NewestEntry {
-            id: "T-0004",
+            id: EntryId::new(4),
             verdict,
             candidate: "abc",
         };
