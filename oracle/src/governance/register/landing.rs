@@ -1,4 +1,4 @@
-//! What a push to the main branch may change (docs/ci-trust.md, "What lands"), judged from what
+//! What a push to the main branch may change (docs/ci-trust.md, "How an entry lands"), judged from what
 //! it changed; the caller reads git, the register and the builds. The same rule serves every
 //! repository the oracle gates: the engine is the constitution's scope, the records are
 //! [`REGISTER_DIR`] and [`EVIDENCE_DIR`].
