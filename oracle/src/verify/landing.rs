@@ -4,7 +4,7 @@
 //! cannot widen the scope it is judged by); unless only the paths are asked for, the register
 //! at `HEAD` must verify from genesis, each entry the push adds must replay, an engine landing's
 //! tree must be its newest entry's verified candidate plus the added records, and a withdrawal
-//! must rebuild to the register's current engine.
+//! must change nothing a candidate could not and rebuild to the register's current engine.
 
 use std::fmt;
 use std::path::Path;
@@ -13,7 +13,7 @@ use git2::Oid;
 use serde::Serialize;
 
 use super::replay::replay_entry;
-use super::resolve::{self, ResolveError, ResolvedCommit};
+use super::resolve::{self, CommitPair, ResolveError, ResolvedCommit};
 use crate::builder::{self, BuildRequest, Limits, Sandbox};
 use crate::governance::constitution::{CONSTITUTION_PATH, Constitution};
 use crate::governance::contract::EngineContract;
@@ -167,7 +167,9 @@ pub fn check_landing(request: &LandingRequest<'_>) -> Result<LandingReport, Land
         PushKind::EngineLanding { entries } => {
             check_engine_landing(&repo, &audit, &head, &entries, &mut report)?;
         }
-        PushKind::Withdrawal => check_withdrawal(request, &audit, &head, &contract, &mut report),
+        PushKind::Withdrawal => {
+            check_withdrawal(request, &repo, &audit, &head, &contract, &mut report)?;
+        }
     }
     Ok(report)
 }
@@ -265,24 +267,62 @@ fn check_engine_landing(
     Ok(())
 }
 
-/// The withdrawal's `head` rebuilds, under the contract in force, to the register's current
-/// engine's binary.
+/// The withdrawal's `head`, compared with the register's current engine, changes nothing a
+/// candidate could not (no build hook, no refused manifest key, no package pinned from outside),
+/// and rebuilds, under the contract in force, to that engine's binary. A withdrawal is judged
+/// as an engine change is, by the same rules, not trusted for being one.
 fn check_withdrawal(
     request: &LandingRequest<'_>,
+    repo: &git2::Repository,
     audit: &Audit,
     head: &ResolvedCommit,
     contract: &EngineContract,
     report: &mut LandingReport,
-) {
+) -> Result<(), LandingError> {
     let Some(current) = audit.current_engine() else {
         report.record(
             "withdrawal",
             false,
             "the engine changed without an entry, and the register has no current engine",
         );
-        return;
+        return Ok(());
     };
     let id = current.id.map(|id| id.to_string()).unwrap_or_default();
+    let Ok(engine) = resolve::commit(repo, "current engine", current.candidate.commit.as_str())
+    else {
+        report.record(
+            "withdrawal",
+            false,
+            format!(
+                "the register's current engine {id} names commit {}, which this repository lacks",
+                current.candidate.commit
+            ),
+        );
+        return Ok(());
+    };
+    let pair = CommitPair {
+        candidate: head.clone(),
+        predecessor: engine,
+    };
+    // Outside the scope the branch differs from the engine's commit by everything that landed
+    // since (records, documents); only what a build reads is an engine change's to judge.
+    let refused: Vec<String> = resolve::changes(repo, &pair, contract)?
+        .touched
+        .into_iter()
+        .filter(|touch| contract.in_scope(&touch.path))
+        .map(|touch| format!("{} ({})", touch.path, touch.reason))
+        .collect();
+    if !refused.is_empty() {
+        report.record(
+            "withdrawal",
+            false,
+            format!(
+                "against the register's current engine {id}, the branch changes what no engine change may: {}",
+                refused.join("; ")
+            ),
+        );
+        return Ok(());
+    }
     let registered = current.candidate.binary_sha256.as_str();
     let built = builder::build_commit(&BuildRequest {
         repo: request.repo.to_path_buf(),
@@ -292,8 +332,9 @@ fn check_withdrawal(
         cache_dir: request.cache_dir.to_path_buf(),
         registry: builder::host_registry(),
         sandbox: Sandbox::detect(Limits::build()),
-        // Compared with the register's sha256 below: a poisoned cache shows as a mismatch.
-        fresh: false,
+        // Built twice, never served from the cache: a cache entry that held the registered
+        // binary under these sources would pass any tree as the current engine.
+        fresh: true,
     });
     match built {
         Ok(outcome) => {
@@ -311,6 +352,7 @@ fn check_withdrawal(
             );
         }
     }
+    Ok(())
 }
 
 impl fmt::Display for LandingReport {

@@ -12,7 +12,8 @@
 //!   lands its candidate, that candidate is in the branch's history, and the branch's tree is the
 //!   candidate's plus the added entries and their evidence, nothing else — or withdraws a change
 //!   that should not have landed: it adds no entry, changes nothing outside the scope, and the
-//!   branch rebuilds to the register's current engine (a build the caller runs).
+//!   branch, held to the rules of an engine change against the register's current engine,
+//!   rebuilds to that engine's binary (checks the caller runs: [`judge_withdrawal`]).
 
 use std::collections::BTreeSet;
 
