@@ -332,9 +332,12 @@ fn a_cargo_engine_is_the_cargo_kind() {
             "{expected:?} in:\n{constitution}"
         );
     }
+    let register_workflow = repo.read(".github/workflows/oracle-register.yml");
+    assert!(register_workflow.contains("rustup toolchain install 1.95.0"));
+    // What a push to the main branch landed is judged there, as in this repository.
     assert!(
-        repo.read(".github/workflows/oracle-register.yml")
-            .contains("rustup toolchain install 1.95.0")
+        register_workflow.contains("oracle register landing --before \"$BEFORE\" --repo ."),
+        "{register_workflow}"
     );
     let audit = oracle(&["register", "verify", "--repo", repo.text()]);
     assert_eq!(audit.code, 0, "{audit:?}");

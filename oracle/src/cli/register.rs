@@ -24,6 +24,7 @@ use oracle::play::cpus::Cpus;
 use oracle::play::runner::MatchProgress;
 use oracle::site::{SiteOptions, SiteSummary};
 use oracle::verify::games::{EntryGamesReplay, GamesRequest, replay_games as replay_entry_games};
+use oracle::verify::landing::{LandingReport, LandingRequest, check_landing};
 use oracle::verify::replay::{EntryReplay, replay_entry};
 
 /// Arguments of `oracle register`.
@@ -78,6 +79,24 @@ enum RegisterCommand {
         /// printed, so that no one who wrote the evidence could have known the choice].
         #[arg(long, requires = "games")]
         seed: Option<u64>,
+        /// Build cache directory [default: $XDG_CACHE_HOME/coherent-oracle or ~/.cache/coherent-oracle].
+        #[arg(long, value_name = "DIR")]
+        cache_dir: Option<PathBuf>,
+        #[command(flatten)]
+        repo: RepoArgs,
+    },
+    /// Judge a push to the main branch (docs/ci-trust.md, "How an entry lands"): the register only grows;
+    /// a push that changes the engine's scope adds the entries that land it and their evidence,
+    /// nothing else, and the branch's tree is the newest entry's verified candidate plus those
+    /// records, or it withdraws a change and rebuilds to the register's current engine. Exit 0
+    /// when the push may stand, 1 when it may not.
+    Landing {
+        /// The branch's head before the push (GitHub's `github.event.before`).
+        #[arg(long, value_name = "REV")]
+        before: String,
+        /// Judge the changed paths only, with git alone: nothing is built or replayed.
+        #[arg(long)]
+        paths_only: bool,
         /// Build cache directory [default: $XDG_CACHE_HOME/coherent-oracle or ~/.cache/coherent-oracle].
         #[arg(long, value_name = "DIR")]
         cache_dir: Option<PathBuf>,
@@ -196,6 +215,22 @@ pub fn run(args: RegisterArgs) -> anyhow::Result<ExitCode> {
                 None => replay(&repo, &id, statistics_only, &cache_dir),
             }
         }
+        RegisterCommand::Landing {
+            before,
+            paths_only,
+            cache_dir,
+            repo,
+        } => {
+            let cache_dir = cache_dir.unwrap_or_else(oracle::builder::Cache::default_root);
+            let report = check_landing(&LandingRequest {
+                repo: &repo.repo,
+                before: &before,
+                paths_only,
+                cache_dir: &cache_dir,
+            })?;
+            render(&report, repo.json)?;
+            Ok(status(report.ok))
+        }
         RegisterCommand::Site {
             out,
             base_url,
@@ -248,6 +283,8 @@ impl Summary for Appended {
 impl Summary for Refused {
     const SORTED_KEYS: bool = true;
 }
+impl Summary for LandingReport {}
+
 impl Summary for EntryReplay {
     const SORTED_KEYS: bool = true;
 }

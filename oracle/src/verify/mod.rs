@@ -16,6 +16,7 @@ mod checks;
 pub mod confirmation;
 mod declared;
 pub mod games;
+pub mod landing;
 mod judge;
 mod measure;
 pub mod out;

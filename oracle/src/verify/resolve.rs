@@ -13,6 +13,7 @@ use thiserror::Error;
 use super::scope;
 use crate::builder::source::{self, SourceError};
 use crate::governance::contract::EngineContract;
+use crate::governance::register::landing::PathChange;
 
 /// One resolved commit: full ids, so that every later record names it unambiguously.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -423,6 +424,32 @@ pub fn refuse_governance_changes(
             touched,
         })
     }
+}
+
+/// Every path in which `new`'s tree differs from `old`'s, each marked added when `old` lacks it
+/// (renames are a removal and an addition).
+pub fn changed_paths(
+    repo: &Repository,
+    old: &ResolvedCommit,
+    new: &ResolvedCommit,
+) -> Result<Vec<PathChange>, ResolveError> {
+    let (old_tree, new_tree) = (tree_of(repo, old)?, tree_of(repo, new)?);
+    let mut options = DiffOptions::new();
+    options.include_typechange(true);
+    let diff = git(
+        format!("diff {} and {}", old.commit, new.commit),
+        repo.diff_tree_to_tree(Some(&old_tree), Some(&new_tree), Some(&mut options)),
+    )?;
+    Ok(diff
+        .deltas()
+        .filter_map(|delta| {
+            let file = delta.new_file().path().or_else(|| delta.old_file().path())?;
+            Some(PathChange {
+                path: file.to_string_lossy().into_owned(),
+                added: delta.status() == git2::Delta::Added,
+            })
+        })
+        .collect())
 }
 
 fn tree_of<'r>(repo: &'r Repository, commit: &ResolvedCommit) -> Result<Tree<'r>, ResolveError> {

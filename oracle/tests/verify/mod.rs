@@ -432,12 +432,13 @@ impl Fixture {
             .unwrap()
     }
 
-    /// Commits the whole work tree on HEAD.
+    /// Commits the whole work tree on HEAD, removed files included.
     fn commit(&self, message: &str) -> Oid {
         let mut index = self.repo.index().unwrap();
         index
             .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
             .unwrap();
+        index.update_all(["*"], None).unwrap();
         index.write().unwrap();
         let signature = Signature::now("Fixture", "fixture@example.invalid").unwrap();
         commit_tree_on_head(&self.repo, index.write_tree().unwrap(), &signature, message)

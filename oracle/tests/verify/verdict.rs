@@ -3,6 +3,7 @@
 //! games replayed move for move by `oracle register replay --games`.
 
 use std::fs;
+use std::path::Path;
 use std::process::Command;
 
 use oracle::integrity::sha256_hex;
@@ -12,7 +13,7 @@ use super::{
     CRIPPLE_SUBJECT, Fixture, PROOF, REVIEWER, SERIAL, assert_bound_before_games,
     confirmation_text, step_names,
 };
-use crate::support::ORACLE;
+use crate::support::{ORACLE, oracle};
 
 #[test]
 fn much_stronger_candidate_is_a_gewinn_and_much_weaker_is_abgelehnt() {
@@ -188,6 +189,85 @@ fn much_stronger_candidate_is_a_gewinn_and_much_weaker_is_abgelehnt() {
     assert_eq!(code, 1);
     assert_eq!(again["binding"], result["binding"]);
     assert_eq!(again["stages"][0]["record"], result["stages"][0]["record"]);
+
+    land_then_withdraw(&fixture, &registered.to_string(), &gewinn_out);
+}
+
+/// After the Gewinn of [`much_stronger_candidate_is_a_gewinn_and_much_weaker_is_abgelehnt`]
+/// (HEAD the candidate, `register/T-0002.yaml` appended to the work tree, the run in `out`),
+/// `oracle register landing` (docs/ci-trust.md, "How an entry lands") judges the pushes to main
+/// that follow: the landing of the candidate with its entry and evidence, a stray engine change
+/// without an entry, and the withdrawals that take it out again.
+fn land_then_withdraw(fixture: &Fixture, before_landing: &str, out: &Path) {
+    let repo = fixture.path().display().to_string();
+    let cache = fixture.cache.display().to_string();
+    let landing = |before: &str| {
+        let run = oracle(&[
+            "register",
+            "landing",
+            "--before",
+            before,
+            "--repo",
+            &repo,
+            "--cache-dir",
+            &cache,
+            "--json",
+        ]);
+        let json = run.json();
+        let last = json["checks"].as_array().unwrap().last().unwrap().clone();
+        (run.code, json, last)
+    };
+
+    // The landing: the register verifies, the added entry replays, the tree is the candidate's
+    // plus the entry and its evidence.
+    fixture.keep_evidence(out, "T-0002");
+    fixture.commit("register: T-0002 with its evidence");
+    let landed = fixture.repo.head().unwrap().target().unwrap().to_string();
+    let (code, json, last) = landing(before_landing);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(json["kind"]["kind"], "engine_landing", "{json:#}");
+    let names: Vec<&str> = json["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|check| check["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["paths", "register", "replay T-0002", "landed tree"]);
+    assert_eq!(last["pass"], true, "{json:#}");
+
+    // A stray engine change reaches main without an entry: it does not rebuild to the
+    // register's current engine (T-0002's candidate), so it is no withdrawal.
+    fixture.cripple();
+    fixture.commit("eval: a stray push");
+    let stray = fixture.repo.head().unwrap().target().unwrap().to_string();
+    let (code, json, last) = landing(&landed);
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(json["kind"]["kind"], "withdrawal", "{json:#}");
+    let detail = last["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("not to the register's current engine T-0002"),
+        "{json:#}"
+    );
+
+    // A "withdrawal" that restores the engine and brings a build script along: a build hook no
+    // candidate may add, refused before anything is built, whatever the binary would be.
+    fixture.restore();
+    fixture.write("engine/build.rs", "fn main() {}\n");
+    fixture.commit("revert: the stray push, and a build script");
+    let (code, json, last) = landing(&stray);
+    assert_eq!(code, 1, "{json:#}");
+    let detail = last["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("engine/build.rs (a build script runs at build time"),
+        "{json:#}"
+    );
+
+    // The withdrawal proper rebuilds to the registered binary.
+    fs::remove_file(fixture.path().join("engine/build.rs")).unwrap();
+    fixture.commit("revert: the stray push");
+    let (code, json, last) = landing(&stray);
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(last["name"], "withdrawal", "{json:#}");
 }
 
 /// Article 2.4: a comment-only engine change builds to the predecessor's exact binary; it plays

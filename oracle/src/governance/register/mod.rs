@@ -4,9 +4,11 @@
 //! `audit` checks a register given as bytes (pure); `rules` checks an entry against the
 //! constitution it was judged under and the chain of custody (for `append` and `verify` alike);
 //! `store` reads the register from a repository and appends to it under a lock, never
-//! overwriting a file; `report` holds what `oracle register` says about it.
+//! overwriting a file; `report` holds what `oracle register` says about it; `landing` judges
+//! what a push to the main branch may change.
 
 pub mod audit;
+pub mod landing;
 pub mod report;
 pub mod rules;
 pub mod store;
