@@ -85,7 +85,7 @@ enum RegisterCommand {
         #[command(flatten)]
         repo: RepoArgs,
     },
-    /// Judge a push to the main branch (docs/ci-trust.md, "How an entry lands"): the register only grows;
+    /// Judge a push to the main branch (docs/ci-trust.md, "How an entry lands"): the records only grow;
     /// a push that changes the engine's scope adds the entries that land it and their evidence,
     /// nothing else, and the branch's tree is the newest entry's verified candidate plus those
     /// records, or it withdraws a change and rebuilds to the register's current engine. Exit 0

@@ -3,8 +3,8 @@
 //! repository the oracle gates: the engine is the constitution's scope, the records are
 //! [`REGISTER_DIR`] and [`EVIDENCE_DIR`].
 //!
-//! - The register only grows: under `register/` a push adds `T-NNNN.yaml` files and changes
-//!   nothing else.
+//! - The records only grow: under `register/` a push adds `T-NNNN.yaml` files and changes
+//!   nothing else; under `evidence/` it adds files and changes none.
 //! - A push that leaves the engine's scope as it was is not an engine landing (a governance or
 //!   documentation change, or an entry with the documents about it): this check passes it, and
 //!   the constitution's amendment article is what reviews a governance change.
@@ -54,9 +54,10 @@ pub enum PushKind {
 /// Why a push may not land, naming what it changed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LandingRefusal {
-    /// A register file was changed, deleted or added under another name.
-    #[error("the register only grows, by added {REGISTER_DIR}/T-NNNN.yaml files: {}", .paths.join(", "))]
-    RegisterRewritten {
+    /// A register or evidence file was changed or deleted, or a register file added under
+    /// another name than an entry's.
+    #[error("the records only grow, by added {REGISTER_DIR}/T-NNNN.yaml files and files added under {EVIDENCE_DIR}/: {}", .paths.join(", "))]
+    RecordsRewritten {
         /// Each path with what was wrong with it.
         paths: Vec<String>,
     },
@@ -135,29 +136,39 @@ fn is_added_record(change: &PathChange, entries: &BTreeSet<EntryId>) -> bool {
         })
 }
 
-/// Judges a push by its changed paths: the register only grows, and an engine change adds its
+/// What is wrong with `change` as a change to the records, if it is one and may not be made:
+/// a register file that is not an added entry, an evidence file changed or removed.
+fn record_rewrite(change: &PathChange) -> Option<String> {
+    let under = |dir: &str| {
+        change
+            .path
+            .strip_prefix(dir)
+            .is_some_and(|rest| rest.starts_with('/'))
+    };
+    let changed = || format!("{} (changed or removed)", change.path);
+    if under(REGISTER_DIR) {
+        match (change.added, entry_id(&change.path)) {
+            (true, Some(_)) => None,
+            (true, None) => Some(format!("{} (added, not an entry)", change.path)),
+            (false, _) => Some(changed()),
+        }
+    } else if under(EVIDENCE_DIR) && !change.added {
+        Some(changed())
+    } else {
+        None
+    }
+}
+
+/// Judges a push by its changed paths: the records only grow, and an engine change adds its
 /// entries and records and nothing else, or is a withdrawal that changes nothing else.
 pub fn judge_paths(
     changes: &[PathChange],
     in_scope: impl Fn(&str) -> bool,
     scope: &str,
 ) -> Result<PushKind, LandingRefusal> {
-    let rewritten: Vec<String> = changes
-        .iter()
-        .filter(|change| {
-            change
-                .path
-                .strip_prefix(REGISTER_DIR)
-                .is_some_and(|rest| rest.starts_with('/'))
-        })
-        .filter_map(|change| match (change.added, entry_id(&change.path)) {
-            (true, Some(_)) => None,
-            (true, None) => Some(format!("{} (added, not an entry)", change.path)),
-            (false, _) => Some(format!("{} (changed or removed)", change.path)),
-        })
-        .collect();
+    let rewritten: Vec<String> = changes.iter().filter_map(record_rewrite).collect();
     if !rewritten.is_empty() {
-        return Err(LandingRefusal::RegisterRewritten { paths: rewritten });
+        return Err(LandingRefusal::RecordsRewritten { paths: rewritten });
     }
     let mut entries: Vec<EntryId> = changes
         .iter()
@@ -288,11 +299,12 @@ mod tests {
     }
 
     #[test]
-    fn the_register_only_grows_by_entries() {
+    fn the_records_only_grow() {
         for (change, named) in [
             (changed("register/T-0001.yaml"), "register/T-0001.yaml (changed or removed)"),
             (added("register/notes.txt"), "register/notes.txt (added, not an entry)"),
             (added("register/T-12.yaml"), "register/T-12.yaml (added, not an entry)"),
+            (changed("evidence/T-0001/report.md"), "evidence/T-0001/report.md (changed or removed)"),
         ] {
             let refusal = judge(&[change]).unwrap_err();
             assert!(refusal.to_string().contains(named), "{refusal}");
@@ -327,7 +339,6 @@ mod tests {
         for stray in [
             changed("docs/results.md"),
             added("evidence/T-0001/report.md"),
-            changed("evidence/T-0003/report.md"),
             added("evidence/T-0003"),
         ] {
             let refusal = judge(&[&landing[..], &[stray.clone()]].concat()).unwrap_err();
