@@ -168,21 +168,41 @@ fn an_unknown_previous_head_is_refused() {
     );
 }
 
-/// Bad input: a previous head without a constitution cannot say what the engine is; the error
-/// names the file, exit 2.
+/// The push that installs the oracle (`oracle init`) has no constitution before it to say what
+/// the engine is: a governance change, for review, like any other outside a scope.
 #[test]
-fn a_previous_head_without_a_constitution_is_an_error_naming_the_file() {
+fn the_push_that_installs_the_oracle_is_a_governance_change() {
     let repo = FixtureRepo::new();
     let files: Vec<(String, String)> = BEFORE
         .iter()
         .map(|(path, text)| ((*path).to_owned(), (*text).to_owned()))
         .collect();
     let before = commit(&repo, &files, "before");
-    commit(&repo, &before_with(&constitution_text(), &[]), "push");
+    commit(&repo, &before_with(&constitution_text(), &[]), "oracle init");
     let run = check(&repo, &before, false);
-    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(run.code, 0, "{run:?}");
     assert!(
-        run.stderr.contains("constitution/constitution.yaml"),
+        run.stdout
+            .contains("no constitution/constitution.yaml before the push: it installs the oracle"),
+        "{run:?}"
+    );
+}
+
+/// A previous head that HEAD does not descend from is a rewritten branch: refused, not judged
+/// by the difference of two trees.
+#[test]
+fn a_rewritten_branch_is_refused() {
+    let repo = FixtureRepo::new();
+    let constitution = constitution_text();
+    let root = commit(&repo, &before_with(&constitution, &[]), "root");
+    let before = commit(&repo, &before_with(&constitution, &[NEW_ENTRY]), "T-0002");
+    let root = git2::Oid::from_str(&root).unwrap();
+    repo.repo.set_head_detached(root).unwrap();
+    commit(&repo, &before_with(&constitution, &[NEW_ENTRY]), "T-0002, rewritten");
+    let run = check(&repo, &before, false);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(
+        run.stdout.contains("is not an ancestor of HEAD"),
         "{run:?}"
     );
 }

@@ -219,6 +219,25 @@ fn verify_refuses_an_entry_file_past_the_record_bound() {
     );
 }
 
+/// An entry that is a link to bytes elsewhere (which could change while the register's own
+/// files do not) is refused, naming it, even when the bytes it points to are the entry's.
+#[test]
+fn verify_refuses_an_entry_that_is_a_link() {
+    let repo = Repo::new();
+    repo.write_register(&sample_entries());
+    let path = repo.entry_path("T-0002.yaml");
+    let elsewhere = repo.path().join("t2.yaml");
+    std::fs::rename(&path, &elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &path).unwrap();
+    let output = repo.oracle(&["register", "verify"]);
+    let stderr = &output.stderr;
+    assert_eq!(output.code, 2, "{}{stderr}", output.stdout);
+    assert!(
+        stderr.contains(&path.display().to_string()) && stderr.contains("a link"),
+        "{stderr}"
+    );
+}
+
 /// Verifies and returns (exit code, stdout).
 fn verify(repo: &Repo) -> (i32, String) {
     let output = repo.oracle(&["register", "verify"]);

@@ -1,10 +1,12 @@
 //! `oracle register landing --before REV`: the landing rule (`governance::register::landing`)
-//! applied to a push, from the branch's previous head `REV` to the repository's `HEAD`. The paths
-//! the push changed are judged under the scope of the constitution in force before it (a push
-//! cannot widen the scope it is judged by); unless only the paths are asked for, the register
-//! at `HEAD` must verify from genesis, each entry the push adds must replay, an engine landing's
-//! tree must be its newest entry's verified candidate plus the added records, and a withdrawal
-//! must change nothing a candidate could not and rebuild to the register's current engine.
+//! applied to a push, from the branch's previous head `REV` (an ancestor of `HEAD`: a rewritten
+//! branch is not judged) to the repository's `HEAD`. The paths the push changed are judged under
+//! the scope of the constitution in force before it (a push cannot widen the scope it is judged
+//! by); unless only the paths are asked for, the register at `HEAD` must verify from genesis,
+//! each entry the push adds must replay, an engine landing's tree must be its newest entry's
+//! verified candidate plus the added records, and any other push must leave the branch with the
+//! register's current engine: the same sources, or the same binary rebuilt in the sandbox (a
+//! withdrawal also changing nothing a candidate could not).
 
 use std::fmt;
 use std::path::Path;
@@ -14,12 +16,12 @@ use serde::Serialize;
 
 use super::replay::replay_entry;
 use super::resolve::{self, CommitPair, ResolveError, ResolvedCommit};
-use crate::builder::{self, BuildRequest, Limits, Sandbox};
+use crate::builder::{self, BuildRequest, Isolation, Limits, Sandbox, source};
 use crate::governance::constitution::{CONSTITUTION_PATH, Constitution};
 use crate::governance::contract::EngineContract;
 use crate::governance::entry::EntryId;
 use crate::governance::register::landing::{
-    LandingRefusal, NewestEntry, PushKind, judge_engine_landing, judge_paths, judge_withdrawal,
+    LandingRefusal, NewestEntry, PushKind, judge_engine_landing, judge_paths, judge_current_engine,
 };
 use crate::governance::register::{self, AppendError, Audit};
 use crate::governance::replay::Check;
@@ -110,7 +112,33 @@ pub fn check_landing(request: &LandingRequest<'_>) -> Result<LandingReport, Land
         );
         return Ok(report);
     };
-    let contract = contract_at(&repo, &before)?;
+    if !is_ancestor(&repo, &before, &head) {
+        report.record(
+            "previous head",
+            false,
+            format!(
+                "{} is not an ancestor of HEAD {}: the branch was rewritten, and a rewritten history is not judged",
+                before.commit, head.commit
+            ),
+        );
+        return Ok(report);
+    }
+    let Some(contract) = contract_at(&repo, &before)? else {
+        // Nothing says what the engine is: the push installs the oracle (`oracle init`), a
+        // governance change like any other outside a scope.
+        report.record(
+            "paths",
+            true,
+            format!(
+                "no {CONSTITUTION_PATH} before the push: it installs the oracle, a governance change for review"
+            ),
+        );
+        if !request.paths_only {
+            let audit = register::verify(request.repo)?;
+            report.record("register", audit.ok(), audit.state_line());
+        }
+        return Ok(report);
+    };
     let changes = resolve::changed_paths(&repo, &before, &head)?;
     let kind = match judge_paths(
         &changes,
@@ -163,26 +191,42 @@ pub fn check_landing(request: &LandingRequest<'_>) -> Result<LandingReport, Land
         }
     }
     match kind {
-        PushKind::EngineUnchanged { .. } => {}
+        PushKind::EngineUnchanged { .. } => {
+            let engine = HeadEngine::new(request, &repo, &head, &contract);
+            engine.check("current engine", &audit, false, &mut report)?;
+        }
         PushKind::EngineLanding { entries } => {
             check_engine_landing(&repo, &audit, &head, &entries, &mut report)?;
         }
         PushKind::Withdrawal => {
-            check_withdrawal(request, &repo, &audit, &head, &contract, &mut report)?;
+            let engine = HeadEngine::new(request, &repo, &head, &contract);
+            engine.check("withdrawal", &audit, true, &mut report)?;
         }
     }
     Ok(report)
 }
 
-/// The engine contract of the constitution at `commit`.
+/// Whether `head` is `before` or descends from it.
+fn is_ancestor(repo: &git2::Repository, before: &ResolvedCommit, head: &ResolvedCommit) -> bool {
+    before.commit == head.commit
+        || match (Oid::from_str(&head.commit), Oid::from_str(&before.commit)) {
+            (Ok(head), Ok(before)) => repo.graph_descendant_of(head, before).unwrap_or(false),
+            _ => false,
+        }
+}
+
+/// The engine contract of the constitution at `commit`; `None` when the commit has none.
 fn contract_at(
     repo: &git2::Repository,
     commit: &ResolvedCommit,
-) -> Result<EngineContract, LandingError> {
-    let bytes = resolve::read_file(repo, commit, CONSTITUTION_PATH)?;
+) -> Result<Option<EngineContract>, LandingError> {
+    let bytes = match resolve::read_file(repo, commit, CONSTITUTION_PATH) {
+        Err(ResolveError::MissingFile { .. }) => return Ok(None),
+        read => read?,
+    };
     let label = format!("{}:{CONSTITUTION_PATH}", commit.commit);
     Constitution::parse(&bytes, Path::new(&label))
-        .map(|constitution| constitution.contract())
+        .map(|constitution| Some(constitution.contract()))
         .map_err(|error| LandingError::Constitution {
             commit: commit.commit.clone(),
             reason: error.to_string(),
@@ -241,15 +285,9 @@ fn check_engine_landing(
     };
     let candidate_id = entry.candidate.commit.as_str();
     let candidate = resolve::commit(repo, "candidate", candidate_id).ok();
-    let in_history = candidate.as_ref().is_some_and(|candidate| {
-        candidate.commit == head.commit
-            || match (Oid::from_str(&head.commit), Oid::from_str(&candidate.commit)) {
-                (Ok(head), Ok(candidate)) => repo
-                    .graph_descendant_of(head, candidate)
-                    .unwrap_or(false),
-                _ => false,
-            }
-    });
+    let in_history = candidate
+        .as_ref()
+        .is_some_and(|candidate| is_ancestor(repo, candidate, head));
     let differences = match (&candidate, in_history) {
         (Some(candidate), true) => resolve::changed_paths(repo, candidate, head)?,
         _ => Vec::new(),
@@ -267,92 +305,149 @@ fn check_engine_landing(
     Ok(())
 }
 
-/// The withdrawal's `head`, compared with the register's current engine, changes nothing a
-/// candidate could not (no build hook, no refused manifest key, no package pinned from outside),
-/// and rebuilds, under the contract in force, to that engine's binary. A withdrawal is judged
-/// as an engine change is, by the same rules, not trusted for being one.
-fn check_withdrawal(
-    request: &LandingRequest<'_>,
-    repo: &git2::Repository,
-    audit: &Audit,
-    head: &ResolvedCommit,
-    contract: &EngineContract,
-    report: &mut LandingReport,
-) -> Result<(), LandingError> {
-    let Some(current) = audit.current_engine() else {
-        report.record(
-            "withdrawal",
-            false,
-            "the engine changed without an entry, and the register has no current engine",
-        );
-        return Ok(());
-    };
-    let id = current.id.map(|id| id.to_string()).unwrap_or_default();
-    let Ok(engine) = resolve::commit(repo, "current engine", current.candidate.commit.as_str())
-    else {
-        report.record(
-            "withdrawal",
-            false,
-            format!(
-                "the register's current engine {id} names commit {}, which this repository lacks",
-                current.candidate.commit
-            ),
-        );
-        return Ok(());
-    };
-    let pair = CommitPair {
-        candidate: head.clone(),
-        predecessor: engine,
-    };
-    // Outside the scope the branch differs from the engine's commit by everything that landed
-    // since (records, documents); only what a build reads is an engine change's to judge.
-    let refused: Vec<String> = resolve::changes(repo, &pair, contract)?
-        .touched
-        .into_iter()
-        .filter(|touch| contract.in_scope(&touch.path))
-        .map(|touch| format!("{} ({})", touch.path, touch.reason))
-        .collect();
-    if !refused.is_empty() {
-        report.record(
-            "withdrawal",
-            false,
-            format!(
-                "against the register's current engine {id}, the branch changes what no engine change may: {}",
-                refused.join("; ")
-            ),
-        );
-        return Ok(());
-    }
-    let registered = current.candidate.binary_sha256.as_str();
-    let built = builder::build_commit(&BuildRequest {
-        repo: request.repo.to_path_buf(),
-        rev: head.commit.clone(),
-        build: contract.build.clone(),
-        fetch: contract.fetch.clone(),
-        cache_dir: request.cache_dir.to_path_buf(),
-        registry: builder::host_registry(),
-        sandbox: Sandbox::detect(Limits::build()),
-        // Built twice, never served from the cache: a cache entry that held the registered
-        // binary under these sources would pass any tree as the current engine.
-        fresh: true,
-    });
-    match built {
-        Ok(outcome) => {
-            report.judged(
-                "withdrawal",
-                judge_withdrawal((&id, registered), &outcome.sha256),
-                format!("rebuilds to the register's current engine {id} ({registered})"),
-            );
+/// The engine at the branch's head, to be held to the register's current engine.
+struct HeadEngine<'a> {
+    request: &'a LandingRequest<'a>,
+    repo: &'a git2::Repository,
+    head: &'a ResolvedCommit,
+    contract: &'a EngineContract,
+}
+
+impl<'a> HeadEngine<'a> {
+    fn new(
+        request: &'a LandingRequest<'a>,
+        repo: &'a git2::Repository,
+        head: &'a ResolvedCommit,
+        contract: &'a EngineContract,
+    ) -> Self {
+        Self {
+            request,
+            repo,
+            head,
+            contract,
         }
-        Err(error) => {
+    }
+
+    /// Records under `name` whether the head's engine is the register's current engine: the
+    /// same sources (the tree less the records), or else the same binary, built twice in the
+    /// sandbox and never from the cache. Checked on every push that lands no verdict, so an
+    /// engine that reached the branch unjudged (a run skipped, a file outside the scope that
+    /// the build reads, an entry added without its engine) shows at the next push. A
+    /// `withdrawal` is also held to an engine change's rules against that engine: it is judged
+    /// as an engine change is, not trusted for being one.
+    fn check(
+        &self,
+        name: &str,
+        audit: &Audit,
+        withdrawal: bool,
+        report: &mut LandingReport,
+    ) -> Result<(), LandingError> {
+        let Some(current) = audit.current_engine() else {
             report.record(
-                "withdrawal",
-                false,
-                format!("the engine does not build: {error}"),
+                name,
+                !withdrawal,
+                "the register has no current engine to hold the branch's to",
             );
+            return Ok(());
+        };
+        let id = current.id.map(|id| id.to_string()).unwrap_or_default();
+        let Ok(engine) = resolve::commit(self.repo, "current engine", current.candidate.commit.as_str())
+        else {
+            report.record(
+                name,
+                false,
+                format!(
+                    "the register's current engine {id} names commit {}, which this repository lacks",
+                    current.candidate.commit
+                ),
+            );
+            return Ok(());
+        };
+        if withdrawal {
+            let refused = self.refused_changes(&engine)?;
+            if !refused.is_empty() {
+                report.record(
+                    name,
+                    false,
+                    format!(
+                        "against the register's current engine {id}, the branch changes what no engine change may: {}",
+                        refused.join("; ")
+                    ),
+                );
+                return Ok(());
+            }
         }
+        let sources = |commit: &ResolvedCommit| {
+            Oid::from_str(&commit.tree)
+                .ok()
+                .and_then(|tree| source::sources_id(self.repo, tree).ok())
+        };
+        if let (Some(here), Some(there)) = (sources(self.head), sources(&engine))
+            && here == there
+        {
+            report.record(
+                name,
+                true,
+                format!("the sources are those of the register's current engine {id}"),
+            );
+            return Ok(());
+        }
+        let registered = current.candidate.binary_sha256.as_str();
+        let sandbox = Sandbox::detect(Limits::build());
+        if sandbox.isolation != Isolation::Bubblewrap {
+            report.record(
+                name,
+                false,
+                format!(
+                    "the sources differ from the register's current engine {id}'s, and only a build in the sandbox could show the same binary: builds are {}",
+                    sandbox.isolation.describe()
+                ),
+            );
+            return Ok(());
+        }
+        let built = builder::build_commit(&BuildRequest {
+            repo: self.request.repo.to_path_buf(),
+            rev: self.head.commit.clone(),
+            build: self.contract.build.clone(),
+            fetch: self.contract.fetch.clone(),
+            cache_dir: self.request.cache_dir.to_path_buf(),
+            registry: builder::host_registry(),
+            sandbox,
+            // Built twice, never served from the cache: a cache entry that held the registered
+            // binary under these sources would pass any tree as the current engine.
+            fresh: true,
+        });
+        match built {
+            Ok(outcome) => {
+                report.judged(
+                    name,
+                    judge_current_engine((&id, registered), &outcome.sha256),
+                    format!("rebuilds to the register's current engine {id} ({registered})"),
+                );
+            }
+            Err(error) => {
+                report.record(name, false, format!("the engine does not build: {error}"));
+            }
+        }
+        Ok(())
     }
-    Ok(())
+
+    /// What the head changes, against the current engine's commit `engine`, that no engine
+    /// change may (a build hook, a refused manifest key, a package pinned from outside), inside
+    /// the scope: outside it the two differ by everything that landed since (records,
+    /// documents), which no step-1 rule is about.
+    fn refused_changes(&self, engine: &ResolvedCommit) -> Result<Vec<String>, LandingError> {
+        let pair = CommitPair {
+            candidate: self.head.clone(),
+            predecessor: engine.clone(),
+        };
+        Ok(resolve::changes(self.repo, &pair, self.contract)?
+            .touched
+            .into_iter()
+            .filter(|touch| self.contract.in_scope(&touch.path))
+            .map(|touch| format!("{} ({})", touch.path, touch.reason))
+            .collect())
+    }
 }
 
 impl fmt::Display for LandingReport {

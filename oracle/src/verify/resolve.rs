@@ -427,7 +427,8 @@ pub fn refuse_governance_changes(
 }
 
 /// Every path in which `new`'s tree differs from `old`'s, each marked added when `old` lacks it
-/// (renames are a removal and an addition).
+/// (renames are a removal and an addition) and plain when `new` holds it as a file of mode
+/// 100644.
 pub fn changed_paths(
     repo: &Repository,
     old: &ResolvedCommit,
@@ -447,6 +448,7 @@ pub fn changed_paths(
             Some(PathChange {
                 path: file.to_string_lossy().into_owned(),
                 added: delta.status() == git2::Delta::Added,
+                plain: delta.new_file().mode() == git2::FileMode::Blob,
             })
         })
         .collect())

@@ -4,16 +4,19 @@
 //! [`REGISTER_DIR`] and [`EVIDENCE_DIR`].
 //!
 //! - The records only grow: under `register/` a push adds `T-NNNN.yaml` files and changes
-//!   nothing else; under `evidence/` it adds files and changes none.
+//!   nothing else; under `evidence/` it adds files for the entries it adds and changes none.
+//!   Every added record is a plain file.
 //! - A push that leaves the engine's scope as it was is not an engine landing (a governance or
-//!   documentation change, or an entry with the documents about it): this check passes it, and
-//!   the constitution's amendment article is what reviews a governance change.
+//!   documentation change, or an entry with the documents about it): its paths pass, the
+//!   constitution's amendment article is what reviews a governance change, and the branch's
+//!   engine must still be the register's current engine ([`judge_current_engine`]), so an
+//!   engine that reached the branch unjudged shows at the next push.
 //! - A push that changes the scope either lands a verdict — it adds entries, the newest of them
 //!   lands its candidate, that candidate is in the branch's history, and the branch's tree is the
 //!   candidate's plus the added entries and their evidence, nothing else — or withdraws a change
 //!   that should not have landed: it adds no entry, changes nothing outside the scope, and the
 //!   branch, held to the rules of an engine change against the register's current engine,
-//!   rebuilds to that engine's binary (checks the caller runs: [`judge_withdrawal`]).
+//!   rebuilds to that engine's binary (checks the caller runs: [`judge_current_engine`]).
 
 use std::collections::BTreeSet;
 
@@ -29,6 +32,9 @@ pub struct PathChange {
     pub path: String,
     /// Whether the push added it (not modified, deleted or renamed away).
     pub added: bool,
+    /// Whether it is, after the push, a plain file (mode 100644): a record is never a link, an
+    /// executable or a submodule, whose content could change without its path changing.
+    pub plain: bool,
 }
 
 /// What a lawful push is, judged from its paths alone.
@@ -47,7 +53,7 @@ pub enum PushKind {
         entries: Vec<EntryId>,
     },
     /// The engine changes without an entry: only a withdrawal to the register's current engine
-    /// may do that ([`judge_withdrawal`]).
+    /// may do that ([`judge_current_engine`]).
     Withdrawal,
 }
 
@@ -99,9 +105,9 @@ pub enum LandingRefusal {
         /// The paths that differ, beyond the added records.
         paths: Vec<String>,
     },
-    /// A withdrawal's engine rebuilds to another binary than the register's current engine.
-    #[error("the engine changed without an entry and rebuilds to sha256 {rebuilt}, not to the register's current engine {current} ({registered}): no withdrawal")]
-    NotAWithdrawal {
+    /// The branch's engine rebuilds to another binary than the register's current engine.
+    #[error("the branch's engine rebuilds to sha256 {rebuilt}, not to the register's current engine {current} ({registered})")]
+    NotTheCurrentEngine {
         /// The register's current engine's entry id.
         current: String,
         /// Its sha256.
@@ -116,47 +122,52 @@ fn entry_id(path: &str) -> Option<EntryId> {
     EntryId::from_file_name(path.strip_prefix(REGISTER_DIR)?.strip_prefix('/')?)
 }
 
-/// Whether `path` is one of the push's added records: an added entry, or a file added under an
-/// added entry's evidence directory (`evidence/T-0042/…`).
-fn is_added_record(change: &PathChange, entries: &BTreeSet<EntryId>) -> bool {
-    if !change.added {
-        return false;
+/// The entry id whose evidence directory holds `path` (`evidence/T-0042/…` -> `T-0042`).
+fn evidence_of(path: &str) -> Option<EntryId> {
+    let (id, file) = path
+        .strip_prefix(EVIDENCE_DIR)?
+        .strip_prefix('/')?
+        .split_once('/')?;
+    if file.is_empty() {
+        return None;
     }
-    if entry_id(&change.path).is_some() {
-        return true;
-    }
-    change
-        .path
-        .strip_prefix(EVIDENCE_DIR)
-        .and_then(|rest| rest.strip_prefix('/'))
-        .and_then(|rest| rest.split_once('/'))
-        .is_some_and(|(id, file)| {
-            !file.is_empty()
-                && EntryId::try_from(id.to_owned()).is_ok_and(|id| entries.contains(&id))
-        })
+    EntryId::try_from(id.to_owned()).ok()
 }
 
-/// What is wrong with `change` as a change to the records, if it is one and may not be made:
-/// a register file that is not an added entry, an evidence file changed or removed.
-fn record_rewrite(change: &PathChange) -> Option<String> {
-    let under = |dir: &str| {
-        change
-            .path
-            .strip_prefix(dir)
+/// Whether `change` is one of the push's added records: an added plain file that is an entry,
+/// or one under the evidence directory of an entry in `entries` (`evidence/T-0042/…`).
+fn is_added_record(change: &PathChange, entries: &BTreeSet<EntryId>) -> bool {
+    change.added
+        && change.plain
+        && (entry_id(&change.path).is_some()
+            || evidence_of(&change.path).is_some_and(|id| entries.contains(&id)))
+}
+
+/// Whether `path` lies under one of the record directories.
+fn is_record_path(path: &str) -> bool {
+    [REGISTER_DIR, EVIDENCE_DIR].iter().any(|dir| {
+        path.strip_prefix(dir)
             .is_some_and(|rest| rest.starts_with('/'))
-    };
-    let changed = || format!("{} (changed or removed)", change.path);
-    if under(REGISTER_DIR) {
-        match (change.added, entry_id(&change.path)) {
-            (true, Some(_)) => None,
-            (true, None) => Some(format!("{} (added, not an entry)", change.path)),
-            (false, _) => Some(changed()),
-        }
-    } else if under(EVIDENCE_DIR) && !change.added {
-        Some(changed())
-    } else {
-        None
+    })
+}
+
+/// What is wrong with `change` as a change to the records, if it is one and may not be made
+/// (`entries`: the entries the push adds): anything but an added plain file that is an entry or
+/// the evidence of an added entry.
+fn record_rewrite(change: &PathChange, entries: &BTreeSet<EntryId>) -> Option<String> {
+    let path = &change.path;
+    if !is_record_path(path) || is_added_record(change, entries) {
+        return None;
     }
+    Some(if !change.added {
+        format!("{path} (changed or removed)")
+    } else if !change.plain {
+        format!("{path} (not a plain file)")
+    } else if path.starts_with(REGISTER_DIR) {
+        format!("{path} (added, not an entry)")
+    } else {
+        format!("{path} (evidence of no entry this push adds)")
+    })
 }
 
 /// Judges a push by its changed paths: the records only grow, and an engine change adds its
@@ -166,23 +177,26 @@ pub fn judge_paths(
     in_scope: impl Fn(&str) -> bool,
     scope: &str,
 ) -> Result<PushKind, LandingRefusal> {
-    let rewritten: Vec<String> = changes.iter().filter_map(record_rewrite).collect();
-    if !rewritten.is_empty() {
-        return Err(LandingRefusal::RecordsRewritten { paths: rewritten });
-    }
     let mut entries: Vec<EntryId> = changes
         .iter()
-        .filter(|change| change.added)
+        .filter(|change| change.added && change.plain)
         .filter_map(|change| entry_id(&change.path))
         .collect();
     entries.sort_unstable();
+    let ids: BTreeSet<EntryId> = entries.iter().copied().collect();
+    let rewritten: Vec<String> = changes
+        .iter()
+        .filter_map(|change| record_rewrite(change, &ids))
+        .collect();
+    if !rewritten.is_empty() {
+        return Err(LandingRefusal::RecordsRewritten { paths: rewritten });
+    }
     if !changes.iter().any(|change| in_scope(&change.path)) {
         return Ok(PushKind::EngineUnchanged { entries });
     }
-    let ids: BTreeSet<EntryId> = entries.iter().copied().collect();
     let outside: Vec<String> = changes
         .iter()
-        .filter(|change| !in_scope(&change.path) && !is_added_record(change, &ids))
+        .filter(|change| !in_scope(&change.path) && !is_record_path(&change.path))
         .map(|change| change.path.clone())
         .collect();
     let (what, also) = if entries.is_empty() {
@@ -228,7 +242,11 @@ pub fn judge_engine_landing(
     differences: &[PathChange],
     entries: &[EntryId],
 ) -> Result<(), LandingRefusal> {
-    if !newest.verdict.lands() {
+    // Genesis lands too, but only as the register's first entry, never with an engine change.
+    if !matches!(
+        newest.verdict,
+        Verdict::Gewinn | Verdict::Korrektur | Verdict::Gleich
+    ) {
         return Err(LandingRefusal::NotLanded {
             id: newest.id.to_string(),
             verdict: newest.verdict.title(),
@@ -257,14 +275,15 @@ pub fn judge_engine_landing(
     }
 }
 
-/// Judges a withdrawal by its rebuild: the branch's engine is the register's current engine's
-/// binary (`current` is that entry's id and sha256).
-pub fn judge_withdrawal(current: (&str, &str), rebuilt: &str) -> Result<(), LandingRefusal> {
+/// Judges the branch's engine by its rebuild: it is the register's current engine's binary
+/// (`current` is that entry's id and sha256). A withdrawal, and every push that lands no
+/// verdict, is held to it.
+pub fn judge_current_engine(current: (&str, &str), rebuilt: &str) -> Result<(), LandingRefusal> {
     let (id, registered) = current;
     if rebuilt == registered {
         Ok(())
     } else {
-        Err(LandingRefusal::NotAWithdrawal {
+        Err(LandingRefusal::NotTheCurrentEngine {
             current: id.to_owned(),
             registered: registered.to_owned(),
             rebuilt: rebuilt.to_owned(),
@@ -280,6 +299,7 @@ mod tests {
         PathChange {
             path: path.to_owned(),
             added: true,
+            plain: true,
         }
     }
 
@@ -287,6 +307,14 @@ mod tests {
         PathChange {
             path: path.to_owned(),
             added: false,
+            plain: true,
+        }
+    }
+
+    fn linked(path: &str) -> PathChange {
+        PathChange {
+            plain: false,
+            ..added(path)
         }
     }
 
@@ -305,6 +333,10 @@ mod tests {
             (added("register/notes.txt"), "register/notes.txt (added, not an entry)"),
             (added("register/T-12.yaml"), "register/T-12.yaml (added, not an entry)"),
             (changed("evidence/T-0001/report.md"), "evidence/T-0001/report.md (changed or removed)"),
+            (added("evidence/T-0001/extra.md"), "evidence/T-0001/extra.md (evidence of no entry this push adds)"),
+            (added("evidence/T-0050/games.pgn.gz"), "evidence/T-0050/games.pgn.gz (evidence of no entry this push adds)"),
+            (linked("register/T-0002.yaml"), "register/T-0002.yaml (not a plain file)"),
+            (added("evidence/T-0002"), "evidence/T-0002 (evidence of no entry this push adds)"),
         ] {
             let refusal = judge(&[change]).unwrap_err();
             assert!(refusal.to_string().contains(named), "{refusal}");
@@ -336,14 +368,19 @@ mod tests {
                 entries: vec![EntryId::new(2), EntryId::new(3)]
             })
         );
+        let refusal = judge(&[&landing[..], &[changed("docs/results.md")]].concat()).unwrap_err();
+        assert!(
+            matches!(&refusal, LandingRefusal::OutsideTheScope { paths, .. } if paths == &["docs/results.md".to_owned()]),
+            "{refusal}"
+        );
         for stray in [
-            changed("docs/results.md"),
             added("evidence/T-0001/report.md"),
             added("evidence/T-0003"),
+            linked("evidence/T-0003/binding.json"),
         ] {
             let refusal = judge(&[&landing[..], &[stray.clone()]].concat()).unwrap_err();
             assert!(
-                matches!(&refusal, LandingRefusal::OutsideTheScope { paths, .. } if paths == &[stray.path.clone()]),
+                matches!(&refusal, LandingRefusal::RecordsRewritten { paths } if paths.len() == 1 && paths[0].starts_with(&stray.path)),
                 "{refusal}"
             );
         }
@@ -368,10 +405,12 @@ mod tests {
             judge_engine_landing(&newest(Verdict::Gewinn), true, &records, &entries),
             Ok(())
         );
-        assert!(matches!(
-            judge_engine_landing(&newest(Verdict::Abgelehnt), true, &records, &entries),
-            Err(LandingRefusal::NotLanded { verdict: "Abgelehnt", .. })
-        ));
+        for verdict in [Verdict::Abgelehnt, Verdict::Genesis] {
+            assert!(matches!(
+                judge_engine_landing(&newest(verdict), true, &records, &entries),
+                Err(LandingRefusal::NotLanded { .. })
+            ));
+        }
         assert!(matches!(
             judge_engine_landing(&newest(Verdict::Gleich), false, &records, &entries),
             Err(LandingRefusal::CandidateNotInHistory { .. })
@@ -390,9 +429,9 @@ mod tests {
     }
 
     #[test]
-    fn a_withdrawal_rebuilds_to_the_current_engine() {
-        assert_eq!(judge_withdrawal(("T-0035", "ec5e"), "ec5e"), Ok(()));
-        let refusal = judge_withdrawal(("T-0035", "ec5e"), "10f4").unwrap_err();
+    fn the_branch_rebuilds_to_the_current_engine() {
+        assert_eq!(judge_current_engine(("T-0035", "ec5e"), "ec5e"), Ok(()));
+        let refusal = judge_current_engine(("T-0035", "ec5e"), "10f4").unwrap_err();
         assert!(refusal.to_string().contains("sha256 10f4, not to the register's current engine T-0035 (ec5e)"), "{refusal}");
     }
 }

@@ -97,7 +97,7 @@ pub struct GenesisRecord {
 /// Reads every non-hidden file of `repo/register` (none if the directory does not exist).
 ///
 /// # Errors
-/// [`AppendError::Io`] when the directory or a file cannot be read.
+/// [`AppendError::Io`] when the directory or a file cannot be read, or a file is a link.
 pub fn read_files(repo: &Path) -> Result<Vec<RegisterFile>, AppendError> {
     let dir = repo.join(REGISTER_DIR);
     let listing = match fs::read_dir(&dir) {
@@ -120,6 +120,17 @@ pub fn read_files(repo: &Path) -> Result<Vec<RegisterFile>, AppendError> {
             continue;
         }
         let path = item.path();
+        // An entry is the bytes in the register, not a link to bytes elsewhere that could change
+        // while the register's own files do not.
+        if item.file_type().is_ok_and(|kind| kind.is_symlink()) {
+            return Err(AppendError::Io {
+                path,
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "a link; a register entry is a plain file",
+                ),
+            });
+        }
         let bytes = read_bounded(&path, MAX_RECORD_BYTES).map_err(|error| AppendError::Io {
             path,
             source: error.reason,
