@@ -9,6 +9,8 @@
 #   ROUND=7 …   a build's output, a root crate's manifest, an audit's seed, a chart's games,
 #               a build's ambient inputs; the old oracle from 38c2efa
 #   ROUND=8 …   a binary that reads the register's records; any old oracle from before bb04389
+#   ROUND=9 …   a binary that prints its build date, a register entry that is a link; the old
+#               oracle from bb04389
 #   ROUND=3 …   issue 46's (the default); the old oracle from 7337505 (eab8ae5 is the same oracle), e.g.
 #               git worktree add /tmp/old eab8ae5 && cargo build --manifest-path /tmp/old/Cargo.toml -p oracle
 #               scripts/attack-regression.sh /tmp/old/target/debug/oracle
@@ -99,6 +101,12 @@ round_7=(
 round_8=(
   engine_contract::a_build_never_sees_the_registers_records
 )
+# 2026-12-08: an entry landed a day after its engine (a build that prints `__DATE__` took the
+# commit's time), a register entry that is a link (old oracle: bb04389).
+round_9=(
+  engine_contract::a_build_never_sees_the_registers_records
+  register::verify_refuses_an_entry_that_is_a_link
+)
 tests=("$@")
 if [[ ${#tests[@]} -eq 0 ]]; then
   case ${ROUND:-3} in
@@ -108,8 +116,9 @@ if [[ ${#tests[@]} -eq 0 ]]; then
     5) tests=("${round_5[@]}") ;;
     7) tests=("${round_7[@]}") ;;
     8) tests=("${round_8[@]}") ;;
+    9) tests=("${round_9[@]}") ;;
     *)
-      echo "attack-regression: ROUND must be 2, 3, 4, 5, 7 or 8, got '${ROUND}'" >&2
+      echo "attack-regression: ROUND must be 2, 3, 4, 5, 7, 8 or 9, got '${ROUND}'" >&2
       exit 2
       ;;
   esac
