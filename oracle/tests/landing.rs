@@ -8,7 +8,7 @@ use crate::support::register_fixture::constitution_text;
 use crate::support::{Run, oracle};
 
 /// Main before the push: a root build file, an engine, the genesis entry; the constitution is
-/// added by [`before`] (its scope is `engine/`).
+/// added by [`before_with`] (its scope is `engine/`).
 const BEFORE: &[(&str, &str)] = &[
     ("Cargo.toml", "[workspace]\n"),
     ("engine/src/main.rs", "fn main() {}\n"),
