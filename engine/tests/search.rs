@@ -34,17 +34,15 @@ fn move_picker_orders_tt_captures_refutations_history_bad_captures() {
     let mut history = History::default();
     let favourite = mv(&pos, "d4a1");
     let none = Continuations::default();
-    let threats = pos.attacked_by(pos.side.flip());
     history.update_quiet(
         Color::White,
         pos.board[favourite.from()],
         favourite,
         &none,
-        threats,
         4000,
     );
 
-    let mut picker = MovePicker::new(&pos, GenMode::All, tt, refs, &history, &none, threats);
+    let mut picker = MovePicker::new(&pos, GenMode::All, tt, refs, &history, &none);
     assert_eq!(picker.len(), legal_moves(&pos).len());
     let mut order = Vec::new();
     while let Some((m, score)) = picker.next_move() {
@@ -81,7 +79,6 @@ fn noisy_mode_picks_captures_only() {
         Refutations::default(),
         &History::default(),
         &Continuations::default(),
-        0,
     );
     let mut names = Vec::new();
     while let Some((m, _)) = picker.next_move() {

@@ -1,7 +1,7 @@
 //! The position: bitboards by kind and colour, a mailbox, rights, and copy-make move application.
 
 use super::attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks};
-use super::bitboard::{Bitboard, Squares, bb, lsb, more_than_one};
+use super::bitboard::{Bitboard, bb, lsb, more_than_one};
 use super::types::{
     BISHOP, CAPTURE, CASTLE, Color, DOUBLE_PUSH, EN_PASSANT, KING, KNIGHT, Move, NO_PIECE, PAWN,
     QUEEN, ROOK, Square, make_piece, piece_color, piece_kind,
@@ -124,28 +124,6 @@ impl Position {
             | (king_attacks(sq) & self.kinds[KING])
             | (bishop_attacks(sq, occ) & self.diagonal_sliders())
             | (rook_attacks(sq, occ) & self.orthogonal_sliders())
-    }
-
-    /// Every square a piece of `color` attacks (the squares it defends included), with the
-    /// board's occupancy blocking sliders.
-    #[must_use]
-    pub fn attacked_by(&self, color: Color) -> Bitboard {
-        let occ = self.occupied();
-        let mut attacked = king_attacks(self.king_square(color));
-        for sq in Squares(self.pieces(color, PAWN)) {
-            attacked |= pawn_attacks(color, sq);
-        }
-        for sq in Squares(self.pieces(color, KNIGHT)) {
-            attacked |= knight_attacks(sq);
-        }
-        let us = self.us(color);
-        for sq in Squares(self.diagonal_sliders() & us) {
-            attacked |= bishop_attacks(sq, occ);
-        }
-        for sq in Squares(self.orthogonal_sliders() & us) {
-            attacked |= rook_attacks(sq, occ);
-        }
-        attacked
     }
 
     /// True if the side to move is in check.
@@ -302,26 +280,5 @@ impl Position {
         }
         let minors = self.kinds[KNIGHT] | self.kinds[BISHOP];
         !more_than_one(minors)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::bench::POSITIONS;
-
-    /// A square is in `attacked_by(color)` exactly when some piece of `color` attacks it, as
-    /// `attackers_to` finds them square by square, in every bench position and for both sides.
-    #[test]
-    fn attacked_squares_are_those_with_an_attacker() {
-        for fen in POSITIONS {
-            let pos = Position::from_fen(fen).unwrap();
-            for color in [Color::White, Color::Black] {
-                let expected = (0..64)
-                    .filter(|&sq| pos.attackers_to(sq, pos.occupied()) & pos.us(color) != 0)
-                    .fold(0, |b, sq| b | bb(sq));
-                assert_eq!(pos.attacked_by(color), expected, "{fen} {color:?}");
-            }
-        }
     }
 }

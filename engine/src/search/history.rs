@@ -1,7 +1,6 @@
 //! Move-ordering memory: butterfly and continuation history and countermoves for quiet moves,
 //! capture history for noisy ones.
 
-use crate::chess::bitboard::{Bitboard, bb};
 use crate::chess::types::{Color, Move, NO_PIECE};
 
 /// History values stay within ±this (gravity keeps them bounded).
@@ -37,14 +36,9 @@ impl PieceTo {
 #[derive(Clone, Copy, Default, PartialEq, Eq, Debug)]
 pub struct Continuations(pub [Option<PieceTo>; 2]);
 
-/// A butterfly table: from-square by to-square.
-type Butterfly = [[i32; 64]; 64];
-
 /// Quiet-move statistics gathered during search.
 pub struct History {
-    /// By side to move, then by whether the opponent attacks the move's from-square and its
-    /// to-square: the same move is a different idea when it escapes an attack or walks into one.
-    butterfly: Vec<[[Butterfly; 2]; 2]>,
+    butterfly: Vec<[[i32; 64]; 64]>,
     /// Follow-up statistics: `[0]` by the previous move, `[1]` by the move before it; each row
     /// is a `PieceTo` of that earlier move, each column the `PieceTo` of the quiet reply.
     continuation: [Vec<[i16; PIECE_TO]>; 2],
@@ -64,22 +58,12 @@ fn capture_index(piece: u8, m: Move, victim: Option<usize>) -> Option<(usize, us
 impl Default for History {
     fn default() -> Self {
         History {
-            butterfly: vec![[[[[0; 64]; 64]; 2]; 2]; 2],
+            butterfly: vec![[[0; 64]; 64]; 2],
             continuation: [vec![[0; PIECE_TO]; PIECE_TO], vec![[0; PIECE_TO]; PIECE_TO]],
             counter: [[Move::NONE; 64]; 12],
             capture: vec![[0; VICTIMS]; PIECE_TO],
         }
     }
-}
-
-/// Whether the opponent, attacking `threats`, attacks `m`'s from-square and its to-square: the
-/// butterfly table's second and third index.
-#[inline(always)]
-fn threat_index(m: Move, threats: Bitboard) -> (usize, usize) {
-    (
-        usize::from(threats & bb(m.from()) != 0),
-        usize::from(threats & bb(m.to()) != 0),
-    )
 }
 
 /// Move `h` by `bonus` (clamped), with gravity toward zero that keeps it within the limit.
@@ -95,21 +79,12 @@ impl History {
         *self = History::default();
     }
 
-    /// The ordering score of a quiet move `m`, made by the coloured `piece` with `side` to move
-    /// while the opponent attacks `threats`: its butterfly history plus its continuation
-    /// history after the moves in `cont`.
+    /// The ordering score of a quiet move `m`, made by the coloured `piece` with `side` to move:
+    /// its butterfly history plus its continuation history after the moves in `cont`.
     #[must_use]
     #[inline(always)]
-    pub fn quiet_score(
-        &self,
-        side: Color,
-        piece: u8,
-        m: Move,
-        cont: &Continuations,
-        threats: Bitboard,
-    ) -> i32 {
-        let (escapes, walks_into) = threat_index(m, threats);
-        let mut score = self.butterfly[side as usize][escapes][walks_into][m.from()][m.to()];
+    pub fn quiet_score(&self, side: Color, piece: u8, m: Move, cont: &Continuations) -> i32 {
+        let mut score = self.butterfly[side as usize][m.from()][m.to()];
         if let Some(reply) = PieceTo::of(piece, m) {
             for (table, prev) in self.continuation.iter().zip(cont.0) {
                 if let Some(prev) = prev {
@@ -128,11 +103,9 @@ impl History {
         piece: u8,
         m: Move,
         cont: &Continuations,
-        threats: Bitboard,
         bonus: i32,
     ) {
-        let (escapes, walks_into) = threat_index(m, threats);
-        let h = &mut self.butterfly[side as usize][escapes][walks_into][m.from()][m.to()];
+        let h = &mut self.butterfly[side as usize][m.from()][m.to()];
         *h = apply_gravity(*h, bonus);
         if let Some(reply) = PieceTo::of(piece, m) {
             for (table, prev) in self.continuation.iter_mut().zip(cont.0) {
@@ -203,17 +176,17 @@ mod tests {
         let cont = Continuations([prev, prev]);
         let m = quiet(6, 21);
         for _ in 0..1000 {
-            h.update_quiet(Color::White, knight, m, &cont, 0, 5000);
+            h.update_quiet(Color::White, knight, m, &cont, 5000);
         }
         assert_eq!(
-            h.quiet_score(Color::White, knight, m, &cont, 0),
+            h.quiet_score(Color::White, knight, m, &cont),
             3 * HISTORY_LIMIT
         );
         for _ in 0..1000 {
-            h.update_quiet(Color::White, knight, m, &cont, 0, -5000);
+            h.update_quiet(Color::White, knight, m, &cont, -5000);
         }
         assert_eq!(
-            h.quiet_score(Color::White, knight, m, &cont, 0),
+            h.quiet_score(Color::White, knight, m, &cont),
             -3 * HISTORY_LIMIT
         );
     }
@@ -246,37 +219,12 @@ mod tests {
         let after_e5 = Continuations([PieceTo::of(pawn, quiet(52, 36)), None]);
         let after_d5 = Continuations([PieceTo::of(pawn, quiet(51, 35)), None]);
         let m = quiet(6, 21);
-        h.update_quiet(Color::White, knight, m, &after_e5, 0, 1000);
-        let butterfly = h.quiet_score(Color::White, knight, m, &Continuations::default(), 0);
+        h.update_quiet(Color::White, knight, m, &after_e5, 1000);
+        let butterfly = h.quiet_score(Color::White, knight, m, &Continuations::default());
         assert_eq!(butterfly, 1000);
-        assert_eq!(h.quiet_score(Color::White, knight, m, &after_e5, 0), 2000);
-        assert_eq!(h.quiet_score(Color::White, knight, m, &after_d5, 0), 1000);
+        assert_eq!(h.quiet_score(Color::White, knight, m, &after_e5), 2000);
+        assert_eq!(h.quiet_score(Color::White, knight, m, &after_d5), 1000);
         assert_eq!(PieceTo::of(NO_PIECE, m), None, "a null move has no row");
         assert_eq!(PieceTo::of(knight, Move::NONE), None);
-    }
-
-    /// The same move's butterfly history is kept apart by whether its from- and to-square are
-    /// attacked; other attacked squares do not matter.
-    #[test]
-    fn butterfly_scores_depend_on_the_attacks_on_the_move_s_squares() {
-        let mut h = History::default();
-        let knight = make_piece(Color::White, crate::chess::types::KNIGHT);
-        let none = Continuations::default();
-        let m = quiet(6, 21);
-        let on_from = bb(6);
-        let on_to = bb(21);
-        let elsewhere = bb(40) | bb(63);
-        h.update_quiet(Color::White, knight, m, &none, on_from, 1000);
-        assert_eq!(h.quiet_score(Color::White, knight, m, &none, on_from), 1000);
-        assert_eq!(
-            h.quiet_score(Color::White, knight, m, &none, on_from | elsewhere),
-            1000
-        );
-        assert_eq!(h.quiet_score(Color::White, knight, m, &none, 0), 0);
-        assert_eq!(h.quiet_score(Color::White, knight, m, &none, on_to), 0);
-        assert_eq!(
-            h.quiet_score(Color::White, knight, m, &none, on_from | on_to),
-            0
-        );
     }
 }

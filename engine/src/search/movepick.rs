@@ -5,7 +5,6 @@ use std::mem::MaybeUninit;
 
 use super::history::{Continuations, History};
 use super::see::{SEE_VALUE, see_ge};
-use crate::chess::bitboard::Bitboard;
 use crate::chess::movegen::{GenMode, MAX_MOVES, MoveList, generate};
 use crate::chess::position::Position;
 use crate::chess::types::{Move, PAWN};
@@ -49,8 +48,7 @@ pub struct Refutations {
 }
 
 impl MovePicker {
-    /// Generate and score the moves of `pos`, quiets by `history` after the moves in `cont`
-    /// with the opponent attacking `threats`.
+    /// Generate and score the moves of `pos`, quiets by `history` after the moves in `cont`.
     // Inlined so that the picker is built where it lives, not copied there (1.5 KB per node).
     #[inline(always)]
     pub fn new(
@@ -60,7 +58,6 @@ impl MovePicker {
         refs: Refutations,
         history: &History,
         cont: &Continuations,
-        threats: Bitboard,
     ) -> MovePicker {
         let mut list = MoveList::default();
         generate(pos, &mut list, mode);
@@ -86,7 +83,7 @@ impl MovePicker {
             } else if m == refs.counter {
                 COUNTER
             } else {
-                history.quiet_score(pos.side, pos.board[m.from()], m, cont, threats)
+                history.quiet_score(pos.side, pos.board[m.from()], m, cont)
             };
             keys[i] = MaybeUninit::new(key(score, i));
         }
@@ -177,7 +174,6 @@ mod tests {
             refs,
             history,
             &Continuations::default(),
-            pos.attacked_by(pos.side.flip()),
         );
         std::iter::from_fn(|| picker.next_move()).collect()
     }
@@ -197,8 +193,7 @@ mod tests {
                 .enumerate()
             {
                 if !m.is_noisy() && i % 3 == 0 {
-                    let threats = pos.attacked_by(pos.side.flip());
-                    history.update_quiet(pos.side, pos.board[m.from()], m, &cont, threats, 300);
+                    history.update_quiet(pos.side, pos.board[m.from()], m, &cont, 300);
                 }
             }
             let picked = picked(&pos, &history);

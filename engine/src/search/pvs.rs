@@ -5,7 +5,6 @@ use super::movepick::{MovePicker, Refutations, is_bad_noisy, see_ge_ordered};
 use super::see::see_ge;
 use super::tt::Bound;
 use super::{Frame, INF, MATE, MATE_BOUND, MAX_PLY, Searcher};
-use crate::chess::bitboard::Bitboard;
 use crate::chess::movegen::GenMode;
 use crate::chess::position::Position;
 use crate::chess::types::{Move, NO_PIECE};
@@ -227,16 +226,7 @@ impl Searcher {
                 None
             },
         ]);
-        let threats = pos.attacked_by(pos.side.flip());
-        let mut picker = MovePicker::new(
-            pos,
-            GenMode::All,
-            tt_move,
-            refs,
-            &self.history,
-            &cont,
-            threats,
-        );
+        let mut picker = MovePicker::new(pos, GenMode::All, tt_move, refs, &self.history, &cont);
         if picker.is_empty() {
             return if in_check { -MATE + ply as i32 } else { 0 };
         }
@@ -375,13 +365,10 @@ impl Searcher {
                         r1024 -= 1024;
                     }
                     if quiet {
-                        r1024 -= self.history.quiet_score(
-                            pos.side,
-                            pos.board[m.from()],
-                            m,
-                            &cont,
-                            threats,
-                        ) * 1024
+                        r1024 -= self
+                            .history
+                            .quiet_score(pos.side, pos.board[m.from()], m, &cont)
+                            * 1024
                             / self.params.lmr_history_div;
                     }
                     r = (r1024 / 1024).clamp(0, new_depth - 1);
@@ -413,15 +400,7 @@ impl Searcher {
                     }
                     if alpha >= beta {
                         if quiet {
-                            self.reward_quiet(
-                                pos,
-                                ply,
-                                depth,
-                                m,
-                                &quiets_tried[..n_quiets],
-                                &cont,
-                                threats,
-                            );
+                            self.reward_quiet(pos, ply, depth, m, &quiets_tried[..n_quiets], &cont);
                         }
                         self.reward_noisy(pos, depth, m, &noisy_tried[..n_noisy]);
                         break;
@@ -471,9 +450,8 @@ impl Searcher {
         }
     }
 
-    /// A quiet move caused a cutoff: killers, countermove, history bonus (butterfly with the
-    /// opponent attacking `threats`, and continuation after `cont`); malus to earlier quiets.
-    #[allow(clippy::too_many_arguments)]
+    /// A quiet move caused a cutoff: killers, countermove, history bonus (butterfly and
+    /// continuation after `cont`); malus to earlier quiets.
     fn reward_quiet(
         &mut self,
         pos: &Position,
@@ -482,7 +460,6 @@ impl Searcher {
         m: Move,
         tried: &[Move],
         cont: &Continuations,
-        threats: Bitboard,
     ) {
         let (bonus, malus) = (
             self.params.history_bonus(depth),
@@ -491,11 +468,11 @@ impl Searcher {
         for &q in tried {
             if q != m {
                 self.history
-                    .update_quiet(pos.side, pos.board[q.from()], q, cont, threats, -malus);
+                    .update_quiet(pos.side, pos.board[q.from()], q, cont, -malus);
             }
         }
         self.history
-            .update_quiet(pos.side, pos.board[m.from()], m, cont, threats, bonus);
+            .update_quiet(pos.side, pos.board[m.from()], m, cont, bonus);
         let k = &mut self.frames[ply].killers;
         if k[0] != m {
             k[1] = k[0];

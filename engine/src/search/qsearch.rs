@@ -53,13 +53,7 @@ impl Searcher {
         } else {
             GenMode::Noisy
         };
-        // Evasions are ordered by butterfly history alone: quiescence keeps no move path. Out of
-        // check no quiet move is generated, so no threats are needed to score one.
-        let threats = if in_check {
-            pos.attacked_by(pos.side.flip())
-        } else {
-            0
-        };
+        // Evasions are ordered by butterfly history alone: quiescence keeps no move path.
         let mut picker = MovePicker::new(
             pos,
             mode,
@@ -67,7 +61,6 @@ impl Searcher {
             Refutations::default(),
             &self.history,
             &Continuations::default(),
-            threats,
         );
         let mut best_move = Move::NONE;
         let original_alpha = alpha;
