@@ -166,7 +166,10 @@ fn a_build_never_sees_the_registers_records() {
     let before = repo
         .commit(&[&engine[..], &genesis].concat(), "tiny: and its genesis")
         .to_string();
-    let same_day = repo.commit(&[&engine[..], &genesis, &landed].concat(), "register: T-0002");
+    let same_day = repo.commit(
+        &[&engine[..], &genesis, &landed].concat(),
+        "register: T-0002",
+    );
     let same_day = repo.repo.find_commit(same_day).unwrap();
     let a_day_later = git2::Signature::new(
         "Fixture",

@@ -336,7 +336,8 @@ fn a_cargo_engine_is_the_cargo_kind() {
     assert!(register_workflow.contains("rustup toolchain install 1.95.0"));
     // What a push to the main branch landed is judged there, as in this repository.
     assert!(
-        register_workflow.contains("/judge/bin/oracle\" register landing --before \"$BEFORE\" --repo ."),
+        register_workflow
+            .contains("/judge/bin/oracle\" register landing --before \"$BEFORE\" --repo ."),
         "{register_workflow}"
     );
     // The judge is built before the push is checked out, so no configuration of the push

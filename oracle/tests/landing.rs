@@ -77,7 +77,11 @@ fn an_engine_change_with_its_entry_and_evidence_lands() {
     assert_eq!(json["ok"], true, "{json}");
     assert_eq!(json["kind"]["kind"], "engine_landing", "{json}");
     assert_eq!(json["kind"]["entries"][0], "T-0002", "{json}");
-    assert_eq!(json["checks"].as_array().unwrap().len(), 1, "paths only: {json}");
+    assert_eq!(
+        json["checks"].as_array().unwrap().len(),
+        1,
+        "paths only: {json}"
+    );
 }
 
 #[test]
@@ -153,7 +157,10 @@ fn a_push_cannot_widen_the_scope_it_is_judged_by() {
     ]);
     assert_eq!(run.code, 1, "{run:?}");
     assert!(run.stdout.contains("Cargo.toml"), "{run:?}");
-    assert!(run.stdout.contains("constitution/constitution.yaml"), "{run:?}");
+    assert!(
+        run.stdout.contains("constitution/constitution.yaml"),
+        "{run:?}"
+    );
 }
 
 #[test]
@@ -178,7 +185,11 @@ fn the_push_that_installs_the_oracle_is_a_governance_change() {
         .map(|(path, text)| ((*path).to_owned(), (*text).to_owned()))
         .collect();
     let before = commit(&repo, &files, "before");
-    commit(&repo, &before_with(&constitution_text(), &[]), "oracle init");
+    commit(
+        &repo,
+        &before_with(&constitution_text(), &[]),
+        "oracle init",
+    );
     let run = check(&repo, &before, false);
     assert_eq!(run.code, 0, "{run:?}");
     assert!(
@@ -198,11 +209,12 @@ fn a_rewritten_branch_is_refused() {
     let before = commit(&repo, &before_with(&constitution, &[NEW_ENTRY]), "T-0002");
     let root = git2::Oid::from_str(&root).unwrap();
     repo.repo.set_head_detached(root).unwrap();
-    commit(&repo, &before_with(&constitution, &[NEW_ENTRY]), "T-0002, rewritten");
+    commit(
+        &repo,
+        &before_with(&constitution, &[NEW_ENTRY]),
+        "T-0002, rewritten",
+    );
     let run = check(&repo, &before, false);
     assert_eq!(run.code, 1, "{run:?}");
-    assert!(
-        run.stdout.contains("is not an ancestor of HEAD"),
-        "{run:?}"
-    );
+    assert!(run.stdout.contains("is not an ancestor of HEAD"), "{run:?}");
 }

@@ -21,7 +21,7 @@ use crate::governance::constitution::{CONSTITUTION_PATH, Constitution};
 use crate::governance::contract::EngineContract;
 use crate::governance::entry::EntryId;
 use crate::governance::register::landing::{
-    LandingRefusal, NewestEntry, PushKind, judge_engine_landing, judge_paths, judge_current_engine,
+    LandingRefusal, NewestEntry, PushKind, judge_current_engine, judge_engine_landing, judge_paths,
 };
 use crate::governance::register::{self, AppendError, Audit};
 use crate::governance::replay::Check;
@@ -246,11 +246,9 @@ fn describe(kind: &PushKind, contract: &EngineContract) -> String {
         PushKind::EngineUnchanged { entries } if entries.is_empty() => {
             format!("{} unchanged", contract.scope_text())
         }
-        PushKind::EngineUnchanged { entries } => format!(
-            "{} unchanged; adds {}",
-            contract.scope_text(),
-            ids(entries)
-        ),
+        PushKind::EngineUnchanged { entries } => {
+            format!("{} unchanged; adds {}", contract.scope_text(), ids(entries))
+        }
         PushKind::EngineLanding { entries } => format!(
             "{} changed with its entries {} and their evidence, nothing else",
             contract.scope_text(),
@@ -351,8 +349,11 @@ impl<'a> HeadEngine<'a> {
             return Ok(());
         };
         let id = current.id.map(|id| id.to_string()).unwrap_or_default();
-        let Ok(engine) = resolve::commit(self.repo, "current engine", current.candidate.commit.as_str())
-        else {
+        let Ok(engine) = resolve::commit(
+            self.repo,
+            "current engine",
+            current.candidate.commit.as_str(),
+        ) else {
             report.record(
                 name,
                 false,
@@ -461,10 +462,6 @@ impl fmt::Display for LandingReport {
                 check.detail
             )?;
         }
-        writeln!(
-            f,
-            "landing: {}",
-            if self.ok { "lawful" } else { "refused" }
-        )
+        writeln!(f, "landing: {}", if self.ok { "lawful" } else { "refused" })
     }
 }

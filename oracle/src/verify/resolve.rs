@@ -444,7 +444,10 @@ pub fn changed_paths(
     Ok(diff
         .deltas()
         .filter_map(|delta| {
-            let file = delta.new_file().path().or_else(|| delta.old_file().path())?;
+            let file = delta
+                .new_file()
+                .path()
+                .or_else(|| delta.old_file().path())?;
             Some(PathChange {
                 path: file.to_string_lossy().into_owned(),
                 added: delta.status() == git2::Delta::Added,

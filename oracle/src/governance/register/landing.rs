@@ -80,7 +80,9 @@ pub enum LandingRefusal {
         paths: Vec<String>,
     },
     /// The newest added entry does not land its candidate.
-    #[error("the engine changed, but the newest added entry {id} is {verdict}: only Gewinn, Korrektur and Gleich land")]
+    #[error(
+        "the engine changed, but the newest added entry {id} is {verdict}: only Gewinn, Korrektur and Gleich land"
+    )]
     NotLanded {
         /// The entry's id.
         id: String,
@@ -88,7 +90,9 @@ pub enum LandingRefusal {
         verdict: &'static str,
     },
     /// The newest added entry's candidate is not in the branch's history.
-    #[error("{id}'s candidate {candidate} is not in the branch's history (land with a merge commit: a squash or a rebase makes another commit)")]
+    #[error(
+        "{id}'s candidate {candidate} is not in the branch's history (land with a merge commit: a squash or a rebase makes another commit)"
+    )]
     CandidateNotInHistory {
         /// The entry's id.
         id: String,
@@ -106,7 +110,9 @@ pub enum LandingRefusal {
         paths: Vec<String>,
     },
     /// The branch's engine rebuilds to another binary than the register's current engine.
-    #[error("the branch's engine rebuilds to sha256 {rebuilt}, not to the register's current engine {current} ({registered})")]
+    #[error(
+        "the branch's engine rebuilds to sha256 {rebuilt}, not to the register's current engine {current} ({registered})"
+    )]
     NotTheCurrentEngine {
         /// The register's current engine's entry id.
         current: String,
@@ -329,14 +335,38 @@ mod tests {
     #[test]
     fn the_records_only_grow() {
         for (change, named) in [
-            (changed("register/T-0001.yaml"), "register/T-0001.yaml (changed or removed)"),
-            (added("register/notes.txt"), "register/notes.txt (added, not an entry)"),
-            (added("register/T-12.yaml"), "register/T-12.yaml (added, not an entry)"),
-            (changed("evidence/T-0001/report.md"), "evidence/T-0001/report.md (changed or removed)"),
-            (added("evidence/T-0001/extra.md"), "evidence/T-0001/extra.md (evidence of no entry this push adds)"),
-            (added("evidence/T-0050/games.pgn.gz"), "evidence/T-0050/games.pgn.gz (evidence of no entry this push adds)"),
-            (linked("register/T-0002.yaml"), "register/T-0002.yaml (not a plain file)"),
-            (added("evidence/T-0002"), "evidence/T-0002 (evidence of no entry this push adds)"),
+            (
+                changed("register/T-0001.yaml"),
+                "register/T-0001.yaml (changed or removed)",
+            ),
+            (
+                added("register/notes.txt"),
+                "register/notes.txt (added, not an entry)",
+            ),
+            (
+                added("register/T-12.yaml"),
+                "register/T-12.yaml (added, not an entry)",
+            ),
+            (
+                changed("evidence/T-0001/report.md"),
+                "evidence/T-0001/report.md (changed or removed)",
+            ),
+            (
+                added("evidence/T-0001/extra.md"),
+                "evidence/T-0001/extra.md (evidence of no entry this push adds)",
+            ),
+            (
+                added("evidence/T-0050/games.pgn.gz"),
+                "evidence/T-0050/games.pgn.gz (evidence of no entry this push adds)",
+            ),
+            (
+                linked("register/T-0002.yaml"),
+                "register/T-0002.yaml (not a plain file)",
+            ),
+            (
+                added("evidence/T-0002"),
+                "evidence/T-0002 (evidence of no entry this push adds)",
+            ),
         ] {
             let refusal = judge(&[change]).unwrap_err();
             assert!(refusal.to_string().contains(named), "{refusal}");
@@ -378,7 +408,8 @@ mod tests {
             added("evidence/T-0003"),
             linked("evidence/T-0003/binding.json"),
         ] {
-            let refusal = judge(&[&landing[..], &[stray.clone()]].concat()).unwrap_err();
+            let refusal =
+                judge(&[&landing[..], std::slice::from_ref(&stray)].concat()).unwrap_err();
             assert!(
                 matches!(&refusal, LandingRefusal::RecordsRewritten { paths } if paths.len() == 1 && paths[0].starts_with(&stray.path)),
                 "{refusal}"
@@ -389,7 +420,10 @@ mod tests {
             refusal.to_string(),
             "a withdrawal changes the engine's scope (engine/) and nothing else; it also changes: Cargo.lock"
         );
-        assert_eq!(judge(&[changed("engine/src/eval.rs")]), Ok(PushKind::Withdrawal));
+        assert_eq!(
+            judge(&[changed("engine/src/eval.rs")]),
+            Ok(PushKind::Withdrawal)
+        );
     }
 
     #[test]
@@ -400,7 +434,10 @@ mod tests {
             verdict,
             candidate: "abc",
         };
-        let records = [added("register/T-0004.yaml"), added("evidence/T-0004/binding.json")];
+        let records = [
+            added("register/T-0004.yaml"),
+            added("evidence/T-0004/binding.json"),
+        ];
         assert_eq!(
             judge_engine_landing(&newest(Verdict::Gewinn), true, &records, &entries),
             Ok(())
@@ -423,7 +460,9 @@ mod tests {
         )
         .unwrap_err();
         assert!(
-            refusal.to_string().ends_with("it differs in: engine/src/search.rs"),
+            refusal
+                .to_string()
+                .ends_with("it differs in: engine/src/search.rs"),
             "{refusal}"
         );
     }
@@ -432,6 +471,11 @@ mod tests {
     fn the_branch_rebuilds_to_the_current_engine() {
         assert_eq!(judge_current_engine(("T-0035", "ec5e"), "ec5e"), Ok(()));
         let refusal = judge_current_engine(("T-0035", "ec5e"), "10f4").unwrap_err();
-        assert!(refusal.to_string().contains("sha256 10f4, not to the register's current engine T-0035 (ec5e)"), "{refusal}");
+        assert!(
+            refusal
+                .to_string()
+                .contains("sha256 10f4, not to the register's current engine T-0035 (ec5e)"),
+            "{refusal}"
+        );
     }
 }
