@@ -84,16 +84,23 @@ fn an_engine_change_with_its_entry_and_evidence_lands() {
     );
 }
 
+/// Evidence is added with its entry, in any push: never for an entry the push does not add,
+/// which would let evidence be planted before its entry exists.
 #[test]
-fn an_engine_change_may_not_bring_another_entrys_evidence() {
+fn evidence_is_added_only_with_its_entry() {
     let foreign = ("evidence/T-0009/report.md", "# report\n");
-    let run = push(&[NEW_ENGINE, NEW_ENTRY, foreign]);
-    assert_eq!(run.code, 1, "{run:?}");
-    assert!(
-        run.stdout
-            .contains("and nothing else; it also changes: evidence/T-0009/report.md"),
-        "{run:?}"
-    );
+    for changes in [
+        &[NEW_ENGINE, NEW_ENTRY, foreign][..],
+        &[("docs/notes.md", "notes\n"), foreign][..],
+    ] {
+        let run = push(changes);
+        assert_eq!(run.code, 1, "{run:?}");
+        assert!(
+            run.stdout
+                .contains("evidence/T-0009/report.md (evidence of no entry this push adds)"),
+            "{run:?}"
+        );
+    }
 }
 
 #[test]
