@@ -91,7 +91,7 @@ fn evidence_is_added_only_with_its_entry() {
     let foreign = ("evidence/T-0009/report.md", "# report\n");
     for changes in [
         &[NEW_ENGINE, NEW_ENTRY, foreign][..],
-        &[("docs/notes.md", "notes\n"), foreign][..],
+        &[("README.md", "changed\n"), foreign][..],
     ] {
         let run = push(changes);
         assert_eq!(run.code, 1, "{run:?}");
