@@ -28,6 +28,14 @@ pub struct Check {
     pub detail: String,
 }
 
+impl std::fmt::Display for Check {
+    /// One line as the commands print it: `pass NAME: DETAIL` or `FAIL NAME: DETAIL`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let outcome = if self.pass { "pass" } else { "FAIL" };
+        write!(f, "{outcome} {}: {}", self.name, self.detail)
+    }
+}
+
 /// Relative tolerance for recomputed floats (the same code gives the same bits;
 /// the slack only absorbs a statistics port that changes the order of sums).
 const TOLERANCE: f64 = 1e-9;

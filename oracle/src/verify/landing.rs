@@ -454,13 +454,7 @@ impl<'a> HeadEngine<'a> {
 impl fmt::Display for LandingReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for check in &self.checks {
-            writeln!(
-                f,
-                "{} {}: {}",
-                if check.pass { "pass" } else { "FAIL" },
-                check.name,
-                check.detail
-            )?;
+            writeln!(f, "{check}")?;
         }
         writeln!(f, "landing: {}", if self.ok { "lawful" } else { "refused" })
     }

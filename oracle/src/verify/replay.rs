@@ -77,13 +77,7 @@ pub fn replay_entry(
 impl fmt::Display for EntryReplay {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for check in &self.checks {
-            writeln!(
-                f,
-                "{} {}: {}",
-                if check.pass { "pass" } else { "FAIL" },
-                check.name,
-                check.detail
-            )?;
+            writeln!(f, "{check}")?;
         }
         writeln!(
             f,
